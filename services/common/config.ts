@@ -1,0 +1,176 @@
+// Reading configuration from the environment. This folder's config.ts files are the only places
+// that read process.env; everything else receives typed config objects.
+
+export type Env = Record<string, string | undefined>;
+
+/** A configuration value that cannot be used. The message names the variable. */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+export function readString(env: Env, name: string, fallback: string): string;
+export function readString(env: Env, name: string): string | undefined;
+export function readString(env: Env, name: string, fallback?: string): string | undefined {
+  return raw(env, name) ?? fallback;
+}
+
+export function readInt(
+  env: Env,
+  name: string,
+  fallback: number,
+  bounds: { min?: number; max?: number } = {},
+): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `expected an integer, got "${value}"`);
+  const n = Number(value);
+  if (bounds.min !== undefined && n < bounds.min) {
+    throw new ConfigError(name, `must be at least ${bounds.min}, got ${n}`);
+  }
+  if (bounds.max !== undefined && n > bounds.max) {
+    throw new ConfigError(name, `must be at most ${bounds.max}, got ${n}`);
+  }
+  return n;
+}
+
+export function readPort(env: Env, name: string, fallback: number): number {
+  return readInt(env, name, fallback, { min: 0, max: 65535 });
+}
+
+export function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(name, `expected true or false, got "${value}"`);
+}
+
+export function readEnum<T extends string>(
+  env: Env,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+/** An absolute http(s) URL without query or fragment, returned without a trailing slash. */
+export function readUrl(env: Env, name: string, fallback: string): string;
+export function readUrl(env: Env, name: string): string | undefined;
+export function readUrl(env: Env, name: string, fallback?: string): string | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `expected an absolute URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `expected an http or https URL, got "${value}"`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(name, 'must not carry credentials, a query or a fragment');
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** A connection string with one of the given schemes (mongodb://, mongodb+srv://, ...). */
+export function readConnectionString(
+  env: Env,
+  name: string,
+  schemes: string[],
+): string | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
+  if (!schemes.some((scheme) => value.startsWith(`${scheme}://`))) {
+    throw new ConfigError(name, `expected a ${schemes.join(' or ')} URL`);
+  }
+  return value;
+}
+
+/** A secret: at least `minLength` characters. Never echoed in errors. */
+export function readSecret(env: Env, name: string, minLength = 16): string | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
+  if (value.length < minLength) {
+    throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  }
+  return value;
+}
+
+/** host:port, as used for gRPC addresses. */
+export function readAddress(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name) ?? fallback;
+  const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  if (!match || Number(match[2]) > 65535) {
+    throw new ConfigError(name, `expected host:port, got "${value}"`);
+  }
+  return value;
+}
+
+export interface EmbeddingsConfig {
+  /** `use-lite`: the offline Universal Sentence Encoder lite; `openai`: an HTTP endpoint. */
+  provider: 'use-lite' | 'openai';
+  /** Worker threads running the offline model. */
+  threads: number;
+  /** OpenAI-compatible base URL (the `/v1/embeddings` path is appended when missing). */
+  url?: string;
+  model: string;
+  apiKey?: string;
+}
+
+export interface StorageConfig {
+  /** Where the embedded stores keep their files. */
+  dataDir: string;
+  /** When set, records live in MongoDB instead of the embedded store. */
+  mongodbUrl?: string;
+  mongodbDatabase: string;
+  /** When set, vectors live in Qdrant instead of the embedded store. */
+  qdrantUrl?: string;
+  qdrantApiKey?: string;
+  /** Prefix of the Qdrant collections this platform creates. */
+  qdrantCollectionPrefix: string;
+  embeddings: EmbeddingsConfig;
+}
+
+export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
+  const embeddingsUrl = readUrl(env, 'EMBEDDINGS_URL');
+  const provider = readEnum(env, 'EMBEDDINGS_PROVIDER', ['use-lite', 'openai'] as const,
+    embeddingsUrl ? 'openai' : 'use-lite');
+  if (provider === 'openai' && !embeddingsUrl) {
+    throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
+  }
+  return {
+    dataDir: readString(env, 'DATA_DIR', './data'),
+    mongodbUrl: readConnectionString(env, 'MONGODB_URL', ['mongodb', 'mongodb+srv']),
+    mongodbDatabase: readString(env, 'MONGODB_DATABASE', 'mindgate'),
+    qdrantUrl: readUrl(env, 'QDRANT_URL'),
+    qdrantApiKey: readString(env, 'QDRANT_API_KEY'),
+    qdrantCollectionPrefix: readString(env, 'QDRANT_COLLECTION_PREFIX', 'mindgate'),
+    embeddings: {
+      provider,
+      threads: readInt(env, 'EMBEDDINGS_THREADS', Math.max(1, Math.min(4, cpuCount)), { min: 1, max: 64 }),
+      url: embeddingsUrl,
+      model: readString(env, 'EMBEDDINGS_MODEL', provider === 'openai' ? 'text-embedding-3-small' : 'use-lite-512'),
+      apiKey: readString(env, 'EMBEDDINGS_API_KEY'),
+    },
+  };
+}
