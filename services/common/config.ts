@@ -174,3 +174,41 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
     },
   };
 }
+
+export interface ServiceConfig {
+  /** Address the gRPC listener binds to; loopback unless the deployment says otherwise. */
+  host: string;
+  port: number;
+  /** Shared secret every internal call carries; see resolveInternalToken. */
+  internalToken?: string;
+  logLevel: string;
+  /** How long SIGTERM waits for in-flight calls before closing them. */
+  shutdownGraceMs: number;
+  storage: StorageConfig;
+}
+
+export const SERVICE_PORTS = {
+  brain: { variable: 'BRAIN_GRPC_PORT', port: 50051 },
+  'entity-graph': { variable: 'ENTITY_GRAPH_GRPC_PORT', port: 50052 },
+  agents: { variable: 'AGENTS_GRPC_PORT', port: 50053 },
+  billing: { variable: 'BILLING_GRPC_PORT', port: 50054 },
+} as const;
+
+export type ServiceName = keyof typeof SERVICE_PORTS;
+export const SERVICE_NAMES = Object.keys(SERVICE_PORTS) as ServiceName[];
+
+export function readLogLevel(env: Env): string {
+  return readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
+}
+
+export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number): ServiceConfig {
+  const { variable, port } = SERVICE_PORTS[name];
+  return {
+    host: readString(env, 'GRPC_HOST', '127.0.0.1'),
+    port: readPort(env, variable, port),
+    internalToken: readSecret(env, 'INTERNAL_TOKEN', 32),
+    logLevel: readLogLevel(env),
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
+    storage: readStorageConfig(env, cpuCount),
+  };
+}

@@ -1,0 +1,66 @@
+// Typed Connect clients of the internal services. In one process they use in-memory transports
+// that run the very same routes, gate and interceptors as the gRPC ports; when a service runs
+// elsewhere they use gRPC over HTTP/2.
+import type { DescService } from '@bufbuild/protobuf';
+import { createClient, createRouterTransport, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { AgentsService } from '../gen/mindgate/agents/v1/agents_pb.js';
+import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
+import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
+import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
+import type { ServiceName } from '../services/common/config.ts';
+import type { Logger } from '../services/common/log.ts';
+import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '../services/common/rpc/context.ts';
+import { createRpcRoutes, rpcRouterOptions, type RpcServiceModule } from '../services/common/rpc/server.ts';
+import { requestScope } from './http/request-context.ts';
+
+export interface ServiceClients {
+  brain: Client<typeof BrainService>;
+  entityGraph: Client<typeof EntityGraphService>;
+  agents: Client<typeof AgentsService>;
+  billing: Client<typeof BillingService>;
+}
+
+/** Where a service is reached: a module run in this process, or a remote host:port. */
+export type ServiceTarget = { module: RpcServiceModule } | { address: string };
+
+export interface ServiceClientsOptions {
+  targets: Record<ServiceName, ServiceTarget>;
+  internalToken: string;
+  logger: Logger;
+  /** Deadline of each internal call. */
+  timeoutMs?: number;
+}
+
+/** Adds the internal credential and the current request id to every outgoing call. */
+function credentialInterceptor(internalToken: string): Interceptor {
+  return (next) => (req) => {
+    req.header.set(INTERNAL_TOKEN_HEADER, internalToken);
+    const scope = requestScope.getStore();
+    if (scope) req.header.set(REQUEST_ID_HEADER, scope.requestId);
+    return next(req);
+  };
+}
+
+function transportFor(target: ServiceTarget, options: ServiceClientsOptions): Transport {
+  const interceptors = [credentialInterceptor(options.internalToken)];
+  const defaultTimeoutMs = options.timeoutMs ?? 30_000;
+  if ('address' in target) {
+    return createGrpcTransport({ baseUrl: `http://${target.address}`, interceptors, defaultTimeoutMs });
+  }
+  return createRouterTransport(createRpcRoutes({ module: target.module }), {
+    transport: { interceptors, defaultTimeoutMs },
+    router: rpcRouterOptions({ module: target.module, internalToken: options.internalToken, logger: options.logger }),
+  });
+}
+
+export function createServiceClients(options: ServiceClientsOptions): ServiceClients {
+  const client = <S extends DescService>(service: S, name: ServiceName) =>
+    createClient(service, transportFor(options.targets[name], options));
+  return {
+    brain: client(BrainService, 'brain'),
+    entityGraph: client(EntityGraphService, 'entity-graph'),
+    agents: client(AgentsService, 'agents'),
+    billing: client(BillingService, 'billing'),
+  };
+}

@@ -1,0 +1,88 @@
+// The edge's configuration, read once from the environment and validated at start.
+import {
+  readAddress,
+  readBool,
+  readInt,
+  readLogLevel,
+  readPort,
+  readSecret,
+  readServiceConfig,
+  readString,
+  readStorageConfig,
+  readUrl,
+  SERVICE_NAMES,
+  type Env,
+  type ServiceConfig,
+  type ServiceName,
+  type StorageConfig,
+} from '../services/common/config.ts';
+
+export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
+
+export interface EdgeConfig {
+  /** Address the four public listeners bind to. */
+  host: string;
+  ports: Record<SurfaceName, number>;
+  /** Public origins used in metadata and links; never derived from a request's Host header. */
+  publicUrls: Record<SurfaceName, string>;
+  /**
+   * Where each internal service runs: `undefined` runs it inside this process (its gRPC port is
+   * still served for operators), a host:port reaches a separate process over gRPC.
+   */
+  serviceAddresses: Record<ServiceName, string | undefined>;
+  /** Per-service settings for the services this process runs itself. */
+  services: Record<ServiceName, ServiceConfig>;
+  internalToken?: string;
+  logLevel: string;
+  /** Log every successful request at info (true) or debug (false). */
+  accessLog: boolean;
+  shutdownGraceMs: number;
+  /** Largest request body any JSON endpoint accepts. */
+  maxBodyBytes: number;
+  storage: StorageConfig;
+}
+
+const DEFAULT_PORTS: Record<SurfaceName, { variable: string; port: number; url: string }> = {
+  gateway: { variable: 'GATEWAY_PORT', port: 8080, url: 'PUBLIC_GATEWAY_URL' },
+  api: { variable: 'API_PORT', port: 8081, url: 'PUBLIC_API_URL' },
+  web: { variable: 'WEB_PORT', port: 8082, url: 'PUBLIC_WEB_URL' },
+  auth: { variable: 'AUTH_PORT', port: 8083, url: 'PUBLIC_AUTH_URL' },
+};
+
+const ADDRESS_VARIABLES: Record<ServiceName, string> = {
+  brain: 'BRAIN_SERVICE_ADDR',
+  'entity-graph': 'ENTITY_GRAPH_SERVICE_ADDR',
+  agents: 'AGENTS_SERVICE_ADDR',
+  billing: 'BILLING_SERVICE_ADDR',
+};
+
+export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
+  const host = readString(env, 'HOST', '127.0.0.1');
+  const ports = {} as Record<SurfaceName, number>;
+  const publicUrls = {} as Record<SurfaceName, string>;
+  for (const [name, d] of Object.entries(DEFAULT_PORTS) as [SurfaceName, (typeof DEFAULT_PORTS)[SurfaceName]][]) {
+    ports[name] = readPort(env, d.variable, d.port);
+    publicUrls[name] = readUrl(env, d.url, `http://localhost:${ports[name]}`);
+  }
+  const serviceAddresses = {} as Record<ServiceName, string | undefined>;
+  const services = {} as Record<ServiceName, ServiceConfig>;
+  for (const name of SERVICE_NAMES) {
+    serviceAddresses[name] = env[ADDRESS_VARIABLES[name]]?.trim()
+      ? readAddress(env, ADDRESS_VARIABLES[name], '')
+      : undefined;
+    services[name] = readServiceConfig(env, name, cpuCount);
+  }
+  return {
+    host,
+    ports,
+    publicUrls,
+    serviceAddresses,
+    services,
+    internalToken: readSecret(env, 'INTERNAL_TOKEN', 32),
+    logLevel: readLogLevel(env),
+    accessLog: readBool(env, 'ACCESS_LOG', true),
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
+    maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
+    storage: readStorageConfig(env, cpuCount),
+  };
+}

@@ -1,0 +1,18 @@
+import type { Logger } from '../services/common/log.ts';
+import type { Stores } from '../services/common/stores.ts';
+import type { ServiceClients } from './clients.ts';
+import type { EdgeConfig } from './config.ts';
+
+/** Built once at start and handed to every surface of the edge. */
+export interface AppContext {
+  config: EdgeConfig;
+  logger: Logger;
+  /** Typed clients of the internal services (brain, entity graph, agents, billing). */
+  clients: ServiceClients;
+  /**
+   * The edge's own stores: records hold what replicas share (replay caches, rate-limit counters,
+   * sessions); the embedder serves the Web API's search.
+   */
+  stores: Stores;
+  now: () => number;
+}

@@ -1,0 +1,50 @@
+// Errors from internal services arrive as ConnectError codes; this is the one place that turns
+// them into HTTP statuses. Each surface then renders the status in its own body shape.
+import { Code, ConnectError } from '@connectrpc/connect';
+import { BodyTooLargeError } from './http/respond.ts';
+
+const STATUS_BY_CODE: Record<Code, number> = {
+  [Code.Canceled]: 499,
+  [Code.Unknown]: 500,
+  [Code.InvalidArgument]: 400,
+  [Code.DeadlineExceeded]: 504,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.PermissionDenied]: 403,
+  [Code.ResourceExhausted]: 429,
+  [Code.FailedPrecondition]: 412,
+  [Code.Aborted]: 409,
+  [Code.OutOfRange]: 400,
+  [Code.Unimplemented]: 501,
+  [Code.Internal]: 500,
+  [Code.Unavailable]: 503,
+  [Code.DataLoss]: 500,
+  [Code.Unauthenticated]: 401,
+};
+
+export interface HttpError {
+  status: number;
+  /** Short machine-readable name (the Connect code name, or `payload_too_large`). */
+  code: string;
+  /** Safe to show to the caller: internal failures are reduced to a generic message. */
+  message: string;
+  /** True when the failure is ours, not the caller's (log it). */
+  internal: boolean;
+}
+
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof BodyTooLargeError) {
+    return { status: 413, code: 'payload_too_large', message: err.message, internal: false };
+  }
+  if (err instanceof ConnectError) {
+    const status = STATUS_BY_CODE[err.code] ?? 500;
+    const internal = status >= 500 && err.code !== Code.Unavailable && err.code !== Code.DeadlineExceeded;
+    return {
+      status,
+      code: Code[err.code].replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase(),
+      message: internal ? 'internal error' : err.rawMessage,
+      internal,
+    };
+  }
+  return { status: 500, code: 'internal', message: 'internal error', internal: true };
+}

@@ -1,0 +1,147 @@
+// One public listener: request ids, a log line per request, routing, and a last-resort error
+// handler so that no failure escapes as a dropped connection or a stack trace.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pickRequestId } from '../../services/common/rpc/interceptors.ts';
+import type { Logger } from '../../services/common/log.ts';
+import { requestScope } from './request-context.ts';
+import type { RouteContext, Router } from './router.ts';
+
+export interface Surface {
+  name: string;
+  router: Router;
+  /** Runs before routing; returns true when it answered the request (CORS preflight, say). */
+  before?: (ctx: RouteContext) => boolean | Promise<boolean>;
+  notFound: (ctx: RouteContext) => void | Promise<void>;
+  methodNotAllowed: (ctx: RouteContext, allowed: string[]) => void | Promise<void>;
+  /** Answers a request whose handler threw, in the shape this surface's callers expect. */
+  onError: (ctx: RouteContext, err: unknown) => void | Promise<void>;
+}
+
+export interface Listener {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  /** Stops accepting, waits up to `graceMs` for in-flight requests, then closes the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  logger: Logger;
+  /** Log successful requests at this level ('debug' keeps the hot path quiet). */
+  accessLogLevel?: 'info' | 'debug';
+  requestTimeoutMs?: number;
+}
+
+const HEADERS_TIMEOUT_MS = 20_000;
+
+export async function startListener(surface: Surface, options: ListenerOptions): Promise<Listener> {
+  const logger = options.logger.child({ listener: surface.name });
+  const accessLevel = options.accessLogLevel ?? 'info';
+
+  const server = http.createServer({ requestTimeout: options.requestTimeoutMs ?? 0, headersTimeout: HEADERS_TIMEOUT_MS });
+  server.keepAliveTimeout = 5_000;
+  server.on('request', (req, res) => {
+    const started = performance.now();
+    const requestId = pickRequestId(headersOf(req));
+    res.setHeader('x-request-id', requestId);
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const ctx: RouteContext = {
+      req,
+      res,
+      params: {},
+      path,
+      query: new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)),
+      requestId,
+    };
+    res.once('close', () => {
+      const line = {
+        requestId,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        aborted: !res.writableFinished || undefined,
+      };
+      if (res.statusCode >= 500) logger.warn(line, 'request');
+      else logger[accessLevel](line, 'request');
+    });
+    requestScope.run({ requestId }, () => {
+      dispatch(surface, ctx).catch((err) => fail(surface, ctx, err, logger));
+    });
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    name: surface.name,
+    port: addr.port,
+    url: `http://${host}:${addr.port}`,
+    async close(graceMs = 10_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last response ends: close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.closeIdleConnections();
+      await closed;
+      clearInterval(sweep);
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function dispatch(surface: Surface, ctx: RouteContext): Promise<void> {
+  if (surface.before && (await surface.before(ctx))) return;
+  const { match, allowed } = surface.router.match(ctx.req.method ?? 'GET', ctx.path);
+  if (match) {
+    ctx.params = match.params;
+    await match.handler(ctx);
+  } else if (allowed.length > 0) {
+    await surface.methodNotAllowed(ctx, allowed);
+  } else {
+    await surface.notFound(ctx);
+  }
+}
+
+async function fail(surface: Surface, ctx: RouteContext, err: unknown, logger: Logger): Promise<void> {
+  if (ctx.res.headersSent) {
+    logger.warn({ requestId: ctx.requestId, err }, 'request failed after the response started');
+    ctx.res.destroy();
+    return;
+  }
+  try {
+    await surface.onError(ctx, err);
+  } catch (inner) {
+    logger.error({ requestId: ctx.requestId, err: inner }, 'error handler failed');
+    if (!ctx.res.headersSent) {
+      ctx.res.writeHead(500, { 'content-type': 'application/json' });
+      ctx.res.end('{"error":"internal_error"}');
+    } else {
+      ctx.res.destroy();
+    }
+  }
+}
+
+function headersOf(req: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  const id = req.headers['x-request-id'];
+  const trace = req.headers.traceparent;
+  if (typeof id === 'string') headers.set('x-request-id', id);
+  if (typeof trace === 'string') headers.set('traceparent', trace);
+  return headers;
+}

@@ -1,0 +1,42 @@
+import type { SurfaceName } from './config.ts';
+import type { AppContext } from './context.ts';
+import { createApiSurface } from './api/index.ts';
+import { createGatewaySurface } from './gateway/index.ts';
+import { startListener, type Listener, type Surface } from './http/listener.ts';
+import { createAuthSurface } from './oauth/index.ts';
+import { createWebSurface } from './web/index.ts';
+
+export interface Edge {
+  listeners: Record<SurfaceName, Listener>;
+  close(graceMs?: number): Promise<void>;
+}
+
+const SURFACES: Record<SurfaceName, (ctx: AppContext) => Surface | Promise<Surface>> = {
+  gateway: createGatewaySurface,
+  api: createApiSurface,
+  web: createWebSurface,
+  auth: createAuthSurface,
+};
+
+export async function startEdge(ctx: AppContext): Promise<Edge> {
+  const listeners = {} as Record<SurfaceName, Listener>;
+  try {
+    for (const [name, create] of Object.entries(SURFACES) as [SurfaceName, (typeof SURFACES)[SurfaceName]][]) {
+      listeners[name] = await startListener(await create(ctx), {
+        host: ctx.config.host,
+        port: ctx.config.ports[name],
+        logger: ctx.logger,
+        accessLogLevel: ctx.config.accessLog ? 'info' : 'debug',
+      });
+    }
+  } catch (err) {
+    await Promise.allSettled(Object.values(listeners).map((l) => l.close(0)));
+    throw err;
+  }
+  return {
+    listeners,
+    async close(graceMs) {
+      await Promise.all(Object.values(listeners).map((l) => l.close(graceMs)));
+    },
+  };
+}

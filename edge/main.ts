@@ -1,0 +1,19 @@
+// `npm start`: the whole platform in one process on the embedded stores by default.
+import os from 'node:os';
+import { createLogger } from '../services/common/log.ts';
+import { onShutdown, readConfigOrExit } from '../services/common/process.ts';
+import { readEdgeConfig } from './config.ts';
+import { startPlatform } from './platform.ts';
+
+const config = readConfigOrExit(() => readEdgeConfig(process.env, os.availableParallelism()));
+const logger = createLogger({ level: config.logLevel, name: 'mindgate' });
+const platform = await startPlatform({ config, logger });
+
+const labels = { gateway: 'gateway', api: 'REST API', web: 'Web API and site', auth: 'authorization server' } as const;
+for (const [name, url] of Object.entries(platform.urls) as [keyof typeof labels, string][]) {
+  logger.info({ listener: name, url, publicUrl: config.publicUrls[name] }, `${labels[name]} listening on ${url}`);
+}
+for (const [name, address] of Object.entries(platform.grpc)) {
+  logger.info({ service: name, address }, `${name} gRPC service listening on ${address}`);
+}
+onShutdown(() => platform.stop(), (msg) => logger.info(msg));

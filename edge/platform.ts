@@ -1,0 +1,83 @@
+// Starts the whole platform in one process: the four public listeners and every internal service
+// not configured at a remote address, each of those on its own gRPC port.
+import { SERVICE_NAMES, type ServiceName } from '../services/common/config.ts';
+import { resolveInternalToken } from '../services/common/internal-token.ts';
+import type { Logger } from '../services/common/log.ts';
+import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
+import { openStores, type Stores } from '../services/common/stores.ts';
+import { SERVICE_MODULES } from '../services/modules.ts';
+import { createServiceClients, type ServiceTarget } from './clients.ts';
+import type { EdgeConfig, SurfaceName } from './config.ts';
+import type { AppContext } from './context.ts';
+import { startEdge, type Edge } from './index.ts';
+
+export interface Platform {
+  ctx: AppContext;
+  edge: Edge;
+  /** Local URL of each public listener. */
+  urls: Record<SurfaceName, string>;
+  /** host:port of each gRPC service run by this process. */
+  grpc: Partial<Record<ServiceName, string>>;
+  internalToken: string;
+  /** Drains listeners, then services, then closes the stores. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface PlatformOptions {
+  config: EdgeConfig;
+  logger: Logger;
+  /** Stores to use instead of opening them from config.storage (tests share one set). */
+  stores?: Stores;
+  now?: () => number;
+}
+
+export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+  const { config, logger } = options;
+  const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
+  const stores = options.stores ?? (await openStores(config.storage));
+  const servers: RpcServer[] = [];
+  const targets = {} as Record<ServiceName, ServiceTarget>;
+  const grpc: Partial<Record<ServiceName, string>> = {};
+  try {
+    for (const name of SERVICE_NAMES) {
+      const address = config.serviceAddresses[name];
+      if (address) {
+        targets[name] = { address };
+        continue;
+      }
+      const module = SERVICE_MODULES[name](stores, logger);
+      const server = await startRpcServer({
+        module,
+        host: config.services[name].host,
+        port: config.services[name].port,
+        internalToken,
+        logger: logger.child({ service: name }),
+      });
+      servers.push(server);
+      grpc[name] = server.address;
+      targets[name] = { module };
+    }
+    const clients = createServiceClients({ targets, internalToken, logger });
+    const ctx: AppContext = { config, logger, clients, stores, now: options.now ?? Date.now };
+    const edge = await startEdge(ctx);
+    const urls = Object.fromEntries(
+      Object.entries(edge.listeners).map(([name, l]) => [name, l.url]),
+    ) as Record<SurfaceName, string>;
+    return {
+      ctx,
+      edge,
+      urls,
+      grpc,
+      internalToken,
+      async stop(graceMs = config.shutdownGraceMs) {
+        await edge.close(graceMs);
+        await Promise.all(servers.map((s) => s.close(graceMs)));
+        if (!options.stores) await stores.close();
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled(servers.map((s) => s.close(0)));
+    if (!options.stores) await stores.close();
+    throw err;
+  }
+}

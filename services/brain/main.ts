@@ -1,0 +1,3 @@
+import { runService } from '../common/run-service.ts';
+
+await runService('brain');

@@ -1,0 +1,36 @@
+import { ConfigError } from './config.ts';
+
+/**
+ * Runs `read` and, when it throws a ConfigError, prints one line naming the variable and exits
+ * with status 2 (the convention for a usage error), never a stack trace.
+ */
+export function readConfigOrExit<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** Calls `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */
+export function onShutdown(stop: () => Promise<void>, log: (msg: string) => void): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log(`${signal} received, draining`);
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

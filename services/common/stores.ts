@@ -1,0 +1,36 @@
+import type { StorageConfig } from './config.ts';
+import type { Embedder } from './embeddings/interface.ts';
+import { createEmbedder } from './embeddings/index.ts';
+import type { RecordStore } from './storage/records/interface.ts';
+import { createRecordStore } from './storage/records/index.ts';
+import type { VectorStore } from './storage/vectors/interface.ts';
+import { createVectorStore } from './storage/vectors/index.ts';
+
+/** The stores a process uses; one set is shared by every service running in that process. */
+export interface Stores {
+  records: RecordStore;
+  vectors: VectorStore;
+  embedder: Embedder;
+  /** True when every store answers. */
+  probe(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export async function openStores(config: StorageConfig): Promise<Stores> {
+  const records = await createRecordStore(config);
+  const embedder = await createEmbedder(config.embeddings);
+  const vectors = await createVectorStore(config, embedder.dimensions);
+  return {
+    records,
+    vectors,
+    embedder,
+    async probe() {
+      await Promise.all([records.ping(), vectors.ping()]);
+      return true;
+    },
+    async close() {
+      await Promise.allSettled([embedder.close(), vectors.close()]);
+      await records.close();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startListener, type Listener } from '../../edge/http/listener.ts';
+import { createProblemSurface } from '../../edge/http/problem-surface.ts';
+import { readBody, sendJson } from '../../edge/http/respond.ts';
+import { Router } from '../../edge/http/router.ts';
+import { createLogger } from '../../services/common/log.ts';
+
+const logger = createLogger({ level: 'silent' });
+let listener: Listener | undefined;
+afterEach(async () => {
+  await listener?.close(0);
+  listener = undefined;
+});
+
+function router() {
+  return new Router()
+    .get('/slow', async ({ res }) => {
+      await new Promise((r) => setTimeout(r, 300));
+      sendJson(res, 200, { done: true });
+    })
+    .post('/echo', async ({ req, res }) => sendJson(res, 200, JSON.parse((await readBody(req, 16)).toString())))
+    .get('/boom', () => {
+      throw new Error('secret internals');
+    })
+    .get('/items/:id', ({ res, params }) => sendJson(res, 200, params))
+    .get('/files/*rest', ({ res, params }) => sendJson(res, 200, params));
+}
+
+describe('listener', () => {
+  it('finishes in-flight requests when closing, and refuses new connections', async () => {
+    listener = await startListener(createProblemSurface('t', router(), logger), { host: '127.0.0.1', port: 0, logger });
+    const inflight = fetch(`${listener.url}/slow`);
+    await new Promise((r) => setTimeout(r, 50));
+    const url = listener.url;
+    const closing = listener.close(5_000);
+    const res = await inflight;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ done: true });
+    await closing;
+    listener = undefined;
+    await expect(fetch(`${url}/slow`)).rejects.toThrow();
+  });
+
+  it('answers errors as problems without leaking internals', async () => {
+    listener = await startListener(createProblemSurface('t', router(), logger), { host: '127.0.0.1', port: 0, logger });
+    const boom = await fetch(`${listener.url}/boom`);
+    expect(boom.status).toBe(500);
+    expect(boom.headers.get('content-type')).toBe('application/problem+json');
+    const body = await boom.json();
+    expect(body).toMatchObject({ status: 500, title: 'Internal Server Error' });
+    expect(JSON.stringify(body)).not.toContain('secret internals');
+
+    const big = await fetch(`${listener.url}/echo`, { method: 'POST', body: JSON.stringify({ much: 'too long for sixteen' }) });
+    expect(big.status).toBe(413);
+    const missing = await fetch(`${listener.url}/nope`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).instance).toBe('/nope');
+    const wrong = await fetch(`${listener.url}/echo`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('POST');
+  });
+
+  it('decodes parameters, keeps the rest raw, and echoes a sane request id', async () => {
+    listener = await startListener(createProblemSurface('t', router(), logger), { host: '127.0.0.1', port: 0, logger });
+    expect(await (await fetch(`${listener.url}/items/a%20b`)).json()).toEqual({ id: 'a b' });
+    expect(await (await fetch(`${listener.url}/files/a/b%2Fc`)).json()).toEqual({ rest: 'a/b%2Fc' });
+    const withId = await fetch(`${listener.url}/items/1`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(withId.headers.get('x-request-id')).toBe('abc-123');
+    const traced = await fetch(`${listener.url}/items/1`, {
+      headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
+    expect(traced.headers.get('x-request-id')).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    const hostile = await fetch(`${listener.url}/items/1`, { headers: { 'x-request-id': 'a\tb c' } });
+    expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers a malformed HTTP request with 400', async () => {
+    listener = await startListener(createProblemSurface('t', router(), logger), { host: '127.0.0.1', port: 0, logger });
+    const { port } = new URL(listener.url);
+    const reply = await new Promise<string>((resolve) => {
+      const socket = new net.Socket();
+      let data = '';
+      socket.connect(Number(port), '127.0.0.1', () => socket.write('GARBAGE\r\n\r\n'));
+      socket.on('data', (d: Buffer) => (data += d));
+      socket.on('close', () => resolve(data));
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400/);
+  });
+});
