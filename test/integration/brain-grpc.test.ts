@@ -128,7 +128,7 @@ describe('brain over gRPC (grpc-js)', () => {
     ['huge content', { organizationId: 'org-a', namespace: 'NAMESPACE_KNOWLEDGE', key: 'k', content: 'x'.repeat(40_000) }, 'content'],
     ['empty tag', { organizationId: 'org-a', namespace: 'NAMESPACE_KNOWLEDGE', key: 'k', content: 'c', tags: [''] }, 'tags[0]'],
   ])('rejects a PutMemory with %s as INVALID_ARGUMENT', async (_name, request, field) => {
-    const err = await unary(brain, 'putMemory', request, auth).catch((e) => e);
+    const err: any = await unary(brain, 'putMemory', request, auth).catch((e) => e);
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(err.details).toContain(field);
   });
@@ -149,13 +149,13 @@ describe('brain over Connect and gRPC-Web', () => {
       body: JSON.stringify({ organizationId: 'org-a', namespace: 'NAMESPACE_KNOWLEDGE', keys: ['cake'] }),
     });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body.memories[0].title).toBe('Office birthday cake');
     const denied = await fetch(`http://${brainAddress}/mindgate.brain.v1.BrainService/GetMemories`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
     });
     expect(denied.status).toBe(401);
-    expect((await denied.json()).code).toBe('unauthenticated');
+    expect(((await denied.json()) as { code: string }).code).toBe('unauthenticated');
   });
 
   it('serves gRPC-Web and Connect clients of connect-node', async () => {

@@ -55,7 +55,7 @@ describe('listener', () => {
     expect(big.status).toBe(413);
     const missing = await fetch(`${listener.url}/nope`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).instance).toBe('/nope');
+    expect(((await missing.json()) as { instance: string }).instance).toBe('/nope');
     const wrong = await fetch(`${listener.url}/echo`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');

@@ -81,7 +81,7 @@ describe('npm start', () => {
       const res = await fetch(`${url}/health`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/json');
-      expect((await res.json()).status).toBe('ok');
+      expect(((await res.json()) as { status: string }).status).toBe('ok');
     }
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
