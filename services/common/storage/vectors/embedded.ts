@@ -1,0 +1,178 @@
+// The embedded vector store, the default on a single machine: exact (exhaustive) cosine search
+// over an in-memory matrix per organization, persisted in SQLite.
+//
+// SQLite is the record of truth; the matrices are a cache built from it. An organization's rows
+// are loaded on its first search or count, and every later write goes to SQLite first and then to
+// the loaded matrix. Each organization has its own matrix, so a search reads only that
+// organization's rows: isolation holds by construction, not by a filter.
+//
+// Vectors are stored L2-normalised, as little-endian float32 BLOBs. Each dimensionality has its
+// own table (`vectors_512`), mirroring the Qdrant adapter's collection per dimensionality: a
+// switch to a model with other dimensions starts an empty index instead of failing on old rows.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
+import { MatrixIndex } from './matrix-index.ts';
+import {
+  checkFilter,
+  checkIds,
+  checkOrganizationId,
+  checkPoints,
+  checkSearchOptions,
+  normaliseVector,
+} from './validate.ts';
+
+export interface EmbeddedVectorStoreOptions {
+  /** SQLite file (its folder is created), or `:memory:` for a store that lives as long as the process. */
+  path: string;
+  /** Length of every vector; 1 to 65,536. */
+  dimensions: number;
+}
+
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
+  // Rows are written and read as the platform's Float32Array bytes.
+  throw new Error('the embedded vector store needs a little-endian platform');
+}
+
+export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): VectorStore {
+  const { path, dimensions } = options;
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
+    throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
+  }
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  const table = `vectors_${dimensions}`;
+  db.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA busy_timeout = 5000;
+    CREATE TABLE IF NOT EXISTS ${table} (
+      organization TEXT NOT NULL,
+      id TEXT NOT NULL,
+      vector BLOB NOT NULL,
+      payload TEXT NOT NULL,
+      UNIQUE (organization, id)
+    );
+  `);
+
+  const statements = {
+    upsert: db.prepare(
+      `INSERT INTO ${table} (organization, id, vector, payload) VALUES (?, ?, ?, ?)
+       ON CONFLICT (organization, id) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
+    ),
+    remove: db.prepare(`DELETE FROM ${table} WHERE organization = ? AND id = ?`),
+    count: db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE organization = ?`),
+    load: db.prepare(`SELECT id, vector, payload FROM ${table} WHERE organization = ?`),
+    ping: db.prepare('SELECT 1 AS ok'),
+  };
+
+  const loaded = new Map<string, MatrixIndex>();
+  let closed = false;
+
+  function assertOpen(): void {
+    if (closed) throw new Error('the embedded vector store is closed');
+  }
+
+  function rowCount(organizationId: string): number {
+    return Number((statements.count.get(organizationId) as { n: number | bigint }).n);
+  }
+
+  /** The organization's matrix, loading it on first use; undefined when it has no vectors. */
+  function indexOf(organizationId: string): MatrixIndex | undefined {
+    const existing = loaded.get(organizationId);
+    if (existing) return existing;
+    const rows = rowCount(organizationId);
+    // Empty organizations are not cached, so looking up unknown names allocates nothing.
+    if (rows === 0) return undefined;
+    const index = new MatrixIndex(dimensions, 2 ** Math.ceil(Math.log2(rows)));
+    for (const row of statements.load.iterate(organizationId)) {
+      const payload = JSON.parse(row.payload as string) as Record<string, PayloadValue>;
+      index.setBytes(row.id as string, row.vector as Uint8Array, payload);
+    }
+    loaded.set(organizationId, index);
+    return index;
+  }
+
+  function transaction(work: () => void): void {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      work();
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  return {
+    kind: 'embedded',
+    dimensions,
+
+    async upsert(points: VectorPoint[]): Promise<void> {
+      assertOpen();
+      const checked = checkPoints(points, dimensions);
+      if (checked.length === 0) return;
+      transaction(() => {
+        for (const point of checked) {
+          const bytes = new Uint8Array(point.vector.buffer, point.vector.byteOffset, point.vector.byteLength);
+          statements.upsert.run(point.organizationId, point.id, bytes, JSON.stringify(point.payload));
+        }
+      });
+      for (const point of checked) {
+        loaded.get(point.organizationId)?.set(point.id, point.vector, point.payload);
+      }
+    },
+
+    async delete(organizationId: string, ids: string[]): Promise<void> {
+      assertOpen();
+      checkOrganizationId(organizationId);
+      const checked = checkIds(ids);
+      if (checked.length === 0) return;
+      transaction(() => {
+        for (const id of checked) statements.remove.run(organizationId, id);
+      });
+      const index = loaded.get(organizationId);
+      if (index) {
+        for (const id of checked) index.delete(id);
+        if (index.size === 0) loaded.delete(organizationId);
+      }
+    },
+
+    async search(
+      organizationId: string,
+      vector: Float32Array | number[],
+      options: VectorSearchOptions,
+    ): Promise<VectorMatch[]> {
+      assertOpen();
+      checkOrganizationId(organizationId);
+      const query = normaliseVector(vector, dimensions, 'query vector');
+      const { limit, filter } = checkSearchOptions(options);
+      return indexOf(organizationId)?.search(query, limit, filter) ?? [];
+    },
+
+    async count(organizationId: string, filter?: VectorFilter): Promise<number> {
+      assertOpen();
+      checkOrganizationId(organizationId);
+      const checked = checkFilter(filter);
+      if (!checked || Object.keys(checked).length === 0) {
+        // SQLite answers without loading the organization's matrix.
+        return loaded.get(organizationId)?.size ?? rowCount(organizationId);
+      }
+      return indexOf(organizationId)?.count(checked) ?? 0;
+    },
+
+    async ping(): Promise<void> {
+      assertOpen();
+      statements.ping.get();
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      loaded.clear();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// Behaviour particular to each vector store adapter and to the factory that picks one; the
+// shared behaviour is in vectors.test.ts.
+
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readStorageConfig } from '../../services/common/config.ts';
+import { createEmbeddedVectorStore } from '../../services/common/storage/vectors/embedded.ts';
+import { createVectorStore } from '../../services/common/storage/vectors/index.ts';
+import { createQdrantVectorStore, pointUuid, qdrantFilter } from '../../services/common/storage/vectors/qdrant.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mindgate-vectors-adapters-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('embedded vector store', () => {
+  it('keeps each dimensionality apart in one file, so a new model starts an empty index', async () => {
+    const path = join(dir, 'dims', 'vectors.sqlite');
+    const small = createEmbeddedVectorStore({ path, dimensions: 3 });
+    await small.upsert([{ id: 'a', organizationId: 'o', vector: [1, 0, 0], payload: {} }]);
+    await small.close();
+
+    const large = createEmbeddedVectorStore({ path, dimensions: 4 });
+    expect(await large.count('o')).toBe(0);
+    expect(await large.search('o', [1, 0, 0, 0], { limit: 5 })).toEqual([]);
+    await large.close();
+
+    const again = createEmbeddedVectorStore({ path, dimensions: 3 });
+    expect((await again.search('o', [2, 0, 0], { limit: 5 })).map((m) => m.id)).toEqual(['a']);
+    await again.close();
+  });
+
+  it('rejects every call after close', async () => {
+    const store = createEmbeddedVectorStore({ path: join(dir, 'closed.sqlite'), dimensions: 2 });
+    await store.close();
+    await expect(store.ping()).rejects.toThrow(/closed/);
+    await expect(store.search('o', [1, 0], { limit: 1 })).rejects.toThrow(/closed/);
+    await expect(store.upsert([])).rejects.toThrow(/closed/);
+    await expect(store.close()).resolves.toBeUndefined();
+  });
+
+  it('refuses impossible dimensions', () => {
+    for (const dimensions of [0, -3, 1.5, 70_000]) {
+      expect(() => createEmbeddedVectorStore({ path: ':memory:', dimensions })).toThrow(/dimensions/);
+    }
+  });
+
+  it('serves organizations loaded at different times from separate indexes', async () => {
+    const store = createEmbeddedVectorStore({ path: ':memory:', dimensions: 2 });
+    await store.upsert([{ id: 'x', organizationId: 'a', vector: [1, 0], payload: { o: 'a' } }]);
+    // Loads organization a; b is written afterwards and must not land in a's index.
+    expect(await store.search('a', [1, 0], { limit: 5 })).toHaveLength(1);
+    await store.upsert([{ id: 'y', organizationId: 'b', vector: [1, 0], payload: { o: 'b' } }]);
+    expect((await store.search('a', [1, 0], { limit: 5 })).map((m) => m.payload.o)).toEqual(['a']);
+    expect((await store.search('b', [1, 0], { limit: 5 })).map((m) => m.payload.o)).toEqual(['b']);
+    await store.close();
+  });
+});
+
+describe('createVectorStore', () => {
+  it('uses the embedded store in the data directory when QDRANT_URL is not set', async () => {
+    const dataDir = join(dir, 'data');
+    const config = readStorageConfig({ DATA_DIR: dataDir }, 2);
+    const store = createVectorStore(config, 8);
+    expect(store.kind).toBe('embedded');
+    expect(store.dimensions).toBe(8);
+    await store.ping();
+    expect(existsSync(join(dataDir, 'vectors.sqlite'))).toBe(true);
+    await store.close();
+  });
+
+  it('uses Qdrant when QDRANT_URL is set', async () => {
+    const config = readStorageConfig({ DATA_DIR: join(dir, 'unused'), QDRANT_URL: 'http://127.0.0.1:9' }, 2);
+    const store = createVectorStore(config, 8);
+    expect(store.kind).toBe('qdrant');
+    expect(store.dimensions).toBe(8);
+    expect(existsSync(join(dir, 'unused'))).toBe(false);
+    await store.close();
+  });
+});
+
+describe('Qdrant adapter', () => {
+  it('derives stable, version-5 point ids that differ between organizations', () => {
+    const id = pointUuid('org-a', 'knowledge/deploy');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(pointUuid('org-a', 'knowledge/deploy')).toBe(id);
+    expect(pointUuid('org-b', 'knowledge/deploy')).not.toBe(id);
+    expect(pointUuid('org-a', 'knowledge/other')).not.toBe(id);
+    // Without the length prefix these two pairs would hash the same name.
+    expect(pointUuid('a/b', 'c')).not.toBe(pointUuid('a', 'b/c'));
+  });
+
+  it('always confines a filter to the organization and maps payload conditions to `must`', () => {
+    expect(qdrantFilter('org-a')).toEqual({ must: [{ key: 'organization_id', match: { value: 'org-a' } }] });
+    expect(qdrantFilter('org-a', { kind: 'knowledge', priority: 2, weight: 0.5, pinned: true, tags: ['x', 'y'] })).toEqual({
+      must: [
+        { key: 'organization_id', match: { value: 'org-a' } },
+        { key: 'payload.kind', match: { value: 'knowledge' } },
+        { key: 'payload.priority', match: { value: 2 } },
+        { key: 'payload.weight', range: { gte: 0.5, lte: 0.5 } },
+        { key: 'payload.pinned', match: { value: true } },
+        { key: 'payload.tags', match: { value: 'x' } },
+        { key: 'payload.tags', match: { value: 'y' } },
+      ],
+    });
+  });
+
+  it('checks input before contacting the server', async () => {
+    const store = createQdrantVectorStore({ url: 'http://127.0.0.1:9', collectionPrefix: 'p', dimensions: 3 });
+    await expect(store.search('o', [1, 2], { limit: 1 })).rejects.toThrow(/has 2 dimensions/);
+    await expect(store.upsert([{ id: 'x', organizationId: 'o', vector: [1, Number.NaN, 0], payload: {} }])).rejects.toThrow(
+      /non-finite/,
+    );
+    expect(() => createQdrantVectorStore({ url: 'http://127.0.0.1:9', collectionPrefix: 'bad prefix', dimensions: 3 })).toThrow(
+      /prefix/,
+    );
+  });
+
+  it('reports an unreachable server clearly', async () => {
+    // A port that was just listening and is now closed refuses connections.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const store = createQdrantVectorStore({ url: `http://127.0.0.1:${port}`, collectionPrefix: 'p', dimensions: 3 });
+    await expect(store.ping()).rejects.toThrow(/^Qdrant collection check on collection "p_3" failed: .*ECONNREFUSED/);
+    await store.close();
+    await expect(store.ping()).rejects.toThrow(/closed/);
+  });
+});
