@@ -1,0 +1,38 @@
+// The Helm chart renders a Deployment per service and an edge wired to them over gRPC.
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { findTool } from '../support/platform.ts';
+
+const run = promisify(execFile);
+const chart = path.resolve(import.meta.dirname, '../../deploy/helm/mindgate');
+const helm = findTool('helm', [path.join(os.homedir(), 'go/bin/helm')]);
+
+describe('helm chart', () => {
+  it.skipIf(!helm)('lints and renders every service and the edge', async () => {
+    await run(helm!, ['lint', chart]);
+    const { stdout } = await run(helm!, ['template', 'prod', chart, '--set', 'publicUrls.gateway=https://mcp.acme.test']);
+    const docs = parseAllDocuments(stdout).map((d) => d.toJSON()).filter(Boolean);
+    const deployments = new Map(docs.filter((d) => d.kind === 'Deployment').map((d) => [d.metadata.name, d]));
+    expect([...deployments.keys()].sort()).toEqual([
+      'prod-mindgate-agents', 'prod-mindgate-billing', 'prod-mindgate-brain', 'prod-mindgate-edge', 'prod-mindgate-entity-graph',
+    ]);
+    const env = (name: string) => Object.fromEntries(
+      deployments.get(name).spec.template.spec.containers[0].env.map((e: { name: string; value?: string }) => [e.name, e.value ?? 'secret']),
+    );
+    const edge = env('prod-mindgate-edge');
+    expect(edge).toMatchObject({
+      PUBLIC_GATEWAY_URL: 'https://mcp.acme.test',
+      BRAIN_SERVICE_ADDR: 'prod-mindgate-brain:50051',
+      BILLING_SERVICE_ADDR: 'prod-mindgate-billing:50054',
+      INTERNAL_TOKEN: 'secret',
+      MONGODB_URL: 'secret',
+    });
+    expect(env('prod-mindgate-brain')).toMatchObject({ BRAIN_GRPC_PORT: '50051', GRPC_HOST: '0.0.0.0', INTERNAL_TOKEN: 'secret' });
+    const services = docs.filter((d) => d.kind === 'Service').map((d) => d.metadata.name).sort();
+    expect(services).toContain('prod-mindgate-brain');
+  });
+});
