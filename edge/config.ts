@@ -16,6 +16,7 @@ import {
   type ServiceName,
   type StorageConfig,
 } from '../services/common/config.ts';
+import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
 
 export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
 
@@ -40,6 +41,8 @@ export interface EdgeConfig {
   /** Largest request body any JSON endpoint accepts. */
   maxBodyBytes: number;
   storage: StorageConfig;
+  /** The authorization server and accounts (edge/oauth/config.ts). */
+  auth: AuthConfig;
 }
 
 const DEFAULT_PORTS: Record<SurfaceName, { variable: string; port: number; url: string }> = {
@@ -84,5 +87,6 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
     storage: readStorageConfig(env, cpuCount),
+    auth: readAuthConfig(env),
   };
 }

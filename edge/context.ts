@@ -2,6 +2,7 @@ import type { Logger } from '../services/common/log.ts';
 import type { Stores } from '../services/common/stores.ts';
 import type { ServiceClients } from './clients.ts';
 import type { EdgeConfig } from './config.ts';
+import type { TokenVerifier } from './oauth/verify.ts';
 
 /** Built once at start and handed to every surface of the edge. */
 export interface AppContext {
@@ -15,4 +16,8 @@ export interface AppContext {
    */
   stores: Stores;
   now: () => number;
+  /** Verifies access tokens of the authorization server for a resource (REST API, Brain MCP). */
+  tokens: TokenVerifier;
+  /** The authorization server's RFC 8414 / OpenID discovery document (issuer `{auth_url}`). */
+  authMetadata(): Promise<Record<string, unknown>>;
 }

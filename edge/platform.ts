@@ -10,6 +10,9 @@ import { createServiceClients, type ServiceTarget } from './clients.ts';
 import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEdge, type Edge } from './index.ts';
+import { loadAuthKeys } from './oauth/keys.ts';
+import { createRevocationStore } from './oauth/revocations.ts';
+import { createTokenVerifier } from './oauth/verify.ts';
 
 export interface Platform {
   ctx: AppContext;
@@ -58,8 +61,32 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       targets[name] = { module };
     }
     const clients = createServiceClients({ targets, internalToken, logger });
-    const ctx: AppContext = { config, logger, clients, stores, now: options.now ?? Date.now };
+    const now = options.now ?? Date.now;
+    const authKeys = await loadAuthKeys(config.auth, stores.records);
+    const tokens = createTokenVerifier({
+      issuer: config.publicUrls.auth,
+      jwks: authKeys.publicJwks,
+      revocations: createRevocationStore(stores.records, now),
+      now,
+    });
+    // The discovery document is the authorization server's own; it is read once from its
+    // listener (in this process) after the edge has started, then served from memory.
+    let authListenerUrl: (url: string) => void = () => {};
+    const authListener = new Promise<string>((resolve) => (authListenerUrl = resolve));
+    let metadata: Promise<Record<string, unknown>> | undefined;
+    const authMetadata = () => {
+      metadata ??= authListener
+        .then((url) => fetch(`${url}/.well-known/openid-configuration`))
+        .then(async (res) => {
+          if (!res.ok) throw new Error(`authorization server metadata: HTTP ${res.status}`);
+          return (await res.json()) as Record<string, unknown>;
+        });
+      metadata.catch(() => (metadata = undefined));
+      return metadata;
+    };
+    const ctx: AppContext = { config, logger, clients, stores, now, tokens, authMetadata };
     const edge = await startEdge(ctx);
+    authListenerUrl(edge.listeners.auth.url);
     const urls = Object.fromEntries(
       Object.entries(edge.listeners).map(([name, l]) => [name, l.url]),
     ) as Record<SurfaceName, string>;
