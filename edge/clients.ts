@@ -5,6 +5,8 @@ import type { DescService } from '@bufbuild/protobuf';
 import { createClient, createRouterTransport, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AgentsService } from '../gen/mindgate/agents/v1/agents_pb.js';
+import { ApiKeysService } from '../gen/mindgate/agents/v1/api_keys_pb.js';
+import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
@@ -18,6 +20,10 @@ export interface ServiceClients {
   brain: Client<typeof BrainService>;
   entityGraph: Client<typeof EntityGraphService>;
   agents: Client<typeof AgentsService>;
+  /** Organizations and memberships (served by the agents service). */
+  organizations: Client<typeof OrganizationsService>;
+  /** API keys of the Agents API (served by the agents service). */
+  apiKeys: Client<typeof ApiKeysService>;
   billing: Client<typeof BillingService>;
 }
 
@@ -61,6 +67,8 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     brain: client(BrainService, 'brain'),
     entityGraph: client(EntityGraphService, 'entity-graph'),
     agents: client(AgentsService, 'agents'),
+    organizations: client(OrganizationsService, 'agents'),
+    apiKeys: client(ApiKeysService, 'agents'),
     billing: client(BillingService, 'billing'),
   };
 }

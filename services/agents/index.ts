@@ -1,21 +1,67 @@
 import { AgentsService } from '../../gen/mindgate/agents/v1/agents_pb.js';
+import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
+import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
 import { listAgents, recordActivity, registerAgent, type AgentRecord, type AgentsContext } from './handlers/agents.ts';
+import {
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rotateApiKey,
+  verifyApiKey,
+  type ApiKeyRecord,
+  type ApiKeysContext,
+} from './handlers/api-keys.ts';
+import {
+  addMember,
+  createOrganization,
+  getMembership,
+  getOrganization,
+  listOrganizations,
+  type MembershipRecord,
+  type OrganizationRecord,
+  type OrganizationsContext,
+} from './handlers/organizations.ts';
 
 export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
   const ctx: AgentsContext = {
     agents: stores.records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
     now,
   };
+  const orgs: OrganizationsContext = {
+    organizations: stores.records.collection<OrganizationRecord>('organizations'),
+    memberships: stores.records.collection<MembershipRecord>('memberships', {
+      indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }],
+    }),
+    now,
+  };
+  const keys: ApiKeysContext = {
+    apiKeys: stores.records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    now,
+  };
   return {
-    services: [AgentsService],
+    services: [AgentsService, OrganizationsService, ApiKeysService],
     routes: (router) => {
       router.service(AgentsService, {
         registerAgent: (req) => registerAgent(ctx, req),
         listAgents: (req) => listAgents(ctx, req),
         recordActivity: (req) => recordActivity(ctx, req),
+      });
+      router.service(OrganizationsService, {
+        createOrganization: (req) => createOrganization(orgs, req),
+        getOrganization: (req) => getOrganization(orgs, req),
+        listOrganizations: (req) => listOrganizations(orgs, req),
+        getMembership: (req) => getMembership(orgs, req),
+        addMember: (req) => addMember(orgs, req),
+      });
+      router.service(ApiKeysService, {
+        createApiKey: (req) => createApiKey(keys, req),
+        listApiKeys: (req) => listApiKeys(keys, req),
+        rotateApiKey: (req) => rotateApiKey(keys, req),
+        revokeApiKey: (req) => revokeApiKey(keys, req),
+        verifyApiKey: (req) => verifyApiKey(keys, req),
       });
     },
     probe: async () => {

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError } from '@connectrpc/connect';
+import {
+  AddMemberResponseSchema,
+  CreateOrganizationResponseSchema,
+  GetMembershipResponseSchema,
+  GetOrganizationResponseSchema,
+  ListOrganizationsResponseSchema,
+  MembershipSchema,
+  OrganizationSchema,
+  OrganizationWithRoleSchema,
+  Role,
+  type AddMemberRequest,
+  type CreateOrganizationRequest,
+  type GetMembershipRequest,
+  type GetOrganizationRequest,
+  type ListOrganizationsRequest,
+} from '../../../gen/mindgate/agents/v1/organizations_pb.js';
+import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+
+export interface OrganizationRecord extends RecordDoc {
+  name: string;
+  brainId: string;
+  createdAt: number;
+}
+
+export type RoleName = 'owner' | 'admin' | 'member';
+
+export interface MembershipRecord extends RecordDoc {
+  organizationId: string;
+  userId: string;
+  role: RoleName;
+  createdAt: number;
+}
+
+export interface OrganizationsContext {
+  organizations: RecordCollection<OrganizationRecord>;
+  memberships: RecordCollection<MembershipRecord>;
+  now: () => number;
+}
+
+const USER_ID = /^[A-Za-z0-9_:.@-]{1,128}$/;
+const ROLE_NAMES: Record<number, RoleName> = { [Role.OWNER]: 'owner', [Role.ADMIN]: 'admin', [Role.MEMBER]: 'member' };
+const ROLES: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER };
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
+}
+
+function requireUser(value: string, field = 'user_id'): string {
+  if (!value) invalid(field, 'is required');
+  if (!USER_ID.test(value)) invalid(field, 'must be 1-128 characters of [A-Za-z0-9_:.@-]');
+  return value;
+}
+
+function toOrganization(r: OrganizationRecord) {
+  return create(OrganizationSchema, {
+    organizationId: r._id,
+    name: r.name,
+    brainId: r.brainId,
+    createTime: timestampFromMs(r.createdAt),
+  });
+}
+
+function toMembership(r: MembershipRecord) {
+  return create(MembershipSchema, {
+    organizationId: r.organizationId,
+    userId: r.userId,
+    role: ROLES[r.role],
+    createTime: timestampFromMs(r.createdAt),
+  });
+}
+
+export async function createOrganization(ctx: OrganizationsContext, req: CreateOrganizationRequest) {
+  const name = requireText('name', req.name.trim(), 200, { required: true });
+  const owner = requireUser(req.ownerUserId, 'owner_user_id');
+  const id = newId('org');
+  const organization: OrganizationRecord = { _id: id, name, brainId: `brain_${id.slice(4)}`, createdAt: ctx.now() };
+  await ctx.organizations.put(organization, { expect: null });
+  const membership: MembershipRecord = {
+    _id: `${id}/${owner}`,
+    organizationId: id,
+    userId: owner,
+    role: 'owner',
+    createdAt: organization.createdAt,
+  };
+  await ctx.memberships.put(membership);
+  return create(CreateOrganizationResponseSchema, {
+    organization: toOrganization(organization),
+    membership: toMembership(membership),
+  });
+}
+
+export async function getOrganization(ctx: OrganizationsContext, req: GetOrganizationRequest) {
+  const id = requireOrganization(req.organizationId);
+  const organization = await ctx.organizations.get(id);
+  if (!organization) throw new ConnectError(`organization "${id}" does not exist`, Code.NotFound);
+  return create(GetOrganizationResponseSchema, { organization: toOrganization(organization) });
+}
+
+export async function listOrganizations(ctx: OrganizationsContext, req: ListOrganizationsRequest) {
+  const userId = requireUser(req.userId);
+  const memberships = await ctx.memberships.find({ userId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: 1_000 });
+  const organizations = await ctx.organizations.getMany(memberships.map((m) => m.organizationId));
+  const byId = new Map(organizations.map((o) => [o._id, o]));
+  return create(ListOrganizationsResponseSchema, {
+    organizations: memberships
+      .filter((m) => byId.has(m.organizationId))
+      .map((m) =>
+        create(OrganizationWithRoleSchema, { organization: toOrganization(byId.get(m.organizationId)!), role: ROLES[m.role] }),
+      ),
+  });
+}
+
+export async function getMembership(ctx: OrganizationsContext, req: GetMembershipRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  const userId = requireUser(req.userId);
+  const membership = await ctx.memberships.get(`${organizationId}/${userId}`);
+  if (!membership) throw new ConnectError('not a member of this organization', Code.NotFound);
+  return create(GetMembershipResponseSchema, { membership: toMembership(membership) });
+}
+
+export async function addMember(ctx: OrganizationsContext, req: AddMemberRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  const userId = requireUser(req.userId);
+  const role = ROLE_NAMES[req.role];
+  if (!role) invalid('role', 'must be ROLE_OWNER, ROLE_ADMIN or ROLE_MEMBER');
+  if (!(await ctx.organizations.get(organizationId))) {
+    throw new ConnectError(`organization "${organizationId}" does not exist`, Code.NotFound);
+  }
+  const id = `${organizationId}/${userId}`;
+  const existing = await ctx.memberships.get(id);
+  const membership: MembershipRecord = {
+    _id: id,
+    organizationId,
+    userId,
+    role,
+    createdAt: existing?.createdAt ?? ctx.now(),
+  };
+  await ctx.memberships.put(membership);
+  return create(AddMemberResponseSchema, { membership: toMembership(membership) });
+}
