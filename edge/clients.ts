@@ -9,6 +9,7 @@ import { ApiKeysService } from '../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
+import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import type { ServiceName } from '../services/common/config.ts';
 import type { Logger } from '../services/common/log.ts';
@@ -25,6 +26,8 @@ export interface ServiceClients {
   /** API keys of the Agents API (served by the agents service). */
   apiKeys: Client<typeof ApiKeysService>;
   billing: Client<typeof BillingService>;
+  /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
+  health(service: ServiceName): Client<typeof Health>;
 }
 
 /** Where a service is reached: a module run in this process, or a remote host:port. */
@@ -63,6 +66,7 @@ function transportFor(target: ServiceTarget, options: ServiceClientsOptions): Tr
 export function createServiceClients(options: ServiceClientsOptions): ServiceClients {
   const client = <S extends DescService>(service: S, name: ServiceName) =>
     createClient(service, transportFor(options.targets[name], options));
+  const healthClients = new Map<ServiceName, Client<typeof Health>>();
   return {
     brain: client(BrainService, 'brain'),
     entityGraph: client(EntityGraphService, 'entity-graph'),
@@ -70,5 +74,10 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     organizations: client(OrganizationsService, 'agents'),
     apiKeys: client(ApiKeysService, 'agents'),
     billing: client(BillingService, 'billing'),
+    health(name) {
+      let health = healthClients.get(name);
+      if (!health) healthClients.set(name, (health = client(Health, name)));
+      return health;
+    },
   };
 }

@@ -16,6 +16,7 @@ import {
   type ServiceName,
   type StorageConfig,
 } from '../services/common/config.ts';
+import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
 
 export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
@@ -43,6 +44,8 @@ export interface EdgeConfig {
   storage: StorageConfig;
   /** The authorization server and accounts (edge/oauth/config.ts). */
   auth: AuthConfig;
+  /** The public Web API and site (edge/web/config.ts). */
+  web: WebConfig;
 }
 
 const DEFAULT_PORTS: Record<SurfaceName, { variable: string; port: number; url: string }> = {
@@ -88,5 +91,6 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
     storage: readStorageConfig(env, cpuCount),
     auth: readAuthConfig(env),
+    web: readWebConfig(env),
   };
 }
