@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Installs the external tools the test suites use, into caches in the user's home, so that a
+# second run is a no-op. Called by .ci/run (CI=true) and by developers once per machine.
+#
+#   grpcurl            ~/go/bin/grpcurl (Go module proxy)
+#   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
+#                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
+#
+# Everything comes from the package registries this project may reach (Go proxy, Maven
+# Central); nothing downloads a binary from anywhere else.
+set -euo pipefail
+
+log() { printf '[install-test-tools] %s\n' "$*" >&2; }
+
+# --- grpcurl -------------------------------------------------------------------------------
+GRPCURL_VERSION="v1.9.3"
+GOBIN_DIR="$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
+install_grpcurl() {
+  # `go install` builds say "dev build" to -version; the module version is in the build info.
+  if [ -x "$GOBIN_DIR/grpcurl" ] \
+    && go version -m "$GOBIN_DIR/grpcurl" 2>/dev/null | grep -Eq "^\s+mod\s+github.com/fullstorydev/grpcurl\s+${GRPCURL_VERSION}\s"; then
+    log "grpcurl ${GRPCURL_VERSION} already installed at $GOBIN_DIR/grpcurl"
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    log "go is not installed: cannot install grpcurl"
+    return 1
+  fi
+  log "installing grpcurl ${GRPCURL_VERSION}"
+  go install "github.com/fullstorydev/grpcurl/cmd/grpcurl@${GRPCURL_VERSION}"
+}
+
+# --- MongoDB-wire server -------------------------------------------------------------------
+# FerretDB v1 (the SQLite-backed Go server) is refused by the Go module proxy here, and
+# FerretDB v2 needs PostgreSQL with the DocumentDB extension, which no reachable registry
+# packages. mongo-java-server is a MongoDB wire-protocol server (OP_MSG, find, findAndModify,
+# createIndexes with unique indexes, ...) published on Maven Central. It reports wire version 8
+# (MongoDB 4.2) while the Node driver 7 needs at least 9, so the wrapper below announces a
+# newer server version; the commands the driver then sends are the same ones.
+MJS_VERSION="1.47.0"
+MONGO_WIRE_DIR="${MINDGATE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mindgate}/mongo-wire-server"
+# Bump when the wrapper below changes, so that cached installs are rebuilt.
+WRAPPER_REVISION="2"
+STAMP="mjs-${MJS_VERSION}-wrapper-${WRAPPER_REVISION}"
+
+install_mongo_wire_server() {
+  if [ -f "$MONGO_WIRE_DIR/installed" ] && [ "$(cat "$MONGO_WIRE_DIR/installed")" = "$STAMP" ]; then
+    log "MongoDB-wire server ($STAMP) already installed in $MONGO_WIRE_DIR"
+    return
+  fi
+  for tool in java javac mvn; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+      log "$tool is not installed: cannot build the MongoDB-wire server"
+      return 1
+    fi
+  done
+  log "installing mongo-java-server ${MJS_VERSION} into $MONGO_WIRE_DIR"
+  local work
+  work="$(mktemp -d "${MONGO_WIRE_DIR%/*}/.mongo-wire-server.XXXXXX" 2>/dev/null || true)"
+  if [ -z "$work" ]; then
+    mkdir -p "${MONGO_WIRE_DIR%/*}"
+    work="$(mktemp -d "${MONGO_WIRE_DIR%/*}/.mongo-wire-server.XXXXXX")"
+  fi
+  trap 'rm -rf "$work"' RETURN
+
+  cat >"$work/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.mindgate.test</groupId>
+  <artifactId>mongo-wire-server</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>de.bwaldvogel</groupId>
+      <artifactId>mongo-java-server</artifactId>
+      <version>${MJS_VERSION}</version>
+    </dependency>
+    <dependency>
+      <groupId>org.slf4j</groupId>
+      <artifactId>slf4j-nop</artifactId>
+      <version>2.0.17</version>
+    </dependency>
+  </dependencies>
+</project>
+EOF
+
+  mkdir -p "$work/src"
+  cat >"$work/src/MindgateMongoWireServer.java" <<'EOF'
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+
+/**
+ * Runs mongo-java-server's in-memory backend on host:port (port 0 picks a free one), prints
+ * "LISTENING <host>:<port>" once bound, and exits when its standard input closes, so that a
+ * test run that dies never leaves a server behind.
+ */
+public final class MindgateMongoWireServer {
+  /** The Node.js driver 7 refuses servers below wire version 9 (MongoDB 4.4). */
+  private static final class AnnouncedVersion implements MongoVersion {
+    public List<Integer> getVersionArray() { return List.of(5, 0, 0); }
+    public int getWireVersion() { return 13; }
+  }
+
+  public static void main(String[] args) throws Exception {
+    String host = args.length > 0 ? args[0] : "127.0.0.1";
+    int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;
+    MemoryBackend backend = new MemoryBackend();
+    backend.version(new AnnouncedVersion());
+    MongoServer server = new MongoServer(backend);
+    // One worker thread: every command runs alone, which gives each single-document command the
+    // atomicity MongoDB guarantees (the backend's findAndModify builds its post-image outside
+    // its update, so with several threads a concurrent $inc can show up in another's result).
+    // Commands from different connections still interleave, as they do on a real server.
+    server.bind(new InetSocketAddress(host, port), 1, 1);
+    InetSocketAddress address = server.getLocalAddress();
+    System.out.println("LISTENING " + address.getHostString() + ":" + address.getPort());
+    System.out.flush();
+    Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
+    InputStream in = System.in;
+    byte[] buffer = new byte[256];
+    while (in.read(buffer) >= 0) {
+      // Only EOF matters.
+    }
+    server.shutdownNow();
+    System.exit(0);
+  }
+}
+EOF
+
+  (cd "$work" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib)
+  mkdir -p "$work/classes"
+  javac -d "$work/classes" -cp "$work/lib/*" "$work/src/MindgateMongoWireServer.java"
+  echo "$STAMP" >"$work/installed"
+  rm -rf "$MONGO_WIRE_DIR"
+  mv "$work" "$MONGO_WIRE_DIR"
+  trap - RETURN
+  log "MongoDB-wire server installed: java -cp '$MONGO_WIRE_DIR/classes:$MONGO_WIRE_DIR/lib/*' MindgateMongoWireServer"
+}
+
+install_grpcurl
+install_mongo_wire_server

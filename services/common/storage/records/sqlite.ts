@@ -1,0 +1,694 @@
+// The embedded records store: one SQLite file through node:sqlite, the default for a single
+// machine. Each collection is a table (`_id` primary key, the document as JSON text, and
+// `expires_at`); filters compile to SQL over json_extract/json_type/json_each, and index specs
+// become expression indexes on the same json_extract expressions, so the planner uses them.
+//
+// Durability: WAL journal with synchronous=NORMAL by default. In WAL mode NORMAL never corrupts
+// the database and loses nothing when the process crashes (committed pages are in the WAL, in
+// the OS page cache); a power loss or kernel crash may roll back the last transactions before
+// the next checkpoint. FULL adds an fsync per commit, which closes that window at a cost of
+// one to two orders of magnitude in write throughput; `synchronous: 'full'` selects it.
+//
+// Atomicity: every method is one synchronous statement, or a BEGIN IMMEDIATE transaction, on
+// one connection. node:sqlite is synchronous, so nothing else in this process interleaves, and
+// other processes on the same file wait on SQLite's write lock (busy_timeout).
+
+import { createHash } from 'node:crypto';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+
+import { InvalidRecordError, StoreClosedError, UniqueViolationError } from './errors.ts';
+import type {
+  Filter,
+  FindOptions,
+  IndexSpec,
+  PutOptions,
+  RecordCollection,
+  RecordDoc,
+  RecordStore,
+  Scalar,
+} from './interface.ts';
+import {
+  checkCollectionName,
+  checkDoc,
+  checkId,
+  checkIds,
+  checkIndexSpecs,
+  getPath,
+  newCounterDoc,
+  parseExpect,
+  parseFilter,
+  parseFindOptions,
+  parseIncrement,
+  setPath,
+  type Clause,
+  type Operation,
+} from './validate.ts';
+
+export interface SqliteRecordStoreOptions {
+  /** Path of the database file, or ':memory:'. The folder must exist. */
+  path: string;
+  /** See the file comment. Default 'normal'. */
+  synchronous?: 'normal' | 'full';
+  /** How long a write waits for another process's lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** How often expired documents are deleted. Default 60 000 ms; 0 disables the timer. */
+  sweepIntervalMs?: number;
+  /** Clock, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+export interface SqliteRecordStore extends RecordStore {
+  readonly kind: 'embedded';
+  /** Deletes expired documents of every collection now; returns how many. */
+  sweepExpired(): number;
+  /** The query plan of a find, for diagnostics and tests (EXPLAIN QUERY PLAN details). */
+  explainFind(collection: string, filter: Filter, options?: FindOptions): string[];
+}
+
+const TABLE_PREFIX = 'rec_';
+const ARRAY_PATHS_TABLE = 'mindgate_array_paths';
+const STATEMENT_CACHE_SIZE = 512;
+const SWEEP_BATCH = 1000;
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+const ID_CHUNK = 500;
+
+/**
+ * Table names are case-insensitive in SQLite while collection names are not: every character
+ * other than a lowercase letter or digit is written as "_" and its hex code, which keeps the
+ * mapping one-to-one ("oauthClients" → "rec_oauth_43lients").
+ */
+function tableName(collection: string): string {
+  let out = TABLE_PREFIX;
+  for (const ch of collection) {
+    out += /[a-z0-9]/.test(ch) ? ch : `_${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The JSON path of a validated field path, as an SQL string literal (no quotes to escape). */
+function jsonPath(path: string): string {
+  return `'$${path.split('.').map((segment) => `."${segment.replace(/'/g, "''")}"`).join('')}'`;
+}
+
+function x(path: string): string {
+  return `json_extract(doc, ${jsonPath(path)})`;
+}
+
+function t(path: string): string {
+  return `json_type(doc, ${jsonPath(path)})`;
+}
+
+interface Compiled {
+  sql: string;
+  params: SQLInputValue[];
+}
+
+type TypeClass = 'text' | 'number' | 'true' | 'false' | 'null';
+
+function typeClass(value: Scalar): TypeClass {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return 'text';
+  if (typeof value === 'number') return 'number';
+  return value ? 'true' : 'false';
+}
+
+/** The json_type condition for a class, on an expression that yields a json type name. */
+function typeIs(typeExpr: string, cls: 'text' | 'number'): string {
+  return cls === 'text' ? `${typeExpr} = 'text'` : `${typeExpr} IN ('integer','real')`;
+}
+
+/**
+ * Compiles parsed clauses to a WHERE fragment. `isArrayPath` says whether a path ever held an
+ * array in this collection: only then is the json_each branch ("the array contains") added,
+ * so that equality on scalar fields stays a plain comparison an expression index can serve.
+ */
+function compileClauses(clauses: Clause[], isArrayPath: (path: string) => boolean): Compiled {
+  const parts: string[] = [];
+  const params: SQLInputValue[] = [];
+  for (const clause of clauses) {
+    for (const operation of clause.operations) {
+      const part =
+        clause.path === '_id'
+          ? compileIdOperation(operation, params)
+          : compileOperation(clause.path, operation, isArrayPath(clause.path), params);
+      parts.push(part);
+    }
+  }
+  return { sql: parts.length ? parts.join(' AND ') : '1', params };
+}
+
+function compileIdOperation(operation: Operation, params: SQLInputValue[]): string {
+  const strings = (values: Scalar[]) => values.filter((v): v is string => typeof v === 'string');
+  switch (operation.op) {
+    case 'eq':
+      if (typeof operation.value !== 'string') return '0';
+      params.push(operation.value);
+      return '_id = ?';
+    case 'ne':
+      if (typeof operation.value !== 'string') return '1';
+      params.push(operation.value);
+      return '_id <> ?';
+    case 'in': {
+      const values = strings(operation.values);
+      if (values.length === 0) return '0';
+      params.push(...values);
+      return `_id IN (${values.map(() => '?').join(',')})`;
+    }
+    case 'all': {
+      const values = strings(operation.values);
+      if (values.length === 0 || values.length !== operation.values.length || new Set(values).size !== 1) return '0';
+      params.push(values[0]!);
+      return '_id = ?';
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      if (typeof operation.value !== 'string') return '0';
+      params.push(operation.value);
+      return `_id ${RANGE_SQL[operation.op]} ?`;
+    case 'exists':
+      return operation.value ? '1' : '0';
+  }
+}
+
+const RANGE_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** Equality of the scalar at `path` (not through arrays), with MongoDB's type strictness. */
+function scalarEquals(path: string, value: Scalar, params: SQLInputValue[]): string {
+  switch (typeClass(value)) {
+    case 'null':
+      return `(${t(path)} IS NULL OR ${t(path)} = 'null')`;
+    case 'text':
+      params.push(value as string);
+      return `(${x(path)} = ? AND ${t(path)} = 'text')`;
+    case 'number':
+      params.push(value as number);
+      return `(${x(path)} = ? AND ${t(path)} IN ('integer','real'))`;
+    case 'true':
+      return `(${x(path)} = 1 AND ${t(path)} = 'true')`;
+    case 'false':
+      return `(${x(path)} = 0 AND ${t(path)} = 'false')`;
+  }
+}
+
+/** Equality of a json_each row (columns `type`, `value`) with a scalar. */
+function elementEquals(value: Scalar, params: SQLInputValue[]): string {
+  switch (typeClass(value)) {
+    case 'null':
+      return `e.type = 'null'`;
+    case 'text':
+      params.push(value as string);
+      return `(e.type = 'text' AND e.value = ?)`;
+    case 'number':
+      params.push(value as number);
+      return `(e.type IN ('integer','real') AND e.value = ?)`;
+    case 'true':
+      return `e.type = 'true'`;
+    case 'false':
+      return `e.type = 'false'`;
+  }
+}
+
+function arrayAny(path: string, elementCondition: string): string {
+  return `(${t(path)} = 'array' AND EXISTS (SELECT 1 FROM json_each(doc, ${jsonPath(path)}) AS e WHERE ${elementCondition}))`;
+}
+
+function equals(path: string, value: Scalar, arrays: boolean, params: SQLInputValue[]): string {
+  const scalar = scalarEquals(path, value, params);
+  if (!arrays) return scalar;
+  return `(${scalar} OR ${arrayAny(path, elementEquals(value, params))})`;
+}
+
+/** Scalars of one class in one IN list, so that the comparison stays indexable. */
+function inList(path: string, values: Scalar[], arrays: boolean, params: SQLInputValue[]): string {
+  if (values.length === 0) return '0';
+  const scalarParts: string[] = [];
+  const elementParts: string[] = [];
+  const texts = [...new Set(values.filter((v): v is string => typeof v === 'string'))];
+  const numbers = [...new Set(values.filter((v): v is number => typeof v === 'number'))];
+  const others = [...new Set(values.filter((v) => v === null || typeof v === 'boolean'))];
+  const scalarParams: SQLInputValue[] = [];
+  const elementParams: SQLInputValue[] = [];
+  for (const [cls, list] of [['text', texts], ['number', numbers]] as const) {
+    if (list.length === 0) continue;
+    const marks = list.map(() => '?').join(',');
+    scalarParts.push(`(${x(path)} IN (${marks}) AND ${typeIs(t(path), cls)})`);
+    scalarParams.push(...list);
+    elementParts.push(`(${typeIs('e.type', cls)} AND e.value IN (${marks}))`);
+    elementParams.push(...list);
+  }
+  for (const value of others) {
+    scalarParts.push(scalarEquals(path, value, scalarParams));
+    elementParts.push(elementEquals(value, elementParams));
+  }
+  params.push(...scalarParams);
+  const scalar = scalarParts.length === 1 ? scalarParts[0]! : `(${scalarParts.join(' OR ')})`;
+  if (!arrays) return scalar;
+  params.push(...elementParams);
+  return `(${scalar} OR ${arrayAny(path, elementParts.join(' OR '))})`;
+}
+
+function compileOperation(path: string, operation: Operation, arrays: boolean, params: SQLInputValue[]): string {
+  switch (operation.op) {
+    case 'eq':
+      return equals(path, operation.value, arrays, params);
+    case 'ne':
+      // MongoDB's $ne also matches documents without the field, and arrays without the value.
+      return `NOT COALESCE(${equals(path, operation.value, arrays, params)}, 0)`;
+    case 'in':
+      return inList(path, operation.values, arrays, params);
+    case 'all':
+      if (operation.values.length === 0) return '0';
+      return `(${[...new Set(operation.values)].map((value) => equals(path, value, arrays, params)).join(' AND ')})`;
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const cls = typeof operation.value === 'string' ? 'text' : 'number';
+      const sqlOp = RANGE_SQL[operation.op];
+      params.push(operation.value);
+      const scalar = `(${x(path)} ${sqlOp} ? AND ${typeIs(t(path), cls)})`;
+      if (!arrays) return scalar;
+      params.push(operation.value);
+      return `(${scalar} OR ${arrayAny(path, `${typeIs('e.type', cls)} AND e.value ${sqlOp} ?`)})`;
+    }
+    case 'exists':
+      return operation.value ? `${t(path)} IS NOT NULL` : `${t(path)} IS NULL`;
+  }
+}
+
+function indexName(table: string, spec: IndexSpec): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([spec.fields, spec.unique === true]))
+    .digest('hex')
+    .slice(0, 16);
+  return `${table}__${spec.unique ? 'ux' : 'ix'}_${hash}`;
+}
+
+function fieldExpr(field: string): string {
+  return field === '_id' ? '_id' : x(field);
+}
+
+interface DocRow {
+  doc: string;
+  expires_at: number | null;
+}
+
+export function createSqliteRecordStore(options: SqliteRecordStoreOptions): SqliteRecordStore {
+  const now = options.now ?? Date.now;
+  const db = new DatabaseSync(options.path);
+  let closed = false;
+
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.exec('PRAGMA foreign_keys = OFF');
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${ARRAY_PATHS_TABLE} (
+       collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)
+     ) WITHOUT ROWID`,
+  );
+
+  // Prepared statements by SQL text; filters of the same shape share one statement.
+  const statements = new Map<string, StatementSync>();
+  function statement(sql: string): StatementSync {
+    if (closed) throw new StoreClosedError();
+    let stmt = statements.get(sql);
+    if (stmt) {
+      statements.delete(sql);
+      statements.set(sql, stmt);
+      return stmt;
+    }
+    stmt = db.prepare(sql);
+    statements.set(sql, stmt);
+    if (statements.size > STATEMENT_CACHE_SIZE) {
+      const oldest = statements.keys().next().value as string;
+      statements.delete(oldest);
+    }
+    return stmt;
+  }
+
+  // Which dot paths held an array in which collection. Paths are only ever added, so a cached
+  // "yes" stays true; a "no" is re-read when another connection has written (data_version).
+  const arrayPaths = new Map<string, Set<string>>();
+  let knownDataVersion = -1;
+  function refreshArrayPaths(): void {
+    const row = statement('PRAGMA data_version').get() as { data_version: number };
+    if (row.data_version === knownDataVersion) return;
+    knownDataVersion = row.data_version;
+    arrayPaths.clear();
+    for (const r of statement(`SELECT collection, path FROM ${ARRAY_PATHS_TABLE}`).all() as Array<{
+      collection: string;
+      path: string;
+    }>) {
+      let set = arrayPaths.get(r.collection);
+      if (!set) arrayPaths.set(r.collection, (set = new Set()));
+      set.add(r.path);
+    }
+  }
+  function noteArrayPaths(collection: string, paths: string[]): void {
+    if (paths.length === 0) return;
+    let set = arrayPaths.get(collection);
+    if (!set) arrayPaths.set(collection, (set = new Set()));
+    for (const path of paths) {
+      if (set.has(path)) continue;
+      statement(`INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`).run(collection, path);
+      set.add(path);
+    }
+  }
+
+  function transaction<T>(work: () => T): T {
+    statement('BEGIN IMMEDIATE').run();
+    try {
+      const result = work();
+      statement('COMMIT').run();
+      return result;
+    } catch (error) {
+      if (db.isTransaction) statement('ROLLBACK').run();
+      throw error;
+    }
+  }
+
+  const collections = new Map<string, RecordCollection<RecordDoc>>();
+  const uniqueIndexFields = new Map<string, string[]>();
+
+  function openCollection(name: string, indexes: IndexSpec[]): RecordCollection<RecordDoc> {
+    const table = tableName(name);
+    const qt = quoteIdent(table);
+    const live = '(expires_at IS NULL OR expires_at > ?)';
+
+    if (!collections.has(name)) {
+      db.exec(
+        `CREATE TABLE IF NOT EXISTS ${qt} (
+           _id TEXT NOT NULL PRIMARY KEY,
+           doc TEXT NOT NULL,
+           expires_at INTEGER
+         ) STRICT;
+         CREATE INDEX IF NOT EXISTS ${quoteIdent(`${table}__expires`)} ON ${qt} (expires_at)
+           WHERE expires_at IS NOT NULL;`,
+      );
+    }
+    for (const spec of indexes) {
+      const nameOfIndex = indexName(table, spec);
+      const columns = spec.fields.map(fieldExpr);
+      // Non-unique indexes end with _id, so that sorted finds (ties by _id) need no sort step.
+      if (!spec.unique && !spec.fields.includes('_id')) columns.push('_id');
+      else uniqueIndexFields.set(nameOfIndex, spec.fields);
+      try {
+        db.exec(
+          `CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`,
+        );
+      } catch (error) {
+        if (isUniqueError(error)) {
+          sweepTable(table);
+          try {
+            db.exec(
+              `CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`,
+            );
+            continue;
+          } catch (again) {
+            if (!isUniqueError(again)) throw again;
+          }
+          throw new UniqueViolationError(name, '(existing records)', spec.fields);
+        }
+        throw error;
+      }
+    }
+
+    const isArray = (path: string) => arrayPaths.get(name)?.has(path) === true;
+    function where(filter: Filter): Compiled {
+      const clauses = parseFilter(filter);
+      refreshArrayPaths();
+      return compileClauses(clauses, isArray);
+    }
+
+    function parse(row: DocRow): RecordDoc {
+      return JSON.parse(row.doc) as RecordDoc;
+    }
+
+    function toUniqueError(error: unknown, id: string): unknown {
+      if (!isUniqueError(error)) return error;
+      const match = /index '([^']+)'/.exec(String((error as Error).message));
+      const fields = match ? uniqueIndexFields.get(match[1]!) : undefined;
+      return new UniqueViolationError(name, id, fields);
+    }
+
+    /**
+     * Runs a write; on a unique-index violation deletes this collection's expired documents
+     * (which still hold their index entries until swept, though they count as absent) and
+     * tries once more.
+     */
+    function write<T>(id: string, run: () => T): T {
+      try {
+        return run();
+      } catch (error) {
+        if (!isUniqueError(error)) throw error;
+        if (sweepTable(table) === 0) throw toUniqueError(error, id);
+        try {
+          return run();
+        } catch (again) {
+          throw toUniqueError(again, id);
+        }
+      }
+    }
+
+    const collection: RecordCollection<RecordDoc> = {
+      async put(doc: RecordDoc, putOptions?: PutOptions): Promise<boolean> {
+        const { id, expiresAt, arrayPaths: paths } = checkDoc(doc);
+        const expect = parseExpect(putOptions?.expect);
+        const json = JSON.stringify(doc);
+        // Whole milliseconds, rounded up: for an integer clock, ceil(e) > now exactly when e > now.
+        const expires = expiresAt === undefined ? null : Math.ceil(expiresAt);
+        noteArrayPaths(name, paths);
+        if (expect === undefined) {
+          write(id, () =>
+            statement(
+              `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
+               ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at`,
+            ).run(id, json, expires),
+          );
+          return true;
+        }
+        if (expect === null) {
+          // Inserts, or replaces a stored document only if it has expired.
+          const result = write(id, () =>
+            statement(
+              `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
+               ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at
+               WHERE ${qt}.expires_at IS NOT NULL AND ${qt}.expires_at <= ?`,
+            ).run(id, json, expires, now()),
+          );
+          return result.changes === 1;
+        }
+        refreshArrayPaths();
+        const compiled = compileClauses(expect, isArray);
+        const result = write(id, () =>
+          statement(`UPDATE ${qt} SET doc = ?, expires_at = ? WHERE _id = ? AND ${live} AND ${compiled.sql}`).run(
+            json,
+            expires,
+            id,
+            now(),
+            ...compiled.params,
+          ),
+        );
+        return result.changes === 1;
+      },
+
+      async get(id: string): Promise<RecordDoc | undefined> {
+        checkId(id);
+        const row = statement(`SELECT doc, expires_at FROM ${qt} WHERE _id = ? AND ${live}`).get(id, now()) as
+          | DocRow
+          | undefined;
+        return row ? parse(row) : undefined;
+      },
+
+      async getMany(ids: string[]): Promise<RecordDoc[]> {
+        const unique = [...new Set(checkIds(ids))];
+        const found = new Map<string, RecordDoc>();
+        const at = now();
+        for (let i = 0; i < unique.length; i += ID_CHUNK) {
+          const chunk = unique.slice(i, i + ID_CHUNK);
+          const rows = statement(
+            `SELECT _id, doc, expires_at FROM ${qt} WHERE _id IN (${chunk.map(() => '?').join(',')}) AND ${live}`,
+          ).all(...chunk, at) as unknown as Array<DocRow & { _id: string }>;
+          for (const row of rows) found.set(row._id, parse(row));
+        }
+        return unique.flatMap((id) => {
+          const doc = found.get(id);
+          return doc ? [doc] : [];
+        });
+      },
+
+      async find(filter: Filter, findOptions?: FindOptions): Promise<RecordDoc[]> {
+        const compiled = where(filter);
+        const { sql, params } = findSql(compiled, parseFindOptions(findOptions));
+        const rows = statement(sql).all(now(), ...params) as unknown as DocRow[];
+        return rows.map(parse);
+      },
+
+      async count(filter: Filter): Promise<number> {
+        const compiled = where(filter);
+        const row = statement(`SELECT count(*) AS n FROM ${qt} WHERE ${live} AND ${compiled.sql}`).get(
+          now(),
+          ...compiled.params,
+        ) as { n: number };
+        return row.n;
+      },
+
+      async delete(id: string): Promise<boolean> {
+        checkId(id);
+        const row = statement(`DELETE FROM ${qt} WHERE _id = ? RETURNING expires_at`).get(id) as
+          | { expires_at: number | null }
+          | undefined;
+        return row !== undefined && (row.expires_at === null || row.expires_at > now());
+      },
+
+      async take(id: string): Promise<RecordDoc | undefined> {
+        checkId(id);
+        const row = statement(`DELETE FROM ${qt} WHERE _id = ? AND ${live} RETURNING doc, expires_at`).get(
+          id,
+          now(),
+        ) as DocRow | undefined;
+        return row ? parse(row) : undefined;
+      },
+
+      async deleteMany(filter: Filter): Promise<number> {
+        const compiled = where(filter);
+        const result = statement(`DELETE FROM ${qt} WHERE ${live} AND ${compiled.sql}`).run(now(), ...compiled.params);
+        return Number(result.changes);
+      },
+
+      async increment(id, field, by, init): Promise<RecordDoc> {
+        const parsed = parseIncrement(id, field, by, init);
+        return transaction(() => {
+          const at = now();
+          const row = statement(`SELECT doc, expires_at FROM ${qt} WHERE _id = ?`).get(parsed.id) as DocRow | undefined;
+          let doc: RecordDoc;
+          if (row && (row.expires_at === null || row.expires_at > at)) {
+            doc = parse(row);
+            const current = getPath(doc, parsed.field);
+            if (current !== undefined && (typeof current !== 'number' || !Number.isFinite(current))) {
+              throw new InvalidRecordError(
+                `cannot increment "${parsed.field}" of record "${parsed.id}" in "${name}": it is not a number`,
+              );
+            }
+            setPath(doc, parsed.field, (current ?? 0) + parsed.by);
+          } else {
+            doc = newCounterDoc(parsed);
+          }
+          const { expiresAt } = checkDoc(doc);
+          write(parsed.id, () =>
+            statement(
+              `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
+               ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at`,
+            ).run(parsed.id, JSON.stringify(doc), expiresAt === undefined ? null : Math.ceil(expiresAt)),
+          );
+          return doc;
+        });
+      },
+    };
+
+    function findSql(compiled: Compiled, find: ReturnType<typeof parseFindOptions>): Compiled {
+      let order = '_id ASC';
+      if (find.sort) {
+        const direction = find.sort.direction === 'desc' ? 'DESC' : 'ASC';
+        order = find.sort.field === '_id' ? `_id ${direction}` : `${x(find.sort.field)} ${direction}, _id ASC`;
+      }
+      const params = [...compiled.params];
+      let sql = `SELECT doc, expires_at FROM ${qt} WHERE ${live} AND ${compiled.sql} ORDER BY ${order}`;
+      if (find.limit !== undefined || find.skip > 0) {
+        sql += ' LIMIT ? OFFSET ?';
+        params.push(find.limit ?? -1, find.skip);
+      }
+      return { sql, params };
+    }
+
+    explainers.set(name, (filter, findOptions) => {
+      const { sql, params } = findSql(where(filter), parseFindOptions(findOptions));
+      const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(now(), ...params) as Array<{ detail: string }>;
+      return rows.map((row) => row.detail);
+    });
+    return collection;
+  }
+
+  const explainers = new Map<string, (filter: Filter, options?: FindOptions) => string[]>();
+
+  function sweepTable(table: string): number {
+    const qt = quoteIdent(table);
+    let total = 0;
+    for (;;) {
+      const result = statement(
+        `DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
+      ).run(now());
+      total += Number(result.changes);
+      if (Number(result.changes) < SWEEP_BATCH) return total;
+    }
+  }
+
+  function sweepExpired(): number {
+    if (closed) return 0;
+    const tables = statement(
+      `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = '${TABLE_PREFIX}'`,
+    ).all() as Array<{ name: string }>;
+    let total = 0;
+    for (const { name } of tables) total += sweepTable(name);
+    return total;
+  }
+
+  const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  const timer =
+    sweepIntervalMs > 0
+      ? setInterval(() => {
+          try {
+            sweepExpired();
+          } catch {
+            // A busy database or a closed store: the next sweep tries again.
+          }
+        }, sweepIntervalMs)
+      : undefined;
+  timer?.unref();
+
+  return {
+    kind: 'embedded',
+    collection<T extends RecordDoc = RecordDoc>(name: string, collectionOptions?: { indexes?: IndexSpec[] }) {
+      if (closed) throw new StoreClosedError();
+      checkCollectionName(name);
+      const indexes = checkIndexSpecs(collectionOptions?.indexes);
+      const existing = collections.get(name);
+      if (existing && indexes.length === 0) return existing as unknown as RecordCollection<T>;
+      const opened = openCollection(name, indexes);
+      const handle = existing ?? opened;
+      collections.set(name, handle);
+      return handle as unknown as RecordCollection<T>;
+    },
+    async ping() {
+      statement('SELECT 1').get();
+    },
+    async close() {
+      if (closed) return;
+      if (timer) clearInterval(timer);
+      closed = true;
+      statements.clear();
+      db.close();
+    },
+    sweepExpired,
+    explainFind(collection, filter, findOptions) {
+      const explain = explainers.get(collection);
+      if (!explain) throw new Error(`collection "${collection}" is not open`);
+      return explain(filter, findOptions);
+    },
+  };
+}
+
+function isUniqueError(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { errcode?: number }).errcode === SQLITE_CONSTRAINT_UNIQUE
+  );
+}
