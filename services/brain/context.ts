@@ -1,22 +1,52 @@
 import type { Logger } from '../common/log.ts';
 import type { Stores } from '../common/stores.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
+import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
 import type { MemoryRecord } from './memory-record.ts';
+import { IndexRegistry, type SequenceDoc } from './search/index-registry.ts';
+import { DEFAULT_WEIGHTS, type RankingWeights } from './search/ranking.ts';
 
 /** Everything the brain's handlers use, built once in createBrainModule. */
 export interface BrainContext {
   stores: Stores;
   memories: RecordCollection<MemoryRecord>;
+  contradictions: RecordCollection<ContradictionRecord>;
+  questions: RecordCollection<QuestionRecord>;
+  indexes: IndexRegistry;
+  weights: RankingWeights;
   logger: Logger;
   now: () => number;
 }
 
-export function createBrainContext(stores: Stores, logger: Logger, now: () => number = Date.now): BrainContext {
+export interface BrainContextOptions {
+  now?: () => number;
+  weights?: Partial<RankingWeights>;
+}
+
+export function createBrainContext(stores: Stores, logger: Logger, options: BrainContextOptions = {}): BrainContext {
+  const now = options.now ?? Date.now;
   const memories = stores.records.collection<MemoryRecord>('memories', {
     indexes: [
       { fields: ['organizationId', 'namespace', 'key'], unique: true },
+      { fields: ['organizationId', 'namespace', 'seq'] },
       { fields: ['organizationId', 'namespace', 'updatedAt'] },
     ],
   });
-  return { stores, memories, logger, now };
+  const sequences = stores.records.collection<SequenceDoc>('memory_sequences');
+  const contradictions = stores.records.collection<ContradictionRecord>('memory_contradictions', {
+    indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
+  });
+  const questions = stores.records.collection<QuestionRecord>('memory_questions', {
+    indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
+  });
+  return {
+    stores,
+    memories,
+    contradictions,
+    questions,
+    indexes: new IndexRegistry({ memories, sequences, now }),
+    weights: { ...DEFAULT_WEIGHTS, ...options.weights },
+    logger,
+    now,
+  };
 }

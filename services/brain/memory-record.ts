@@ -11,7 +11,27 @@ import type { RecordDoc } from '../common/storage/records/interface.ts';
 
 export type NamespaceName = 'episodes' | 'knowledge';
 
-/** A memory as the records store holds it. */
+export interface SourceRecord {
+  clientId: string;
+  userId: string;
+  clientName: string;
+}
+
+export interface OutcomeStatsRecord {
+  worked: number;
+  failed: number;
+  lastWorkedAt?: number;
+  lastWorkedBy?: string;
+  lastFailedAt?: number;
+  lastFailedBy?: string;
+  lastFailedNote?: string;
+}
+
+/**
+ * A memory as the records store holds it. A deleted memory stays for a while as a tombstone
+ * (`deleted: true`, empty text, `expiresAt` set) so that other replicas' lexical indexes learn
+ * of the deletion when they refresh (see search/index-registry.ts); reads skip tombstones.
+ */
 export interface MemoryRecord extends RecordDoc {
   organizationId: string;
   namespace: NamespaceName;
@@ -20,18 +40,26 @@ export interface MemoryRecord extends RecordDoc {
   content: string;
   tags: string[];
   entities: string[];
-  source: { clientId: string; userId: string; clientName: string };
+  /** Who last wrote it. */
+  source: SourceRecord;
+  /** Who first created it. */
+  createdBy: SourceRecord;
   createdAt: number;
   updatedAt: number;
+  /** Content version seen by clients: 1 on create, +1 on every content update. */
   version: number;
-  stats: {
-    worked: number;
-    failed: number;
-    lastWorkedAt?: number;
-    lastFailedAt?: number;
-    lastFailedBy?: string;
-    lastFailedNote?: string;
-  };
+  /** Storage revision for compare-and-set: +1 on every write, feedback included. */
+  rev: number;
+  /** Position in the (organization, namespace) write sequence; orders index refreshes. */
+  seq: number;
+  /** Hash of the normalized content (exact-duplicate detection). */
+  contentHash: string;
+  deleted?: boolean;
+  stats: OutcomeStatsRecord;
+}
+
+export function isLive(record: MemoryRecord | undefined): record is MemoryRecord {
+  return record !== undefined && !record.deleted;
 }
 
 export function namespaceName(ns: Namespace): NamespaceName | undefined {
@@ -54,11 +82,23 @@ export function memoryPointId(namespace: NamespaceName, key: string): string {
   return `${namespace}/${key}`;
 }
 
-/** The text that is embedded and searched: the title carries much of the meaning. */
-export function memoryText(record: Pick<MemoryRecord, 'title' | 'content' | 'tags'>): string {
-  return [record.title, record.content, record.tags.length ? `tags: ${record.tags.join(', ')}` : '']
+/**
+ * The text that is embedded: the title carries much of the meaning, and the fields around the
+ * text (tags, entities) measurably help retrieval (see docs/brain.md).
+ */
+export function memoryText(record: Pick<MemoryRecord, 'title' | 'content' | 'tags' | 'entities'>): string {
+  return [
+    record.title,
+    record.content,
+    record.entities.length ? `about: ${record.entities.join(', ')}` : '',
+    record.tags.length ? `tags: ${record.tags.join(', ')}` : '',
+  ]
     .filter(Boolean)
     .join('\n');
+}
+
+export function refString(namespace: NamespaceName, key: string): string {
+  return `${namespace}/${key}`;
 }
 
 export function toMemory(record: MemoryRecord): Memory {
@@ -72,6 +112,7 @@ export function toMemory(record: MemoryRecord): Memory {
     tags: record.tags,
     entities: record.entities,
     source: create(SourceSchema, record.source),
+    createdBy: create(SourceSchema, record.createdBy ?? record.source),
     createTime: ts(record.createdAt),
     updateTime: ts(record.updatedAt),
     version: BigInt(record.version),
@@ -82,6 +123,7 @@ export function toMemory(record: MemoryRecord): Memory {
       lastFailedAt: ts(record.stats.lastFailedAt),
       lastFailedBy: record.stats.lastFailedBy ?? '',
       lastFailedNote: record.stats.lastFailedNote ?? '',
+      lastWorkedBy: record.stats.lastWorkedBy ?? '',
     }),
   });
 }

@@ -1,7 +1,11 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { BrainContext } from './context.ts';
+import { flagContradiction, listContradictions, resolveContradiction } from './handlers/contradictions.ts';
+import { recordFeedback } from './handlers/feedback.ts';
 import { deleteMemory, getMemories, putMemory, searchMemories } from './handlers/memories.ts';
+import { askQuestion, listQuestions, resolveQuestion } from './handlers/questions.ts';
+import { recallContext } from './handlers/recall.ts';
 
 export function brainRoutes(ctx: BrainContext) {
   return (router: ConnectRouter) => {
@@ -10,6 +14,14 @@ export function brainRoutes(ctx: BrainContext) {
       getMemories: (req) => getMemories(ctx, req),
       searchMemories: (req) => searchMemories(ctx, req),
       deleteMemory: (req) => deleteMemory(ctx, req),
+      recordFeedback: (req) => recordFeedback(ctx, req),
+      flagContradiction: (req) => flagContradiction(ctx, req),
+      listContradictions: (req) => listContradictions(ctx, req),
+      resolveContradiction: (req) => resolveContradiction(ctx, req),
+      askQuestion: (req) => askQuestion(ctx, req),
+      listQuestions: (req) => listQuestions(ctx, req),
+      resolveQuestion: (req) => resolveQuestion(ctx, req),
+      recallContext: (req) => recallContext(ctx, req),
     });
   };
 }

@@ -12,7 +12,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_mindgate_brain_v1_brain: GenFile;
 
 /**
- * Source says who wrote a memory.
+ * Source says who wrote a memory or reported something.
  *
  * @generated from message mindgate.brain.v1.Source
  */
@@ -52,11 +52,15 @@ export declare const SourceSchema: GenMessage<Source>;
  */
 export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
   /**
+   * Reports that work relying on the memory worked.
+   *
    * @generated from field: uint32 worked = 1;
    */
   worked: number;
 
   /**
+   * Reports that work relying on the memory failed.
+   *
    * @generated from field: uint32 failed = 2;
    */
   failed: number;
@@ -82,6 +86,13 @@ export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
    * @generated from field: string last_failed_note = 6;
    */
   lastFailedNote: string;
+
+  /**
+   * The client that reported the last success.
+   *
+   * @generated from field: string last_worked_by = 7;
+   */
+  lastWorkedBy: string;
 };
 
 /**
@@ -112,16 +123,22 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
   key: string;
 
   /**
+   * Optional one-line summary; searched with a higher weight than the content.
+   *
    * @generated from field: string title = 4;
    */
   title: string;
 
   /**
+   * The memory itself, 1-32,000 characters.
+   *
    * @generated from field: string content = 5;
    */
   content: string;
 
   /**
+   * Labels used as search filters (every listed tag must be present).
+   *
    * @generated from field: repeated string tags = 6;
    */
   tags: string[];
@@ -134,6 +151,8 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
   entities: string[];
 
   /**
+   * Who last wrote the memory.
+   *
    * @generated from field: mindgate.brain.v1.Source source = 8;
    */
   source?: Source | undefined;
@@ -149,7 +168,7 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
   updateTime?: Timestamp | undefined;
 
   /**
-   * Starts at 1 and increases by one on every update.
+   * Starts at 1 and increases by one on every content update (feedback does not change it).
    *
    * @generated from field: uint64 version = 11;
    */
@@ -159,6 +178,13 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
    * @generated from field: mindgate.brain.v1.OutcomeStats stats = 12;
    */
   stats?: OutcomeStats | undefined;
+
+  /**
+   * Who first created the memory.
+   *
+   * @generated from field: mindgate.brain.v1.Source created_by = 13;
+   */
+  createdBy?: Source | undefined;
 };
 
 /**
@@ -166,6 +192,29 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
  * Use `create(MemorySchema)` to create a new message.
  */
 export declare const MemorySchema: GenMessage<Memory>;
+
+/**
+ * MemoryRef names a memory within the request's organization.
+ *
+ * @generated from message mindgate.brain.v1.MemoryRef
+ */
+export declare type MemoryRef = Message<"mindgate.brain.v1.MemoryRef"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 1;
+   */
+  namespace: Namespace;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.MemoryRef.
+ * Use `create(MemoryRefSchema)` to create a new message.
+ */
+export declare const MemoryRefSchema: GenMessage<MemoryRef>;
 
 /**
  * @generated from message mindgate.brain.v1.PutMemoryRequest
@@ -215,6 +264,13 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
    * @generated from field: optional uint64 expected_version = 9;
    */
   expectedVersion?: bigint | undefined;
+
+  /**
+   * Write even when a memory with the same or nearly the same text exists under another key.
+   *
+   * @generated from field: bool allow_duplicate = 10;
+   */
+  allowDuplicate: boolean;
 };
 
 /**
@@ -224,20 +280,85 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
 export declare const PutMemoryRequestSchema: GenMessage<PutMemoryRequest>;
 
 /**
+ * SimilarMemory is a memory close to a written one.
+ *
+ * @generated from message mindgate.brain.v1.SimilarMemory
+ */
+export declare type SimilarMemory = Message<"mindgate.brain.v1.SimilarMemory"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.MemoryRef ref = 1;
+   */
+  ref?: MemoryRef | undefined;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * EXACT (same normalized text) or NEAR (nearly the same words or meaning).
+   *
+   * @generated from field: mindgate.brain.v1.DuplicateKind kind = 3;
+   */
+  kind: DuplicateKind;
+
+  /**
+   * Cosine similarity of the embeddings.
+   *
+   * @generated from field: double semantic = 4;
+   */
+  semantic: number;
+
+  /**
+   * Jaccard overlap of the word sets, 0..1.
+   *
+   * @generated from field: double overlap = 5;
+   */
+  overlap: number;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.SimilarMemory.
+ * Use `create(SimilarMemorySchema)` to create a new message.
+ */
+export declare const SimilarMemorySchema: GenMessage<SimilarMemory>;
+
+/**
  * @generated from message mindgate.brain.v1.PutMemoryResponse
  */
 export declare type PutMemoryResponse = Message<"mindgate.brain.v1.PutMemoryResponse"> & {
   /**
+   * The memory as stored (the existing one when nothing was written, if any).
+   *
    * @generated from field: mindgate.brain.v1.Memory memory = 1;
    */
   memory?: Memory | undefined;
 
   /**
-   * True when the write created the memory, false when it replaced one.
+   * True when the write created the memory, false when it replaced one or wrote nothing.
    *
    * @generated from field: bool created = 2;
    */
   created: boolean;
+
+  /**
+   * @generated from field: mindgate.brain.v1.WriteOutcome outcome = 3;
+   */
+  outcome: WriteOutcome;
+
+  /**
+   * Memories under other keys with the same or nearly the same text.
+   *
+   * @generated from field: repeated mindgate.brain.v1.SimilarMemory duplicates = 4;
+   */
+  duplicates: SimilarMemory[];
+
+  /**
+   * Contradictions this write flagged (new ones only).
+   *
+   * @generated from field: repeated mindgate.brain.v1.Contradiction contradictions = 5;
+   */
+  contradictions: Contradiction[];
 };
 
 /**
@@ -335,6 +456,20 @@ export declare type SearchMemoriesRequest = Message<"mindgate.brain.v1.SearchMem
    * @generated from field: google.protobuf.Timestamp updated_before = 7;
    */
   updatedBefore?: Timestamp | undefined;
+
+  /**
+   * When set (100-50,000), results stop before their estimated tokens exceed it.
+   *
+   * @generated from field: uint32 token_budget = 8;
+   */
+  tokenBudget: number;
+
+  /**
+   * Only memories mentioning at least one of these entities (case-insensitive).
+   *
+   * @generated from field: repeated string entities = 9;
+   */
+  entities: string[];
 };
 
 /**
@@ -350,7 +485,7 @@ export declare const SearchMemoriesRequestSchema: GenMessage<SearchMemoriesReque
  */
 export declare type Scores = Message<"mindgate.brain.v1.Scores"> & {
   /**
-   * Cosine similarity of the query and memory embeddings, -1..1.
+   * Cosine similarity of the query and memory embeddings, -1..1 (0 when not a candidate).
    *
    * @generated from field: double semantic = 1;
    */
@@ -369,6 +504,27 @@ export declare type Scores = Message<"mindgate.brain.v1.Scores"> & {
    * @generated from field: double final = 3;
    */
   final: number;
+
+  /**
+   * Feedback adjustment added to the fused relevance (-1..1 before weighting).
+   *
+   * @generated from field: double feedback = 4;
+   */
+  feedback: number;
+
+  /**
+   * Recency adjustment, 0..1 before weighting (1 = updated just now).
+   *
+   * @generated from field: double recency = 5;
+   */
+  recency: number;
+
+  /**
+   * Weighted relevance before the feedback and recency adjustments, 0..1.
+   *
+   * @generated from field: double relevance = 6;
+   */
+  relevance: number;
 };
 
 /**
@@ -376,6 +532,53 @@ export declare type Scores = Message<"mindgate.brain.v1.Scores"> & {
  * Use `create(ScoresSchema)` to create a new message.
  */
 export declare const ScoresSchema: GenMessage<Scores>;
+
+/**
+ * FailureWarning says a memory failed in use recently.
+ *
+ * @generated from message mindgate.brain.v1.FailureWarning
+ */
+export declare type FailureWarning = Message<"mindgate.brain.v1.FailureWarning"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp failed_at = 1;
+   */
+  failedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: string note = 3;
+   */
+  note: string;
+
+  /**
+   * A sentence for a reader, e.g. "failed in use 2 days ago (client x): note".
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+
+  /**
+   * Failures and successes reported in total.
+   *
+   * @generated from field: uint32 failed = 5;
+   */
+  failed: number;
+
+  /**
+   * @generated from field: uint32 worked = 6;
+   */
+  worked: number;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.FailureWarning.
+ * Use `create(FailureWarningSchema)` to create a new message.
+ */
+export declare const FailureWarningSchema: GenMessage<FailureWarning>;
 
 /**
  * @generated from message mindgate.brain.v1.SearchResult
@@ -390,6 +593,13 @@ export declare type SearchResult = Message<"mindgate.brain.v1.SearchResult"> & {
    * @generated from field: mindgate.brain.v1.Scores scores = 2;
    */
   scores?: Scores | undefined;
+
+  /**
+   * Set when the memory failed in use within the last 30 days.
+   *
+   * @generated from field: mindgate.brain.v1.FailureWarning warning = 3;
+   */
+  warning?: FailureWarning | undefined;
 };
 
 /**
@@ -406,6 +616,32 @@ export declare type SearchMemoriesResponse = Message<"mindgate.brain.v1.SearchMe
    * @generated from field: repeated mindgate.brain.v1.SearchResult results = 1;
    */
   results: SearchResult[];
+
+  /**
+   * The scope that was searched, so a caller can tell an empty brain from a wrong scope.
+   *
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 3;
+   */
+  namespace: Namespace;
+
+  /**
+   * Memories in the searched organization and namespace.
+   *
+   * @generated from field: uint32 searched_memories = 4;
+   */
+  searchedMemories: number;
+
+  /**
+   * True when the token budget cut results that would otherwise have been returned.
+   *
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
 };
 
 /**
@@ -432,6 +668,11 @@ export declare type DeleteMemoryRequest = Message<"mindgate.brain.v1.DeleteMemor
    * @generated from field: string key = 3;
    */
   key: string;
+
+  /**
+   * @generated from field: optional uint64 expected_version = 4;
+   */
+  expectedVersion?: bigint | undefined;
 };
 
 /**
@@ -451,6 +692,745 @@ export declare type DeleteMemoryResponse = Message<"mindgate.brain.v1.DeleteMemo
  * Use `create(DeleteMemoryResponseSchema)` to create a new message.
  */
 export declare const DeleteMemoryResponseSchema: GenMessage<DeleteMemoryResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.RecordFeedbackRequest
+ */
+export declare type RecordFeedbackRequest = Message<"mindgate.brain.v1.RecordFeedbackRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef memories = 2;
+   */
+  memories: MemoryRef[];
+
+  /**
+   * @generated from field: mindgate.brain.v1.Outcome outcome = 3;
+   */
+  outcome: Outcome;
+
+  /**
+   * Optional note (what worked or what went wrong), at most 1,000 characters.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 5;
+   */
+  source?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.RecordFeedbackRequest.
+ * Use `create(RecordFeedbackRequestSchema)` to create a new message.
+ */
+export declare const RecordFeedbackRequestSchema: GenMessage<RecordFeedbackRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.RecordFeedbackResponse
+ */
+export declare type RecordFeedbackResponse = Message<"mindgate.brain.v1.RecordFeedbackResponse"> & {
+  /**
+   * The memories with their updated statistics.
+   *
+   * @generated from field: repeated mindgate.brain.v1.Memory memories = 1;
+   */
+  memories: Memory[];
+
+  /**
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef missing = 2;
+   */
+  missing: MemoryRef[];
+};
+
+/**
+ * Describes the message mindgate.brain.v1.RecordFeedbackResponse.
+ * Use `create(RecordFeedbackResponseSchema)` to create a new message.
+ */
+export declare const RecordFeedbackResponseSchema: GenMessage<RecordFeedbackResponse>;
+
+/**
+ * Contradiction: memories that disagree.
+ *
+ * @generated from message mindgate.brain.v1.Contradiction
+ */
+export declare type Contradiction = Message<"mindgate.brain.v1.Contradiction"> & {
+  /**
+   * "ctr_" followed by 20 base32 characters.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * The memories that disagree (two or more), with the version each had when flagged.
+   *
+   * @generated from field: repeated mindgate.brain.v1.ContradictionMember memories = 3;
+   */
+  memories: ContradictionMember[];
+
+  /**
+   * Why they disagree (the detector's rule, or the client's words).
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.ItemStatus status = 5;
+   */
+  status: ItemStatus;
+
+  /**
+   * How it was settled, when resolved or dismissed.
+   *
+   * @generated from field: string resolution = 6;
+   */
+  resolution: string;
+
+  /**
+   * DETECTOR for the write-time detector, CLIENT for an explicit flag.
+   *
+   * @generated from field: string flagged_by = 7;
+   */
+  flaggedBy: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 8;
+   */
+  source?: Source | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp create_time = 9;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp resolve_time = 10;
+   */
+  resolveTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source resolved_by = 11;
+   */
+  resolvedBy?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.Contradiction.
+ * Use `create(ContradictionSchema)` to create a new message.
+ */
+export declare const ContradictionSchema: GenMessage<Contradiction>;
+
+/**
+ * @generated from message mindgate.brain.v1.ContradictionMember
+ */
+export declare type ContradictionMember = Message<"mindgate.brain.v1.ContradictionMember"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.MemoryRef ref = 1;
+   */
+  ref?: MemoryRef | undefined;
+
+  /**
+   * @generated from field: uint64 version = 2;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ContradictionMember.
+ * Use `create(ContradictionMemberSchema)` to create a new message.
+ */
+export declare const ContradictionMemberSchema: GenMessage<ContradictionMember>;
+
+/**
+ * OpenQuestion: something the organization does not know yet.
+ *
+ * @generated from message mindgate.brain.v1.OpenQuestion
+ */
+export declare type OpenQuestion = Message<"mindgate.brain.v1.OpenQuestion"> & {
+  /**
+   * "q_" followed by 20 base32 characters.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string question = 3;
+   */
+  question: string;
+
+  /**
+   * Memories the question is about.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef memories = 4;
+   */
+  memories: MemoryRef[];
+
+  /**
+   * Entities the question is about.
+   *
+   * @generated from field: repeated string entities = 5;
+   */
+  entities: string[];
+
+  /**
+   * @generated from field: mindgate.brain.v1.ItemStatus status = 6;
+   */
+  status: ItemStatus;
+
+  /**
+   * The answer, when resolved; why it was dropped, when dismissed.
+   *
+   * @generated from field: string resolution = 7;
+   */
+  resolution: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 8;
+   */
+  source?: Source | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp create_time = 9;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp resolve_time = 10;
+   */
+  resolveTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source resolved_by = 11;
+   */
+  resolvedBy?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.OpenQuestion.
+ * Use `create(OpenQuestionSchema)` to create a new message.
+ */
+export declare const OpenQuestionSchema: GenMessage<OpenQuestion>;
+
+/**
+ * @generated from message mindgate.brain.v1.FlagContradictionRequest
+ */
+export declare type FlagContradictionRequest = Message<"mindgate.brain.v1.FlagContradictionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Two to ten existing memories.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef memories = 2;
+   */
+  memories: MemoryRef[];
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 4;
+   */
+  source?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.FlagContradictionRequest.
+ * Use `create(FlagContradictionRequestSchema)` to create a new message.
+ */
+export declare const FlagContradictionRequestSchema: GenMessage<FlagContradictionRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.FlagContradictionResponse
+ */
+export declare type FlagContradictionResponse = Message<"mindgate.brain.v1.FlagContradictionResponse"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.Contradiction contradiction = 1;
+   */
+  contradiction?: Contradiction | undefined;
+
+  /**
+   * False when an open contradiction over the same memories already existed (returned instead).
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.FlagContradictionResponse.
+ * Use `create(FlagContradictionResponseSchema)` to create a new message.
+ */
+export declare const FlagContradictionResponseSchema: GenMessage<FlagContradictionResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.ListContradictionsRequest
+ */
+export declare type ListContradictionsRequest = Message<"mindgate.brain.v1.ListContradictionsRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Exact ids (at most 100). When set, the other filters are ignored.
+   *
+   * @generated from field: repeated string ids = 2;
+   */
+  ids: string[];
+
+  /**
+   * Only contradictions naming at least one of these memories.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef memories = 3;
+   */
+  memories: MemoryRef[];
+
+  /**
+   * Only this status; unspecified means any.
+   *
+   * @generated from field: mindgate.brain.v1.ItemStatus status = 4;
+   */
+  status: ItemStatus;
+
+  /**
+   * 1-100; 0 means 20. Newest first.
+   *
+   * @generated from field: uint32 limit = 5;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListContradictionsRequest.
+ * Use `create(ListContradictionsRequestSchema)` to create a new message.
+ */
+export declare const ListContradictionsRequestSchema: GenMessage<ListContradictionsRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.ListContradictionsResponse
+ */
+export declare type ListContradictionsResponse = Message<"mindgate.brain.v1.ListContradictionsResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.Contradiction contradictions = 1;
+   */
+  contradictions: Contradiction[];
+
+  /**
+   * Ids asked for that do not exist in the organization.
+   *
+   * @generated from field: repeated string missing_ids = 2;
+   */
+  missingIds: string[];
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListContradictionsResponse.
+ * Use `create(ListContradictionsResponseSchema)` to create a new message.
+ */
+export declare const ListContradictionsResponseSchema: GenMessage<ListContradictionsResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.ResolveContradictionRequest
+ */
+export declare type ResolveContradictionRequest = Message<"mindgate.brain.v1.ResolveContradictionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * RESOLVED or DISMISSED.
+   *
+   * @generated from field: mindgate.brain.v1.ItemStatus status = 3;
+   */
+  status: ItemStatus;
+
+  /**
+   * @generated from field: string resolution = 4;
+   */
+  resolution: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 5;
+   */
+  source?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveContradictionRequest.
+ * Use `create(ResolveContradictionRequestSchema)` to create a new message.
+ */
+export declare const ResolveContradictionRequestSchema: GenMessage<ResolveContradictionRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.ResolveContradictionResponse
+ */
+export declare type ResolveContradictionResponse = Message<"mindgate.brain.v1.ResolveContradictionResponse"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.Contradiction contradiction = 1;
+   */
+  contradiction?: Contradiction | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveContradictionResponse.
+ * Use `create(ResolveContradictionResponseSchema)` to create a new message.
+ */
+export declare const ResolveContradictionResponseSchema: GenMessage<ResolveContradictionResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.AskQuestionRequest
+ */
+export declare type AskQuestionRequest = Message<"mindgate.brain.v1.AskQuestionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string question = 2;
+   */
+  question: string;
+
+  /**
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef memories = 3;
+   */
+  memories: MemoryRef[];
+
+  /**
+   * @generated from field: repeated string entities = 4;
+   */
+  entities: string[];
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 5;
+   */
+  source?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.AskQuestionRequest.
+ * Use `create(AskQuestionRequestSchema)` to create a new message.
+ */
+export declare const AskQuestionRequestSchema: GenMessage<AskQuestionRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.AskQuestionResponse
+ */
+export declare type AskQuestionResponse = Message<"mindgate.brain.v1.AskQuestionResponse"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.OpenQuestion question = 1;
+   */
+  question?: OpenQuestion | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.AskQuestionResponse.
+ * Use `create(AskQuestionResponseSchema)` to create a new message.
+ */
+export declare const AskQuestionResponseSchema: GenMessage<AskQuestionResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.ListQuestionsRequest
+ */
+export declare type ListQuestionsRequest = Message<"mindgate.brain.v1.ListQuestionsRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: repeated string ids = 2;
+   */
+  ids: string[];
+
+  /**
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef memories = 3;
+   */
+  memories: MemoryRef[];
+
+  /**
+   * @generated from field: mindgate.brain.v1.ItemStatus status = 4;
+   */
+  status: ItemStatus;
+
+  /**
+   * @generated from field: uint32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * Only questions naming at least one of these entities.
+   *
+   * @generated from field: repeated string entities = 6;
+   */
+  entities: string[];
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListQuestionsRequest.
+ * Use `create(ListQuestionsRequestSchema)` to create a new message.
+ */
+export declare const ListQuestionsRequestSchema: GenMessage<ListQuestionsRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.ListQuestionsResponse
+ */
+export declare type ListQuestionsResponse = Message<"mindgate.brain.v1.ListQuestionsResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.OpenQuestion questions = 1;
+   */
+  questions: OpenQuestion[];
+
+  /**
+   * @generated from field: repeated string missing_ids = 2;
+   */
+  missingIds: string[];
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListQuestionsResponse.
+ * Use `create(ListQuestionsResponseSchema)` to create a new message.
+ */
+export declare const ListQuestionsResponseSchema: GenMessage<ListQuestionsResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.ResolveQuestionRequest
+ */
+export declare type ResolveQuestionRequest = Message<"mindgate.brain.v1.ResolveQuestionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.ItemStatus status = 3;
+   */
+  status: ItemStatus;
+
+  /**
+   * @generated from field: string resolution = 4;
+   */
+  resolution: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source source = 5;
+   */
+  source?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveQuestionRequest.
+ * Use `create(ResolveQuestionRequestSchema)` to create a new message.
+ */
+export declare const ResolveQuestionRequestSchema: GenMessage<ResolveQuestionRequest>;
+
+/**
+ * @generated from message mindgate.brain.v1.ResolveQuestionResponse
+ */
+export declare type ResolveQuestionResponse = Message<"mindgate.brain.v1.ResolveQuestionResponse"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.OpenQuestion question = 1;
+   */
+  question?: OpenQuestion | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveQuestionResponse.
+ * Use `create(ResolveQuestionResponseSchema)` to create a new message.
+ */
+export declare const ResolveQuestionResponseSchema: GenMessage<ResolveQuestionResponse>;
+
+/**
+ * @generated from message mindgate.brain.v1.RecallContextRequest
+ */
+export declare type RecallContextRequest = Message<"mindgate.brain.v1.RecallContextRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * What the caller is about to do, searched in both namespaces (optional if keys or entities).
+   *
+   * @generated from field: string task = 2;
+   */
+  task: string;
+
+  /**
+   * Memories wanted verbatim.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef keys = 3;
+   */
+  keys: MemoryRef[];
+
+  /**
+   * Entities whose memories are wanted.
+   *
+   * @generated from field: repeated string entities = 4;
+   */
+  entities: string[];
+
+  /**
+   * Namespaces searched for the task; empty means both.
+   *
+   * @generated from field: repeated mindgate.brain.v1.Namespace namespaces = 5;
+   */
+  namespaces: Namespace[];
+
+  /**
+   * Estimated tokens the context may use (200-20,000); 0 means 2,000.
+   *
+   * @generated from field: uint32 token_budget = 6;
+   */
+  tokenBudget: number;
+
+  /**
+   * Memories at most (1-50); 0 means 12.
+   *
+   * @generated from field: uint32 limit = 7;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.RecallContextRequest.
+ * Use `create(RecallContextRequestSchema)` to create a new message.
+ */
+export declare const RecallContextRequestSchema: GenMessage<RecallContextRequest>;
+
+/**
+ * RecalledMemory is one memory of a recalled context and why it is there.
+ *
+ * @generated from message mindgate.brain.v1.RecalledMemory
+ */
+export declare type RecalledMemory = Message<"mindgate.brain.v1.RecalledMemory"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.Memory memory = 1;
+   */
+  memory?: Memory | undefined;
+
+  /**
+   * KEY (asked for by key), ENTITY (mentions a requested entity), SEARCH (matched the task).
+   *
+   * @generated from field: repeated string reasons = 2;
+   */
+  reasons: string[];
+
+  /**
+   * @generated from field: mindgate.brain.v1.Scores scores = 3;
+   */
+  scores?: Scores | undefined;
+
+  /**
+   * @generated from field: mindgate.brain.v1.FailureWarning warning = 4;
+   */
+  warning?: FailureWarning | undefined;
+
+  /**
+   * True when its content was shortened to fit the budget.
+   *
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.RecalledMemory.
+ * Use `create(RecalledMemorySchema)` to create a new message.
+ */
+export declare const RecalledMemorySchema: GenMessage<RecalledMemory>;
+
+/**
+ * @generated from message mindgate.brain.v1.RecallContextResponse
+ */
+export declare type RecallContextResponse = Message<"mindgate.brain.v1.RecallContextResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.RecalledMemory memories = 1;
+   */
+  memories: RecalledMemory[];
+
+  /**
+   * Open contradictions naming an included memory.
+   *
+   * @generated from field: repeated mindgate.brain.v1.Contradiction contradictions = 2;
+   */
+  contradictions: Contradiction[];
+
+  /**
+   * Open questions naming an included memory or requested entity.
+   *
+   * @generated from field: repeated mindgate.brain.v1.OpenQuestion questions = 3;
+   */
+  questions: OpenQuestion[];
+
+  /**
+   * Keys asked for that do not exist.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRef missing = 4;
+   */
+  missing: MemoryRef[];
+
+  /**
+   * The context rendered as text for a model, within the budget.
+   *
+   * @generated from field: string context = 5;
+   */
+  context: string;
+
+  /**
+   * Estimated tokens of `context` (characters / 4, rounded up).
+   *
+   * @generated from field: uint32 estimated_tokens = 6;
+   */
+  estimatedTokens: number;
+
+  /**
+   * True when memories were dropped or shortened to fit the budget.
+   *
+   * @generated from field: bool truncated = 7;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.RecallContextResponse.
+ * Use `create(RecallContextResponseSchema)` to create a new message.
+ */
+export declare const RecallContextResponseSchema: GenMessage<RecallContextResponse>;
 
 /**
  * Namespace separates what happened from what was learned.
@@ -484,8 +1464,130 @@ export enum Namespace {
 export declare const NamespaceSchema: GenEnum<Namespace>;
 
 /**
+ * @generated from enum mindgate.brain.v1.DuplicateKind
+ */
+export enum DuplicateKind {
+  /**
+   * @generated from enum value: DUPLICATE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: DUPLICATE_KIND_EXACT = 1;
+   */
+  EXACT = 1,
+
+  /**
+   * @generated from enum value: DUPLICATE_KIND_NEAR = 2;
+   */
+  NEAR = 2,
+}
+
+/**
+ * Describes the enum mindgate.brain.v1.DuplicateKind.
+ */
+export declare const DuplicateKindSchema: GenEnum<DuplicateKind>;
+
+/**
+ * @generated from enum mindgate.brain.v1.WriteOutcome
+ */
+export enum WriteOutcome {
+  /**
+   * @generated from enum value: WRITE_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: WRITE_OUTCOME_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * @generated from enum value: WRITE_OUTCOME_UPDATED = 2;
+   */
+  UPDATED = 2,
+
+  /**
+   * Nothing was written because similar memories exist (listed in duplicates).
+   *
+   * @generated from enum value: WRITE_OUTCOME_DUPLICATE = 3;
+   */
+  DUPLICATE = 3,
+
+  /**
+   * The content, title, tags and entities equal the stored ones: nothing changed.
+   *
+   * @generated from enum value: WRITE_OUTCOME_UNCHANGED = 4;
+   */
+  UNCHANGED = 4,
+}
+
+/**
+ * Describes the enum mindgate.brain.v1.WriteOutcome.
+ */
+export declare const WriteOutcomeSchema: GenEnum<WriteOutcome>;
+
+/**
+ * @generated from enum mindgate.brain.v1.Outcome
+ */
+export enum Outcome {
+  /**
+   * @generated from enum value: OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: OUTCOME_WORKED = 1;
+   */
+  WORKED = 1,
+
+  /**
+   * @generated from enum value: OUTCOME_FAILED = 2;
+   */
+  FAILED = 2,
+}
+
+/**
+ * Describes the enum mindgate.brain.v1.Outcome.
+ */
+export declare const OutcomeSchema: GenEnum<Outcome>;
+
+/**
+ * @generated from enum mindgate.brain.v1.ItemStatus
+ */
+export enum ItemStatus {
+  /**
+   * @generated from enum value: ITEM_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ITEM_STATUS_OPEN = 1;
+   */
+  OPEN = 1,
+
+  /**
+   * @generated from enum value: ITEM_STATUS_RESOLVED = 2;
+   */
+  RESOLVED = 2,
+
+  /**
+   * Closed without a fix (not a real contradiction, or no longer relevant).
+   *
+   * @generated from enum value: ITEM_STATUS_DISMISSED = 3;
+   */
+  DISMISSED = 3,
+}
+
+/**
+ * Describes the enum mindgate.brain.v1.ItemStatus.
+ */
+export declare const ItemStatusSchema: GenEnum<ItemStatus>;
+
+/**
  * BrainService is the organization-wide memory. Every request names the organization it acts
  * for; the edge fills it from the caller's verified credential and never from client input.
+ * Nothing a request reads or writes ever belongs to another organization.
  *
  * @generated from service mindgate.brain.v1.BrainService
  */
@@ -493,7 +1595,10 @@ export declare const BrainService: GenService<{
   /**
    * PutMemory creates or replaces the memory at (organization, namespace, key). When
    * expected_version is set the write succeeds only if the stored version matches
-   * (FAILED_PRECONDITION otherwise; 0 means "must not exist yet").
+   * (FAILED_PRECONDITION otherwise; 0 means "must not exist yet"). A memory whose text equals or
+   * nearly equals another key's is not written unless allow_duplicate is set: the response
+   * names the similar memories instead. A write that disagrees with a memory close in meaning
+   * is stored and flags a contradiction, returned in the response.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.PutMemory
    */
@@ -513,7 +1618,8 @@ export declare const BrainService: GenService<{
     output: typeof GetMemoriesResponseSchema;
   },
   /**
-   * SearchMemories ranks the organization's memories in one namespace by meaning and words.
+   * SearchMemories ranks the organization's memories in one namespace by words (BM25) and
+   * meaning (sentence embeddings), adjusted by feedback and recency; each result says why.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.SearchMemories
    */
@@ -531,6 +1637,88 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof DeleteMemoryRequestSchema;
     output: typeof DeleteMemoryResponseSchema;
+  },
+  /**
+   * RecordFeedback reports that work relying on the listed memories worked or failed.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.RecordFeedback
+   */
+  recordFeedback: {
+    methodKind: "unary";
+    input: typeof RecordFeedbackRequestSchema;
+    output: typeof RecordFeedbackResponseSchema;
+  },
+  /**
+   * FlagContradiction records that two or more memories disagree.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.FlagContradiction
+   */
+  flagContradiction: {
+    methodKind: "unary";
+    input: typeof FlagContradictionRequestSchema;
+    output: typeof FlagContradictionResponseSchema;
+  },
+  /**
+   * ListContradictions reads contradictions by id, or those touching memories, or by status.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ListContradictions
+   */
+  listContradictions: {
+    methodKind: "unary";
+    input: typeof ListContradictionsRequestSchema;
+    output: typeof ListContradictionsResponseSchema;
+  },
+  /**
+   * ResolveContradiction closes an open contradiction with a resolution.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ResolveContradiction
+   */
+  resolveContradiction: {
+    methodKind: "unary";
+    input: typeof ResolveContradictionRequestSchema;
+    output: typeof ResolveContradictionResponseSchema;
+  },
+  /**
+   * AskQuestion records something the organization does not know yet.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.AskQuestion
+   */
+  askQuestion: {
+    methodKind: "unary";
+    input: typeof AskQuestionRequestSchema;
+    output: typeof AskQuestionResponseSchema;
+  },
+  /**
+   * ListQuestions reads open questions by id, or those touching memories, or by status.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ListQuestions
+   */
+  listQuestions: {
+    methodKind: "unary";
+    input: typeof ListQuestionsRequestSchema;
+    output: typeof ListQuestionsResponseSchema;
+  },
+  /**
+   * ResolveQuestion answers (or dismisses) an open question.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ResolveQuestion
+   */
+  resolveQuestion: {
+    methodKind: "unary";
+    input: typeof ResolveQuestionRequestSchema;
+    output: typeof ResolveQuestionResponseSchema;
+  },
+  /**
+   * RecallContext composes, in one call, the memories a task needs: the keys asked for, those
+   * mentioning the named entities and those found by searching the task, with the open
+   * contradictions and questions touching them, packed into a token budget.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.RecallContext
+   */
+  recallContext: {
+    methodKind: "unary";
+    input: typeof RecallContextRequestSchema;
+    output: typeof RecallContextResponseSchema;
   },
 }>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file mindgate/brain/v1/brain.proto.
  */
 export const file_mindgate_brain_v1_brain = /*@__PURE__*/
-  fileDesc("Ch1taW5kZ2F0ZS9icmFpbi92MS9icmFpbi5wcm90bxIRbWluZGdhdGUuYnJhaW4udjEiQQoGU291cmNlEhEKCWNsaWVudF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhMKC2NsaWVudF9uYW1lGAMgASgJIsgBCgxPdXRjb21lU3RhdHMSDgoGd29ya2VkGAEgASgNEg4KBmZhaWxlZBgCIAEoDRIyCg5sYXN0X3dvcmtlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9mYWlsZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmxhc3RfZmFpbGVkX2J5GAUgASgJEhgKEGxhc3RfZmFpbGVkX25vdGUYBiABKAki7QIKBk1lbW9yeRIXCg9vcmdhbml6YXRpb25faWQYASABKAkSLwoJbmFtZXNwYWNlGAIgASgOMhwubWluZGdhdGUuYnJhaW4udjEuTmFtZXNwYWNlEgsKA2tleRgDIAEoCRINCgV0aXRsZRgEIAEoCRIPCgdjb250ZW50GAUgASgJEgwKBHRhZ3MYBiADKAkSEAoIZW50aXRpZXMYByADKAkSKQoGc291cmNlGAggASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlEi8KC2NyZWF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyc2lvbhgLIAEoBBIuCgVzdGF0cxgMIAEoCzIfLm1pbmRnYXRlLmJyYWluLnYxLk91dGNvbWVTdGF0cyKIAgoQUHV0TWVtb3J5UmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSLwoJbmFtZXNwYWNlGAIgASgOMhwubWluZGdhdGUuYnJhaW4udjEuTmFtZXNwYWNlEgsKA2tleRgDIAEoCRINCgV0aXRsZRgEIAEoCRIPCgdjb250ZW50GAUgASgJEgwKBHRhZ3MYBiADKAkSEAoIZW50aXRpZXMYByADKAkSKQoGc291cmNlGAggASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlEh0KEGV4cGVjdGVkX3ZlcnNpb24YCSABKARIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJPChFQdXRNZW1vcnlSZXNwb25zZRIpCgZtZW1vcnkYASABKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5NZW1vcnkSDwoHY3JlYXRlZBgCIAEoCCJsChJHZXRNZW1vcmllc1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEi8KCW5hbWVzcGFjZRgCIAEoDjIcLm1pbmRnYXRlLmJyYWluLnYxLk5hbWVzcGFjZRIMCgRrZXlzGAMgAygJIlgKE0dldE1lbW9yaWVzUmVzcG9uc2USKwoIbWVtb3JpZXMYASADKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5NZW1vcnkSFAoMbWlzc2luZ19rZXlzGAIgAygJIvQBChVTZWFyY2hNZW1vcmllc1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEi8KCW5hbWVzcGFjZRgCIAEoDjIcLm1pbmRnYXRlLmJyYWluLnYxLk5hbWVzcGFjZRINCgVxdWVyeRgDIAEoCRINCgVsaW1pdBgEIAEoDRIMCgR0YWdzGAUgAygJEjEKDXVwZGF0ZWRfYWZ0ZXIYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnVwZGF0ZWRfYmVmb3JlGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6CgZTY29yZXMSEAoIc2VtYW50aWMYASABKAESDwoHbGV4aWNhbBgCIAEoARINCgVmaW5hbBgDIAEoASJkCgxTZWFyY2hSZXN1bHQSKQoGbWVtb3J5GAEgASgLMhkubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5EikKBnNjb3JlcxgCIAEoCzIZLm1pbmRnYXRlLmJyYWluLnYxLlNjb3JlcyJKChZTZWFyY2hNZW1vcmllc1Jlc3BvbnNlEjAKB3Jlc3VsdHMYASADKAsyHy5taW5kZ2F0ZS5icmFpbi52MS5TZWFyY2hSZXN1bHQibAoTRGVsZXRlTWVtb3J5UmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSLwoJbmFtZXNwYWNlGAIgASgOMhwubWluZGdhdGUuYnJhaW4udjEuTmFtZXNwYWNlEgsKA2tleRgDIAEoCSIWChREZWxldGVNZW1vcnlSZXNwb25zZSpXCglOYW1lc3BhY2USGQoVTkFNRVNQQUNFX1VOU1BFQ0lGSUVEEAASFgoSTkFNRVNQQUNFX0VQSVNPREVTEAESFwoTTkFNRVNQQUNFX0tOT1dMRURHRRACMowDCgxCcmFpblNlcnZpY2USVgoJUHV0TWVtb3J5EiMubWluZGdhdGUuYnJhaW4udjEuUHV0TWVtb3J5UmVxdWVzdBokLm1pbmRnYXRlLmJyYWluLnYxLlB1dE1lbW9yeVJlc3BvbnNlElwKC0dldE1lbW9yaWVzEiUubWluZGdhdGUuYnJhaW4udjEuR2V0TWVtb3JpZXNSZXF1ZXN0GiYubWluZGdhdGUuYnJhaW4udjEuR2V0TWVtb3JpZXNSZXNwb25zZRJlCg5TZWFyY2hNZW1vcmllcxIoLm1pbmRnYXRlLmJyYWluLnYxLlNlYXJjaE1lbW9yaWVzUmVxdWVzdBopLm1pbmRnYXRlLmJyYWluLnYxLlNlYXJjaE1lbW9yaWVzUmVzcG9uc2USXwoMRGVsZXRlTWVtb3J5EiYubWluZGdhdGUuYnJhaW4udjEuRGVsZXRlTWVtb3J5UmVxdWVzdBonLm1pbmRnYXRlLmJyYWluLnYxLkRlbGV0ZU1lbW9yeVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1taW5kZ2F0ZS9icmFpbi92MS9icmFpbi5wcm90bxIRbWluZGdhdGUuYnJhaW4udjEiQQoGU291cmNlEhEKCWNsaWVudF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhMKC2NsaWVudF9uYW1lGAMgASgJIuABCgxPdXRjb21lU3RhdHMSDgoGd29ya2VkGAEgASgNEg4KBmZhaWxlZBgCIAEoDRIyCg5sYXN0X3dvcmtlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9mYWlsZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmxhc3RfZmFpbGVkX2J5GAUgASgJEhgKEGxhc3RfZmFpbGVkX25vdGUYBiABKAkSFgoObGFzdF93b3JrZWRfYnkYByABKAkinAMKBk1lbW9yeRIXCg9vcmdhbml6YXRpb25faWQYASABKAkSLwoJbmFtZXNwYWNlGAIgASgOMhwubWluZGdhdGUuYnJhaW4udjEuTmFtZXNwYWNlEgsKA2tleRgDIAEoCRINCgV0aXRsZRgEIAEoCRIPCgdjb250ZW50GAUgASgJEgwKBHRhZ3MYBiADKAkSEAoIZW50aXRpZXMYByADKAkSKQoGc291cmNlGAggASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlEi8KC2NyZWF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyc2lvbhgLIAEoBBIuCgVzdGF0cxgMIAEoCzIfLm1pbmRnYXRlLmJyYWluLnYxLk91dGNvbWVTdGF0cxItCgpjcmVhdGVkX2J5GA0gASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlIkkKCU1lbW9yeVJlZhIvCgluYW1lc3BhY2UYASABKA4yHC5taW5kZ2F0ZS5icmFpbi52MS5OYW1lc3BhY2USCwoDa2V5GAIgASgJIqECChBQdXRNZW1vcnlSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIvCgluYW1lc3BhY2UYAiABKA4yHC5taW5kZ2F0ZS5icmFpbi52MS5OYW1lc3BhY2USCwoDa2V5GAMgASgJEg0KBXRpdGxlGAQgASgJEg8KB2NvbnRlbnQYBSABKAkSDAoEdGFncxgGIAMoCRIQCghlbnRpdGllcxgHIAMoCRIpCgZzb3VyY2UYCCABKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5Tb3VyY2USHQoQZXhwZWN0ZWRfdmVyc2lvbhgJIAEoBEgAiAEBEhcKD2FsbG93X2R1cGxpY2F0ZRgKIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKcAQoNU2ltaWxhck1lbW9yeRIpCgNyZWYYASABKAsyHC5taW5kZ2F0ZS5icmFpbi52MS5NZW1vcnlSZWYSDQoFdGl0bGUYAiABKAkSLgoEa2luZBgDIAEoDjIgLm1pbmRnYXRlLmJyYWluLnYxLkR1cGxpY2F0ZUtpbmQSEAoIc2VtYW50aWMYBCABKAESDwoHb3ZlcmxhcBgFIAEoASLxAQoRUHV0TWVtb3J5UmVzcG9uc2USKQoGbWVtb3J5GAEgASgLMhkubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5Eg8KB2NyZWF0ZWQYAiABKAgSMAoHb3V0Y29tZRgDIAEoDjIfLm1pbmRnYXRlLmJyYWluLnYxLldyaXRlT3V0Y29tZRI0CgpkdXBsaWNhdGVzGAQgAygLMiAubWluZGdhdGUuYnJhaW4udjEuU2ltaWxhck1lbW9yeRI4Cg5jb250cmFkaWN0aW9ucxgFIAMoCzIgLm1pbmRnYXRlLmJyYWluLnYxLkNvbnRyYWRpY3Rpb24ibAoSR2V0TWVtb3JpZXNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIvCgluYW1lc3BhY2UYAiABKA4yHC5taW5kZ2F0ZS5icmFpbi52MS5OYW1lc3BhY2USDAoEa2V5cxgDIAMoCSJYChNHZXRNZW1vcmllc1Jlc3BvbnNlEisKCG1lbW9yaWVzGAEgAygLMhkubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5EhQKDG1pc3Npbmdfa2V5cxgCIAMoCSKcAgoVU2VhcmNoTWVtb3JpZXNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIvCgluYW1lc3BhY2UYAiABKA4yHC5taW5kZ2F0ZS5icmFpbi52MS5OYW1lc3BhY2USDQoFcXVlcnkYAyABKAkSDQoFbGltaXQYBCABKA0SDAoEdGFncxgFIAMoCRIxCg11cGRhdGVkX2FmdGVyGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg51cGRhdGVkX2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMdG9rZW5fYnVkZ2V0GAggASgNEhAKCGVudGl0aWVzGAkgAygJInAKBlNjb3JlcxIQCghzZW1hbnRpYxgBIAEoARIPCgdsZXhpY2FsGAIgASgBEg0KBWZpbmFsGAMgASgBEhAKCGZlZWRiYWNrGAQgASgBEg8KB3JlY2VuY3kYBSABKAESEQoJcmVsZXZhbmNlGAYgASgBIpEBCg5GYWlsdXJlV2FybmluZxItCglmYWlsZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWNsaWVudF9pZBgCIAEoCRIMCgRub3RlGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSDgoGZmFpbGVkGAUgASgNEg4KBndvcmtlZBgGIAEoDSKYAQoMU2VhcmNoUmVzdWx0EikKBm1lbW9yeRgBIAEoCzIZLm1pbmRnYXRlLmJyYWluLnYxLk1lbW9yeRIpCgZzY29yZXMYAiABKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5TY29yZXMSMgoHd2FybmluZxgDIAEoCzIhLm1pbmRnYXRlLmJyYWluLnYxLkZhaWx1cmVXYXJuaW5nIsIBChZTZWFyY2hNZW1vcmllc1Jlc3BvbnNlEjAKB3Jlc3VsdHMYASADKAsyHy5taW5kZ2F0ZS5icmFpbi52MS5TZWFyY2hSZXN1bHQSFwoPb3JnYW5pemF0aW9uX2lkGAIgASgJEi8KCW5hbWVzcGFjZRgDIAEoDjIcLm1pbmRnYXRlLmJyYWluLnYxLk5hbWVzcGFjZRIZChFzZWFyY2hlZF9tZW1vcmllcxgEIAEoDRIRCgl0cnVuY2F0ZWQYBSABKAgioAEKE0RlbGV0ZU1lbW9yeVJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEi8KCW5hbWVzcGFjZRgCIAEoDjIcLm1pbmRnYXRlLmJyYWluLnYxLk5hbWVzcGFjZRILCgNrZXkYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIhYKFERlbGV0ZU1lbW9yeVJlc3BvbnNlIsYBChVSZWNvcmRGZWVkYmFja1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEi4KCG1lbW9yaWVzGAIgAygLMhwubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5UmVmEisKB291dGNvbWUYAyABKA4yGi5taW5kZ2F0ZS5icmFpbi52MS5PdXRjb21lEgwKBG5vdGUYBCABKAkSKQoGc291cmNlGAUgASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlInQKFlJlY29yZEZlZWRiYWNrUmVzcG9uc2USKwoIbWVtb3JpZXMYASADKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5NZW1vcnkSLQoHbWlzc2luZxgCIAMoCzIcLm1pbmRnYXRlLmJyYWluLnYxLk1lbW9yeVJlZiKTAwoNQ29udHJhZGljdGlvbhIKCgJpZBgBIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAiABKAkSOAoIbWVtb3JpZXMYAyADKAsyJi5taW5kZ2F0ZS5icmFpbi52MS5Db250cmFkaWN0aW9uTWVtYmVyEg4KBnJlYXNvbhgEIAEoCRItCgZzdGF0dXMYBSABKA4yHS5taW5kZ2F0ZS5icmFpbi52MS5JdGVtU3RhdHVzEhIKCnJlc29sdXRpb24YBiABKAkSEgoKZmxhZ2dlZF9ieRgHIAEoCRIpCgZzb3VyY2UYCCABKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5Tb3VyY2USLwoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHJlc29sdmVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoLcmVzb2x2ZWRfYnkYCyABKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5Tb3VyY2UiUQoTQ29udHJhZGljdGlvbk1lbWJlchIpCgNyZWYYASABKAsyHC5taW5kZ2F0ZS5icmFpbi52MS5NZW1vcnlSZWYSDwoHdmVyc2lvbhgCIAEoBCKIAwoMT3BlblF1ZXN0aW9uEgoKAmlkGAEgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRIQCghxdWVzdGlvbhgDIAEoCRIuCghtZW1vcmllcxgEIAMoCzIcLm1pbmRnYXRlLmJyYWluLnYxLk1lbW9yeVJlZhIQCghlbnRpdGllcxgFIAMoCRItCgZzdGF0dXMYBiABKA4yHS5taW5kZ2F0ZS5icmFpbi52MS5JdGVtU3RhdHVzEhIKCnJlc29sdXRpb24YByABKAkSKQoGc291cmNlGAggASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlEi8KC2NyZWF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxyZXNvbHZlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KC3Jlc29sdmVkX2J5GAsgASgLMhkubWluZGdhdGUuYnJhaW4udjEuU291cmNlIp4BChhGbGFnQ29udHJhZGljdGlvblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEi4KCG1lbW9yaWVzGAIgAygLMhwubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5UmVmEg4KBnJlYXNvbhgDIAEoCRIpCgZzb3VyY2UYBCABKAsyGS5taW5kZ2F0ZS5icmFpbi52MS5Tb3VyY2UiZQoZRmxhZ0NvbnRyYWRpY3Rpb25SZXNwb25zZRI3Cg1jb250cmFkaWN0aW9uGAEgASgLMiAubWluZGdhdGUuYnJhaW4udjEuQ29udHJhZGljdGlvbhIPCgdjcmVhdGVkGAIgASgIIq8BChlMaXN0Q29udHJhZGljdGlvbnNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRILCgNpZHMYAiADKAkSLgoIbWVtb3JpZXMYAyADKAsyHC5taW5kZ2F0ZS5icmFpbi52MS5NZW1vcnlSZWYSLQoGc3RhdHVzGAQgASgOMh0ubWluZGdhdGUuYnJhaW4udjEuSXRlbVN0YXR1cxINCgVsaW1pdBgFIAEoDSJrChpMaXN0Q29udHJhZGljdGlvbnNSZXNwb25zZRI4Cg5jb250cmFkaWN0aW9ucxgBIAMoCzIgLm1pbmRnYXRlLmJyYWluLnYxLkNvbnRyYWRpY3Rpb24SEwoLbWlzc2luZ19pZHMYAiADKAkisAEKG1Jlc29sdmVDb250cmFkaWN0aW9uUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSCgoCaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0ubWluZGdhdGUuYnJhaW4udjEuSXRlbVN0YXR1cxISCgpyZXNvbHV0aW9uGAQgASgJEikKBnNvdXJjZRgFIAEoCzIZLm1pbmRnYXRlLmJyYWluLnYxLlNvdXJjZSJXChxSZXNvbHZlQ29udHJhZGljdGlvblJlc3BvbnNlEjcKDWNvbnRyYWRpY3Rpb24YASABKAsyIC5taW5kZ2F0ZS5icmFpbi52MS5Db250cmFkaWN0aW9uIqwBChJBc2tRdWVzdGlvblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEhAKCHF1ZXN0aW9uGAIgASgJEi4KCG1lbW9yaWVzGAMgAygLMhwubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5UmVmEhAKCGVudGl0aWVzGAQgAygJEikKBnNvdXJjZRgFIAEoCzIZLm1pbmRnYXRlLmJyYWluLnYxLlNvdXJjZSJIChNBc2tRdWVzdGlvblJlc3BvbnNlEjEKCHF1ZXN0aW9uGAEgASgLMh8ubWluZGdhdGUuYnJhaW4udjEuT3BlblF1ZXN0aW9uIrwBChRMaXN0UXVlc3Rpb25zUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSCwoDaWRzGAIgAygJEi4KCG1lbW9yaWVzGAMgAygLMhwubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5UmVmEi0KBnN0YXR1cxgEIAEoDjIdLm1pbmRnYXRlLmJyYWluLnYxLkl0ZW1TdGF0dXMSDQoFbGltaXQYBSABKA0SEAoIZW50aXRpZXMYBiADKAkiYAoVTGlzdFF1ZXN0aW9uc1Jlc3BvbnNlEjIKCXF1ZXN0aW9ucxgBIAMoCzIfLm1pbmRnYXRlLmJyYWluLnYxLk9wZW5RdWVzdGlvbhITCgttaXNzaW5nX2lkcxgCIAMoCSKrAQoWUmVzb2x2ZVF1ZXN0aW9uUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSCgoCaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0ubWluZGdhdGUuYnJhaW4udjEuSXRlbVN0YXR1cxISCgpyZXNvbHV0aW9uGAQgASgJEikKBnNvdXJjZRgFIAEoCzIZLm1pbmRnYXRlLmJyYWluLnYxLlNvdXJjZSJMChdSZXNvbHZlUXVlc3Rpb25SZXNwb25zZRIxCghxdWVzdGlvbhgBIAEoCzIfLm1pbmRnYXRlLmJyYWluLnYxLk9wZW5RdWVzdGlvbiLSAQoUUmVjYWxsQ29udGV4dFJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEgwKBHRhc2sYAiABKAkSKgoEa2V5cxgDIAMoCzIcLm1pbmRnYXRlLmJyYWluLnYxLk1lbW9yeVJlZhIQCghlbnRpdGllcxgEIAMoCRIwCgpuYW1lc3BhY2VzGAUgAygOMhwubWluZGdhdGUuYnJhaW4udjEuTmFtZXNwYWNlEhQKDHRva2VuX2J1ZGdldBgGIAEoDRINCgVsaW1pdBgHIAEoDSK+AQoOUmVjYWxsZWRNZW1vcnkSKQoGbWVtb3J5GAEgASgLMhkubWluZGdhdGUuYnJhaW4udjEuTWVtb3J5Eg8KB3JlYXNvbnMYAiADKAkSKQoGc2NvcmVzGAMgASgLMhkubWluZGdhdGUuYnJhaW4udjEuU2NvcmVzEjIKB3dhcm5pbmcYBCABKAsyIS5taW5kZ2F0ZS5icmFpbi52MS5GYWlsdXJlV2FybmluZxIRCgl0cnVuY2F0ZWQYBSABKAgipwIKFVJlY2FsbENvbnRleHRSZXNwb25zZRIzCghtZW1vcmllcxgBIAMoCzIhLm1pbmRnYXRlLmJyYWluLnYxLlJlY2FsbGVkTWVtb3J5EjgKDmNvbnRyYWRpY3Rpb25zGAIgAygLMiAubWluZGdhdGUuYnJhaW4udjEuQ29udHJhZGljdGlvbhIyCglxdWVzdGlvbnMYAyADKAsyHy5taW5kZ2F0ZS5icmFpbi52MS5PcGVuUXVlc3Rpb24SLQoHbWlzc2luZxgEIAMoCzIcLm1pbmRnYXRlLmJyYWluLnYxLk1lbW9yeVJlZhIPCgdjb250ZXh0GAUgASgJEhgKEGVzdGltYXRlZF90b2tlbnMYBiABKA0SEQoJdHJ1bmNhdGVkGAcgASgIKlcKCU5hbWVzcGFjZRIZChVOQU1FU1BBQ0VfVU5TUEVDSUZJRUQQABIWChJOQU1FU1BBQ0VfRVBJU09ERVMQARIXChNOQU1FU1BBQ0VfS05PV0xFREdFEAIqYgoNRHVwbGljYXRlS2luZBIeChpEVVBMSUNBVEVfS0lORF9VTlNQRUNJRklFRBAAEhgKFERVUExJQ0FURV9LSU5EX0VYQUNUEAESFwoTRFVQTElDQVRFX0tJTkRfTkVBUhACKp0BCgxXcml0ZU91dGNvbWUSHQoZV1JJVEVfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhkKFVdSSVRFX09VVENPTUVfQ1JFQVRFRBABEhkKFVdSSVRFX09VVENPTUVfVVBEQVRFRBACEhsKF1dSSVRFX09VVENPTUVfRFVQTElDQVRFEAMSGwoXV1JJVEVfT1VUQ09NRV9VTkNIQU5HRUQQBCpKCgdPdXRjb21lEhcKE09VVENPTUVfVU5TUEVDSUZJRUQQABISCg5PVVRDT01FX1dPUktFRBABEhIKDk9VVENPTUVfRkFJTEVEEAIqdAoKSXRlbVN0YXR1cxIbChdJVEVNX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEElURU1fU1RBVFVTX09QRU4QARIYChRJVEVNX1NUQVRVU19SRVNPTFZFRBACEhkKFUlURU1fU1RBVFVTX0RJU01JU1NFRBADMt8JCgxCcmFpblNlcnZpY2USVgoJUHV0TWVtb3J5EiMubWluZGdhdGUuYnJhaW4udjEuUHV0TWVtb3J5UmVxdWVzdBokLm1pbmRnYXRlLmJyYWluLnYxLlB1dE1lbW9yeVJlc3BvbnNlElwKC0dldE1lbW9yaWVzEiUubWluZGdhdGUuYnJhaW4udjEuR2V0TWVtb3JpZXNSZXF1ZXN0GiYubWluZGdhdGUuYnJhaW4udjEuR2V0TWVtb3JpZXNSZXNwb25zZRJlCg5TZWFyY2hNZW1vcmllcxIoLm1pbmRnYXRlLmJyYWluLnYxLlNlYXJjaE1lbW9yaWVzUmVxdWVzdBopLm1pbmRnYXRlLmJyYWluLnYxLlNlYXJjaE1lbW9yaWVzUmVzcG9uc2USXwoMRGVsZXRlTWVtb3J5EiYubWluZGdhdGUuYnJhaW4udjEuRGVsZXRlTWVtb3J5UmVxdWVzdBonLm1pbmRnYXRlLmJyYWluLnYxLkRlbGV0ZU1lbW9yeVJlc3BvbnNlEmUKDlJlY29yZEZlZWRiYWNrEigubWluZGdhdGUuYnJhaW4udjEuUmVjb3JkRmVlZGJhY2tSZXF1ZXN0GikubWluZGdhdGUuYnJhaW4udjEuUmVjb3JkRmVlZGJhY2tSZXNwb25zZRJuChFGbGFnQ29udHJhZGljdGlvbhIrLm1pbmRnYXRlLmJyYWluLnYxLkZsYWdDb250cmFkaWN0aW9uUmVxdWVzdBosLm1pbmRnYXRlLmJyYWluLnYxLkZsYWdDb250cmFkaWN0aW9uUmVzcG9uc2UScQoSTGlzdENvbnRyYWRpY3Rpb25zEiwubWluZGdhdGUuYnJhaW4udjEuTGlzdENvbnRyYWRpY3Rpb25zUmVxdWVzdBotLm1pbmRnYXRlLmJyYWluLnYxLkxpc3RDb250cmFkaWN0aW9uc1Jlc3BvbnNlEncKFFJlc29sdmVDb250cmFkaWN0aW9uEi4ubWluZGdhdGUuYnJhaW4udjEuUmVzb2x2ZUNvbnRyYWRpY3Rpb25SZXF1ZXN0Gi8ubWluZGdhdGUuYnJhaW4udjEuUmVzb2x2ZUNvbnRyYWRpY3Rpb25SZXNwb25zZRJcCgtBc2tRdWVzdGlvbhIlLm1pbmRnYXRlLmJyYWluLnYxLkFza1F1ZXN0aW9uUmVxdWVzdBomLm1pbmRnYXRlLmJyYWluLnYxLkFza1F1ZXN0aW9uUmVzcG9uc2USYgoNTGlzdFF1ZXN0aW9ucxInLm1pbmRnYXRlLmJyYWluLnYxLkxpc3RRdWVzdGlvbnNSZXF1ZXN0GigubWluZGdhdGUuYnJhaW4udjEuTGlzdFF1ZXN0aW9uc1Jlc3BvbnNlEmgKD1Jlc29sdmVRdWVzdGlvbhIpLm1pbmRnYXRlLmJyYWluLnYxLlJlc29sdmVRdWVzdGlvblJlcXVlc3QaKi5taW5kZ2F0ZS5icmFpbi52MS5SZXNvbHZlUXVlc3Rpb25SZXNwb25zZRJiCg1SZWNhbGxDb250ZXh0EicubWluZGdhdGUuYnJhaW4udjEuUmVjYWxsQ29udGV4dFJlcXVlc3QaKC5taW5kZ2F0ZS5icmFpbi52MS5SZWNhbGxDb250ZXh0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message mindgate.brain.v1.Source.
@@ -33,74 +33,235 @@ export const MemorySchema = /*@__PURE__*/
   messageDesc(file_mindgate_brain_v1_brain, 2);
 
 /**
+ * Describes the message mindgate.brain.v1.MemoryRef.
+ * Use `create(MemoryRefSchema)` to create a new message.
+ */
+export const MemoryRefSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 3);
+
+/**
  * Describes the message mindgate.brain.v1.PutMemoryRequest.
  * Use `create(PutMemoryRequestSchema)` to create a new message.
  */
 export const PutMemoryRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 3);
+  messageDesc(file_mindgate_brain_v1_brain, 4);
+
+/**
+ * Describes the message mindgate.brain.v1.SimilarMemory.
+ * Use `create(SimilarMemorySchema)` to create a new message.
+ */
+export const SimilarMemorySchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 5);
 
 /**
  * Describes the message mindgate.brain.v1.PutMemoryResponse.
  * Use `create(PutMemoryResponseSchema)` to create a new message.
  */
 export const PutMemoryResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 4);
+  messageDesc(file_mindgate_brain_v1_brain, 6);
 
 /**
  * Describes the message mindgate.brain.v1.GetMemoriesRequest.
  * Use `create(GetMemoriesRequestSchema)` to create a new message.
  */
 export const GetMemoriesRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 5);
+  messageDesc(file_mindgate_brain_v1_brain, 7);
 
 /**
  * Describes the message mindgate.brain.v1.GetMemoriesResponse.
  * Use `create(GetMemoriesResponseSchema)` to create a new message.
  */
 export const GetMemoriesResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 6);
+  messageDesc(file_mindgate_brain_v1_brain, 8);
 
 /**
  * Describes the message mindgate.brain.v1.SearchMemoriesRequest.
  * Use `create(SearchMemoriesRequestSchema)` to create a new message.
  */
 export const SearchMemoriesRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 7);
+  messageDesc(file_mindgate_brain_v1_brain, 9);
 
 /**
  * Describes the message mindgate.brain.v1.Scores.
  * Use `create(ScoresSchema)` to create a new message.
  */
 export const ScoresSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 8);
+  messageDesc(file_mindgate_brain_v1_brain, 10);
+
+/**
+ * Describes the message mindgate.brain.v1.FailureWarning.
+ * Use `create(FailureWarningSchema)` to create a new message.
+ */
+export const FailureWarningSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 11);
 
 /**
  * Describes the message mindgate.brain.v1.SearchResult.
  * Use `create(SearchResultSchema)` to create a new message.
  */
 export const SearchResultSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 9);
+  messageDesc(file_mindgate_brain_v1_brain, 12);
 
 /**
  * Describes the message mindgate.brain.v1.SearchMemoriesResponse.
  * Use `create(SearchMemoriesResponseSchema)` to create a new message.
  */
 export const SearchMemoriesResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 10);
+  messageDesc(file_mindgate_brain_v1_brain, 13);
 
 /**
  * Describes the message mindgate.brain.v1.DeleteMemoryRequest.
  * Use `create(DeleteMemoryRequestSchema)` to create a new message.
  */
 export const DeleteMemoryRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 11);
+  messageDesc(file_mindgate_brain_v1_brain, 14);
 
 /**
  * Describes the message mindgate.brain.v1.DeleteMemoryResponse.
  * Use `create(DeleteMemoryResponseSchema)` to create a new message.
  */
 export const DeleteMemoryResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_brain_v1_brain, 12);
+  messageDesc(file_mindgate_brain_v1_brain, 15);
+
+/**
+ * Describes the message mindgate.brain.v1.RecordFeedbackRequest.
+ * Use `create(RecordFeedbackRequestSchema)` to create a new message.
+ */
+export const RecordFeedbackRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 16);
+
+/**
+ * Describes the message mindgate.brain.v1.RecordFeedbackResponse.
+ * Use `create(RecordFeedbackResponseSchema)` to create a new message.
+ */
+export const RecordFeedbackResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 17);
+
+/**
+ * Describes the message mindgate.brain.v1.Contradiction.
+ * Use `create(ContradictionSchema)` to create a new message.
+ */
+export const ContradictionSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 18);
+
+/**
+ * Describes the message mindgate.brain.v1.ContradictionMember.
+ * Use `create(ContradictionMemberSchema)` to create a new message.
+ */
+export const ContradictionMemberSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 19);
+
+/**
+ * Describes the message mindgate.brain.v1.OpenQuestion.
+ * Use `create(OpenQuestionSchema)` to create a new message.
+ */
+export const OpenQuestionSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 20);
+
+/**
+ * Describes the message mindgate.brain.v1.FlagContradictionRequest.
+ * Use `create(FlagContradictionRequestSchema)` to create a new message.
+ */
+export const FlagContradictionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 21);
+
+/**
+ * Describes the message mindgate.brain.v1.FlagContradictionResponse.
+ * Use `create(FlagContradictionResponseSchema)` to create a new message.
+ */
+export const FlagContradictionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 22);
+
+/**
+ * Describes the message mindgate.brain.v1.ListContradictionsRequest.
+ * Use `create(ListContradictionsRequestSchema)` to create a new message.
+ */
+export const ListContradictionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 23);
+
+/**
+ * Describes the message mindgate.brain.v1.ListContradictionsResponse.
+ * Use `create(ListContradictionsResponseSchema)` to create a new message.
+ */
+export const ListContradictionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 24);
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveContradictionRequest.
+ * Use `create(ResolveContradictionRequestSchema)` to create a new message.
+ */
+export const ResolveContradictionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 25);
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveContradictionResponse.
+ * Use `create(ResolveContradictionResponseSchema)` to create a new message.
+ */
+export const ResolveContradictionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 26);
+
+/**
+ * Describes the message mindgate.brain.v1.AskQuestionRequest.
+ * Use `create(AskQuestionRequestSchema)` to create a new message.
+ */
+export const AskQuestionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 27);
+
+/**
+ * Describes the message mindgate.brain.v1.AskQuestionResponse.
+ * Use `create(AskQuestionResponseSchema)` to create a new message.
+ */
+export const AskQuestionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 28);
+
+/**
+ * Describes the message mindgate.brain.v1.ListQuestionsRequest.
+ * Use `create(ListQuestionsRequestSchema)` to create a new message.
+ */
+export const ListQuestionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 29);
+
+/**
+ * Describes the message mindgate.brain.v1.ListQuestionsResponse.
+ * Use `create(ListQuestionsResponseSchema)` to create a new message.
+ */
+export const ListQuestionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 30);
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveQuestionRequest.
+ * Use `create(ResolveQuestionRequestSchema)` to create a new message.
+ */
+export const ResolveQuestionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 31);
+
+/**
+ * Describes the message mindgate.brain.v1.ResolveQuestionResponse.
+ * Use `create(ResolveQuestionResponseSchema)` to create a new message.
+ */
+export const ResolveQuestionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 32);
+
+/**
+ * Describes the message mindgate.brain.v1.RecallContextRequest.
+ * Use `create(RecallContextRequestSchema)` to create a new message.
+ */
+export const RecallContextRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 33);
+
+/**
+ * Describes the message mindgate.brain.v1.RecalledMemory.
+ * Use `create(RecalledMemorySchema)` to create a new message.
+ */
+export const RecalledMemorySchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 34);
+
+/**
+ * Describes the message mindgate.brain.v1.RecallContextResponse.
+ * Use `create(RecallContextResponseSchema)` to create a new message.
+ */
+export const RecallContextResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_brain_v1_brain, 35);
 
 /**
  * Describes the enum mindgate.brain.v1.Namespace.
@@ -117,8 +278,57 @@ export const Namespace = /*@__PURE__*/
   tsEnum(NamespaceSchema);
 
 /**
+ * Describes the enum mindgate.brain.v1.DuplicateKind.
+ */
+export const DuplicateKindSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_brain_v1_brain, 1);
+
+/**
+ * @generated from enum mindgate.brain.v1.DuplicateKind
+ */
+export const DuplicateKind = /*@__PURE__*/
+  tsEnum(DuplicateKindSchema);
+
+/**
+ * Describes the enum mindgate.brain.v1.WriteOutcome.
+ */
+export const WriteOutcomeSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_brain_v1_brain, 2);
+
+/**
+ * @generated from enum mindgate.brain.v1.WriteOutcome
+ */
+export const WriteOutcome = /*@__PURE__*/
+  tsEnum(WriteOutcomeSchema);
+
+/**
+ * Describes the enum mindgate.brain.v1.Outcome.
+ */
+export const OutcomeSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_brain_v1_brain, 3);
+
+/**
+ * @generated from enum mindgate.brain.v1.Outcome
+ */
+export const Outcome = /*@__PURE__*/
+  tsEnum(OutcomeSchema);
+
+/**
+ * Describes the enum mindgate.brain.v1.ItemStatus.
+ */
+export const ItemStatusSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_brain_v1_brain, 4);
+
+/**
+ * @generated from enum mindgate.brain.v1.ItemStatus
+ */
+export const ItemStatus = /*@__PURE__*/
+  tsEnum(ItemStatusSchema);
+
+/**
  * BrainService is the organization-wide memory. Every request names the organization it acts
  * for; the edge fills it from the caller's verified credential and never from client input.
+ * Nothing a request reads or writes ever belongs to another organization.
  *
  * @generated from service mindgate.brain.v1.BrainService
  */

@@ -1,0 +1,161 @@
+// Lexical indexes per (organization, namespace), kept in memory and refreshed lazily from the
+// records store, so that several replicas serving one organization stay correct.
+//
+// How a replica learns about writes it did not make:
+// - Every write of a memory (create, update, delete) first takes the next number of the
+//   (organization, namespace) sequence (an atomic counter in the records store) and stores it
+//   in the record as `seq`. Deletions leave a tombstone carrying its `seq` for seven days.
+// - Before a search, the index reads the counter (one small read). If it equals the value seen
+//   at the last refresh, nothing changed. Otherwise it reads the records with
+//   `seq >= from` and applies each one whose seq is newer than what it holds.
+// - A writer takes its number before it stores the record, so a reader can see number N+1
+//   stored while N is still in flight. Numbers between the last refresh and the counter that
+//   did not show up are kept as "pending" for PENDING_GRACE_MS and the next refreshes read from
+//   the smallest pending number again; a number that never shows up belonged to a record that
+//   was overwritten again (it then carries a newer number) or to a failed write.
+// - An index not refreshed for FULL_REBUILD_MS (shorter than the tombstones' lifetime) is rebuilt
+//   from scratch, so it can never miss a deletion whose tombstone has expired.
+import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import type { MemoryRecord, NamespaceName } from '../memory-record.ts';
+import { LexicalIndex } from './lexical-index.ts';
+
+export interface SequenceDoc extends RecordDoc {
+  seq: number;
+}
+
+export const TOMBSTONE_TTL_MS = 7 * 24 * 3600_000;
+const FULL_REBUILD_MS = 24 * 3600_000;
+const PENDING_GRACE_MS = 10_000;
+/** In-flight writes of one (organization, namespace) never outnumber this. */
+const MAX_PENDING = 128;
+
+interface Entry {
+  index: LexicalIndex;
+  /** Counter value at the last refresh. */
+  counter: number;
+  /** Sequence numbers not yet seen, with when they were first missed. */
+  pending: Map<number, number>;
+  builtAt: number;
+  refreshing?: Promise<void>;
+}
+
+export interface IndexRegistryOptions {
+  memories: RecordCollection<MemoryRecord>;
+  sequences: RecordCollection<SequenceDoc>;
+  now: () => number;
+}
+
+export function sequenceId(organizationId: string, namespace: NamespaceName): string {
+  return `${organizationId}/${namespace}`;
+}
+
+export class IndexRegistry {
+  private entries = new Map<string, Entry>();
+  private options: IndexRegistryOptions;
+
+  constructor(options: IndexRegistryOptions) {
+    this.options = options;
+  }
+
+  /** Takes the next write sequence number of (organization, namespace). */
+  async nextSeq(organizationId: string, namespace: NamespaceName): Promise<number> {
+    const doc = await this.options.sequences.increment(sequenceId(organizationId, namespace), 'seq', 1, {});
+    return doc.seq;
+  }
+
+  /** The index, brought up to date with every write stored before this call. */
+  async fresh(organizationId: string, namespace: NamespaceName): Promise<LexicalIndex> {
+    const id = sequenceId(organizationId, namespace);
+    const counter = (await this.options.sequences.get(id))?.seq ?? 0;
+    let entry = this.entries.get(id);
+    const now = this.options.now();
+    if (entry && entry.counter === counter && entry.pending.size === 0 && now - entry.builtAt < FULL_REBUILD_MS) {
+      return entry.index;
+    }
+    if (!entry || now - entry.builtAt >= FULL_REBUILD_MS) {
+      entry = await this.build(id, organizationId, namespace, entry);
+    }
+    // One refresh at a time per index; callers arriving meanwhile wait for it and re-check.
+    while (entry.refreshing) await entry.refreshing;
+    if (entry.counter !== counter || entry.pending.size > 0) {
+      const e = entry;
+      e.refreshing = this.refresh(e, organizationId, namespace, counter).finally(() => {
+        e.refreshing = undefined;
+      });
+      await e.refreshing;
+    }
+    return entry.index;
+  }
+
+  /** Applies a record this replica just wrote, so its own reads see it without a refresh. */
+  applyLocal(organizationId: string, namespace: NamespaceName, record: MemoryRecord): void {
+    const entry = this.entries.get(sequenceId(organizationId, namespace));
+    if (entry) apply(entry.index, record);
+  }
+
+  private async build(id: string, organizationId: string, namespace: NamespaceName, previous?: Entry): Promise<Entry> {
+    if (previous?.refreshing) await previous.refreshing;
+    const counter = (await this.options.sequences.get(id))?.seq ?? 0;
+    const index = new LexicalIndex();
+    const records = await this.options.memories.find({ organizationId, namespace });
+    const seen = new Set<number>();
+    for (const record of records) {
+      seen.add(record.seq);
+      if (!record.deleted) apply(index, record);
+    }
+    const entry: Entry = { index, counter, pending: new Map(), builtAt: this.options.now() };
+    addPending(entry, Math.max(0, counter - MAX_PENDING), counter, seen, this.options.now());
+    // Another caller may have built it meanwhile; keep the first so waiting callers share it.
+    const existing = this.entries.get(id);
+    if (existing && existing !== previous) return existing;
+    this.entries.set(id, entry);
+    return entry;
+  }
+
+  private async refresh(entry: Entry, organizationId: string, namespace: NamespaceName, counter: number): Promise<void> {
+    const now = this.options.now();
+    for (const [seq, since] of entry.pending) if (now - since > PENDING_GRACE_MS) entry.pending.delete(seq);
+    const from = Math.min(entry.counter + 1, ...entry.pending.keys());
+    const records = await this.options.memories.find(
+      { organizationId, namespace, seq: { $gte: from } },
+      { sort: { field: 'seq', direction: 'asc' } },
+    );
+    const seen = new Set<number>();
+    for (const record of records) {
+      seen.add(record.seq);
+      entry.pending.delete(record.seq);
+      apply(entry.index, record);
+    }
+    if (counter > entry.counter) addPending(entry, Math.max(entry.counter, counter - MAX_PENDING), counter, seen, now);
+    entry.counter = Math.max(entry.counter, counter);
+  }
+}
+
+function addPending(entry: Entry, after: number, upTo: number, seen: Set<number>, now: number): void {
+  for (let seq = after + 1; seq <= upTo; seq++) if (!seen.has(seq)) entry.pending.set(seq, now);
+  if (entry.pending.size > MAX_PENDING) {
+    const keep = [...entry.pending.keys()].sort((a, b) => b - a).slice(0, MAX_PENDING);
+    const kept = new Set(keep);
+    for (const seq of entry.pending.keys()) if (!kept.has(seq)) entry.pending.delete(seq);
+  }
+}
+
+/** Applies a record if it is newer than what the index holds for its key. */
+function apply(index: LexicalIndex, record: MemoryRecord): void {
+  const held = index.seqOf(record.key);
+  if (held !== undefined && held >= record.seq) return;
+  if (record.deleted) {
+    index.remove(record.key);
+    return;
+  }
+  index.upsert({
+    key: record.key,
+    title: record.title,
+    content: record.content,
+    tags: record.tags,
+    entities: record.entities,
+    updatedAt: record.updatedAt,
+    seq: record.seq,
+    contentHash: record.contentHash,
+  });
+}
