@@ -13,7 +13,11 @@ export interface VectorPoint {
   payload: Record<string, PayloadValue>;
 }
 
-/** Equality on payload fields; an array condition matches a point whose array holds every value. */
+/**
+ * Equality on payload fields; an array condition matches a point whose array holds every value.
+ * A scalar condition on an array field matches when the array holds it. Types compare strictly
+ * ("1" never matches 1); a missing field never matches; `{}` matches every point.
+ */
 export type VectorFilter = Record<string, string | number | boolean | string[]>;
 
 export interface VectorMatch {
@@ -28,11 +32,19 @@ export interface VectorSearchOptions {
   filter?: VectorFilter;
 }
 
+/**
+ * Invalid input (a vector of the wrong length, a non-finite or zero vector, an empty id, a payload
+ * key outside [A-Za-z0-9_-] or a value of another type, a limit outside 1..1000) is rejected with a
+ * `VectorInputError` (validate.ts) before anything is written; a batch is all or nothing.
+ */
 export interface VectorStore {
   readonly kind: 'embedded' | 'qdrant';
   readonly dimensions: number;
+  /** Inserts, or replaces the vector and the whole payload of an existing (organization, id). */
   upsert(points: VectorPoint[]): Promise<void>;
+  /** Ids the organization does not hold are ignored. */
   delete(organizationId: string, ids: string[]): Promise<void>;
+  /** The `limit` most similar points of the organization that pass the filter, best first. */
   search(
     organizationId: string,
     vector: Float32Array | number[],
