@@ -32,6 +32,8 @@ interface Picked {
 
 /** Entity matches are ranked as if this relevant: a named entity is an explicit request. */
 const ENTITY_RELEVANCE = 0.5;
+/** Search results less relevant than this share of the best one are left out. */
+const MIN_SEARCH_RELEVANCE = 0.15;
 /** Share of the budget the open contradictions and questions may use. */
 const ITEMS_SHARE = 0.3;
 
@@ -103,6 +105,8 @@ export async function recallContext(ctx: BrainContext, req: RecallContextRequest
       namespaces.map((namespace) => hybridSearch(ctx, { organizationId, namespace, query: task, vector, limit })),
     );
     for (const result of found.flatMap((f) => f.results)) {
+      // Relevance is relative to the best candidate; the tail would only spend the budget.
+      if (result.scores.relevance < MIN_SEARCH_RELEVANCE) continue;
       const ref = refString(result.record.namespace, result.record.key);
       const existing = picked.get(ref);
       if (existing) {

@@ -1,0 +1,97 @@
+// The model-free parts of the brain as plain units: the contradiction rule, the BM25 index and
+// the ranking formula.
+import { describe, expect, it } from 'vitest';
+import { detectDisagreement, textOverlap } from '../../services/brain/contradiction-detector.ts';
+import { LexicalIndex } from '../../services/brain/search/lexical-index.ts';
+import { failureWarning, feedbackScore, fuse } from '../../services/brain/search/ranking.ts';
+import { contentHash, stem } from '../../services/brain/text.ts';
+
+describe('contradiction detector', () => {
+  it.each([
+    ['negation', 'Deploys run on Fridays after the standup.', "Deploys don't run on Fridays after the standup."],
+    ['negation', 'The staging cluster uses spot instances.', 'The staging cluster never uses spot instances.'],
+    ['opposite', 'Two-factor login is required for contractors.', 'Two-factor login is optional for contractors.'],
+    ['opposite', 'Public signup is enabled on the EU instance.', 'Public signup is disabled on the EU instance.'],
+    ['number', 'The API rate limit is 600 requests per minute.', 'The API rate limit is 1200 requests per minute.'],
+    ['number', 'Backups are kept for 30 days.', 'Backups are kept for 90 days.'],
+  ])('flags %s: "%s" vs "%s"', (rule, a, b) => {
+    expect(detectDisagreement(a, b)?.rule).toBe(rule);
+    expect(detectDisagreement(b, a)?.rule).toBe(rule);
+  });
+
+  it.each([
+    ['agreeing paraphrase', 'Backups are kept for 30 days.', 'We keep backups for 30 days.'],
+    ['unrelated sentences with numbers', 'The office opens at 9.', 'The API rate limit is 600 requests per minute.'],
+    ['negations on both sides', 'Never deploy on Fridays.', 'Do not deploy on Fridays.'],
+    ['too little in common', 'It is not ready.', 'It is ready.'],
+  ])('does not flag %s', (_name, a, b) => {
+    expect(detectDisagreement(a, b)).toBeUndefined();
+  });
+
+  it('aligns sentences inside longer memories and quotes them', () => {
+    const a = 'Release checklist. Tag the commit. The canary phase lasts 15 minutes. Announce in #releases.';
+    const b = 'Our releases: the canary phase lasts 30 minutes, then traffic shifts.';
+    const found = detectDisagreement(a, b);
+    expect(found?.rule).toBe('number');
+    expect(found?.reason).toContain('15 minutes');
+  });
+
+  it('measures duplicates on normalized words', () => {
+    expect(contentHash('Hello,  World!')).toBe(contentHash('hello world'));
+    expect(textOverlap('Install the VPN client.', 'install the vpn client')).toBe(1);
+    expect(stem('deploying')).toBe(stem('deployed'));
+    expect(stem('deploys')).toBe('deploy');
+  });
+});
+
+describe('lexical index', () => {
+  const doc = (key: string, content: string, extra: Partial<{ tags: string[]; entities: string[]; updatedAt: number }> = {}) => ({
+    key, title: '', content, tags: extra.tags ?? [], entities: extra.entities ?? [], updatedAt: extra.updatedAt ?? 1, seq: 1, contentHash: contentHash(content),
+  });
+
+  it('ranks by BM25 and filters', () => {
+    const index = new LexicalIndex();
+    index.upsert(doc('a', 'postgres replication lag alarm', { tags: ['db'], entities: ['Postgres'] }));
+    index.upsert(doc('b', 'postgres backup schedule', { updatedAt: 5 }));
+    index.upsert(doc('c', 'kafka consumer lag'));
+    expect(index.search('replication lag', 3).map((h) => h.key)).toEqual(['a', 'c']);
+    expect(index.search('postgres', 3, { tags: ['db'] }).map((h) => h.key)).toEqual(['a']);
+    expect(index.search('postgres', 3, { updatedAfter: 2 }).map((h) => h.key)).toEqual(['b']);
+    expect(index.search('postgres', 3, { entities: ['POSTGRES'] }).map((h) => h.key)).toEqual(['a']);
+    expect(index.keysForEntity('postgres')).toEqual(['a']);
+    expect(index.score('lag', 'a')).toBeGreaterThan(0);
+  });
+
+  it('stays correct through updates, deletions and compaction', () => {
+    const index = new LexicalIndex();
+    for (let i = 0; i < 3_000; i++) index.upsert(doc(`k${i}`, `common word${i}`));
+    for (let i = 0; i < 2_000; i++) index.remove(`k${i}`);
+    index.upsert(doc('k2500', 'replaced text'));
+    expect(index.size).toBe(1_000);
+    expect(index.search('word10', 5)).toEqual([]);
+    expect(index.search('word2999', 5).map((h) => h.key)).toEqual(['k2999']);
+    expect(index.search('word2500', 5)).toEqual([]);
+    expect(index.search('replaced', 5).map((h) => h.key)).toEqual(['k2500']);
+    expect(index.search('common', 2_000)).toHaveLength(999);
+  });
+});
+
+describe('ranking', () => {
+  it('scores feedback between -1 and 1, failures recent weigh most', () => {
+    const now = Date.UTC(2026, 10, 22);
+    expect(feedbackScore({ worked: 0, failed: 0 }, now)).toBe(0);
+    expect(feedbackScore({ worked: 10, failed: 0 }, now)).toBeGreaterThan(0.5);
+    const recent = feedbackScore({ worked: 3, failed: 1, lastFailedAt: now - 3600_000 }, now);
+    const old = feedbackScore({ worked: 3, failed: 1, lastFailedAt: now - 200 * 86_400_000 }, now);
+    expect(recent).toBeLessThan(old);
+    expect(failureWarning({ worked: 3, failed: 1, lastFailedAt: now - 200 * 86_400_000 }, now)).toBeUndefined();
+    expect(failureWarning({ worked: 0, failed: 1, lastFailedAt: now - 2 * 86_400_000, lastFailedBy: 'c1', lastFailedNote: 'broke' }, now)?.message)
+      .toMatch(/^failed in use 2 days ago .* by client c1: broke/);
+  });
+
+  it('fuses with the lexical weight', () => {
+    const fused = fuse([{ key: 'a', lexical: 10, semantic: 0.2 }, { key: 'b', lexical: 0, semantic: 0.6 }], 0.7);
+    expect(fused.find((f) => f.key === 'a')!.relevance).toBeCloseTo(0.7);
+    expect(fused.find((f) => f.key === 'b')!.relevance).toBeCloseTo(0.3);
+  });
+});
