@@ -266,7 +266,7 @@ describe('hybrid search', () => {
       [{ organizationId: org, namespace: K, query: 'x', tags: [''] }, 'tags[0]'],
       [{ organizationId: org, namespace: K, query: 'x', updatedAfter: timestampFromMs(2), updatedBefore: timestampFromMs(1) }, 'updated_after'],
       [{ organizationId: org, namespace: K, query: 'x'.repeat(2_001) }, 'query'],
-    ] as const) {
+    ] as [Parameters<typeof brain.searchMemories>[0], string][]) {
       const err = await errorOf(brain.searchMemories(req));
       expect(err.code).toBe(Code.InvalidArgument);
       expect(err.rawMessage).toContain(field);
@@ -326,7 +326,7 @@ describe('recall_context', () => {
       [{ organizationId: org, task: 'x', limit: 51 }, 'limit'],
       [{ organizationId: org, keys: [ref('a b')] }, 'keys[0].key'],
       [{ organizationId: org, task: 'x', namespaces: [Namespace.UNSPECIFIED] }, 'namespaces[0]'],
-    ] as const) {
+    ] as [Parameters<typeof brain.recallContext>[0], string][]) {
       const err = await errorOf(brain.recallContext(req));
       expect(err.code).toBe(Code.InvalidArgument);
       expect(err.rawMessage).toContain(field);
