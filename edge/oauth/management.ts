@@ -1,0 +1,148 @@
+// What the dashboard (the REST API) does to the authorization server's state for an
+// organization: list the clients acting for it and their grants, revoke a client's tokens,
+// issue and manage confidential clients for client_credentials. It works on the records the
+// authorization server uses, so it needs no provider instance and runs on any replica.
+import { randomBytes } from 'node:crypto';
+import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
+import type { EdgeConfig } from '../config.ts';
+import { collectionName, createAdapterFactory } from './adapter.ts';
+import type { GrantRecord } from './provider.ts';
+import { createRevocationStore } from './revocations.ts';
+
+interface ClientDoc extends RecordDoc {
+  /** JSON text, as the adapter stores every oidc-provider payload. */
+  payload: string;
+  clientId?: string;
+  organizationId?: string;
+}
+
+export interface ClientSummary {
+  clientId: string;
+  clientName: string | null;
+  grants: { grantId: string; userId: string; scope: string; resources: string[]; createdAt: number }[];
+}
+
+export interface ConfidentialClient {
+  clientId: string;
+  clientName: string;
+  organizationId: string;
+  createdAt: number;
+  secretRotatedAt?: number;
+}
+
+export type OAuthManagement = ReturnType<typeof createOAuthManagement>;
+
+export function createOAuthManagement(records: RecordStore, config: EdgeConfig, now: () => number = Date.now) {
+  const revocations = createRevocationStore(records, now);
+  const adapters = createAdapterFactory({ records, revocations, accessTokenTtl: config.auth.accessTokenTtl, now });
+  const grants = records.collection<GrantRecord>('auth_grants', {
+    indexes: [{ fields: ['organizationId', 'clientId'] }, { fields: ['clientId'] }],
+  });
+  // The same collection the adapter keeps oidc-provider's Client model in.
+  const clients = records.collection<ClientDoc>(collectionName('Client'));
+  void adapters.collection('Client');
+
+  const payloadOf = (doc: ClientDoc) => JSON.parse(doc.payload) as Record<string, unknown>;
+  const toConfidential = (doc: ClientDoc): ConfidentialClient => {
+    const p = payloadOf(doc);
+    return {
+      clientId: doc._id,
+      clientName: String(p.client_name ?? doc._id),
+      organizationId: String(p.organization_id),
+      createdAt: Number(p.created_at_ms ?? 0),
+      secretRotatedAt: p.secret_rotated_at_ms === undefined ? undefined : Number(p.secret_rotated_at_ms),
+    };
+  };
+
+  async function ownedConfidential(organizationId: string, clientId: string): Promise<ClientDoc | undefined> {
+    const doc = await clients.get(clientId);
+    return doc && doc.organizationId === organizationId ? doc : undefined;
+  }
+
+  const newSecret = () => randomBytes(32).toString('base64url');
+
+  return {
+    /** Clients holding grants for the organization, with those grants. */
+    async listClients(organizationId: string): Promise<ClientSummary[]> {
+      const list = await grants.find({ organizationId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: 5_000 });
+      const byClient = new Map<string, ClientSummary>();
+      const docs = await clients.getMany([...new Set(list.map((g) => g.clientId))]);
+      const names = new Map(docs.map((d) => {
+        const name = payloadOf(d).client_name;
+        return [d._id, typeof name === 'string' ? name : null];
+      }));
+      for (const g of list) {
+        let entry = byClient.get(g.clientId);
+        if (!entry) {
+          entry = { clientId: g.clientId, clientName: names.get(g.clientId) ?? null, grants: [] };
+          byClient.set(g.clientId, entry);
+        }
+        entry.grants.push({ grantId: g._id, userId: g.accountId, scope: g.scope, resources: g.resources, createdAt: g.createdAt });
+      }
+      return [...byClient.values()];
+    },
+
+    /**
+     * Revokes every token the client holds for the organization: its grants (refresh tokens)
+     * are deleted, and access tokens already issued are refused by every resource server
+     * within the verifier's cache time. Returns how many grants were revoked.
+     */
+    async revokeClient(organizationId: string, clientId: string): Promise<number> {
+      const owned = await grants.find({ organizationId, clientId }, { limit: 10_000 });
+      await revocations.revokeClient(organizationId, clientId, now() + (config.auth.accessTokenTtl + 60) * 1000);
+      for (const g of owned) {
+        await adapters.revokeGrant(g._id);
+        await grants.delete(g._id);
+      }
+      return owned.length;
+    },
+
+    async createConfidentialClient(organizationId: string, name: string): Promise<{ client: ConfidentialClient; secret: string }> {
+      const clientId = `cc_${randomBytes(12).toString('hex')}`;
+      const secret = newSecret();
+      const payload = {
+        client_id: clientId,
+        client_secret: secret,
+        client_name: name,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        organization_id: organizationId,
+        created_at_ms: now(),
+      };
+      const doc: ClientDoc = { _id: clientId, payload: JSON.stringify(payload), clientId, organizationId, consumed: 0 };
+      await clients.put(doc, { expect: null });
+      return { client: toConfidential(doc), secret };
+    },
+
+    async listConfidentialClients(organizationId: string): Promise<ConfidentialClient[]> {
+      const docs = await clients.find({ organizationId }, { limit: 1_000 });
+      return docs.map(toConfidential).sort((a, b) => a.createdAt - b.createdAt);
+    },
+
+    async getConfidentialClient(organizationId: string, clientId: string): Promise<ConfidentialClient | undefined> {
+      const doc = await ownedConfidential(organizationId, clientId);
+      return doc ? toConfidential(doc) : undefined;
+    },
+
+    /** A new secret; the old one stops working at once. Tokens already issued stay valid. */
+    async rotateConfidentialSecret(organizationId: string, clientId: string): Promise<{ client: ConfidentialClient; secret: string } | undefined> {
+      const doc = await ownedConfidential(organizationId, clientId);
+      if (!doc) return undefined;
+      const secret = newSecret();
+      const updated: ClientDoc = { ...doc, payload: JSON.stringify({ ...payloadOf(doc), client_secret: secret, secret_rotated_at_ms: now() }) };
+      await clients.put(updated);
+      return { client: toConfidential(updated), secret };
+    },
+
+    /** Deletes the client and revokes its tokens. */
+    async deleteConfidentialClient(organizationId: string, clientId: string): Promise<boolean> {
+      const doc = await ownedConfidential(organizationId, clientId);
+      if (!doc) return false;
+      await clients.delete(clientId);
+      await revocations.revokeClient(organizationId, clientId, now() + (config.auth.accessTokenTtl + 60) * 1000);
+      return true;
+    },
+  };
+}
