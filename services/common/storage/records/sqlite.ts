@@ -63,6 +63,8 @@ export interface SqliteRecordStore extends RecordStore {
   sweepExpired(): number;
   /** The query plan of a find, for diagnostics and tests (EXPLAIN QUERY PLAN details). */
   explainFind(collection: string, filter: Filter, options?: FindOptions): string[];
+  /** The query plan of a count. */
+  explainCount(collection: string, filter: Filter): string[];
 }
 
 const TABLE_PREFIX = 'rec_';
@@ -71,6 +73,8 @@ const STATEMENT_CACHE_SIZE = 512;
 const SWEEP_BATCH = 1000;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 const ID_CHUNK = 500;
+/** Part of every index name: a change of the columns an index spec maps to gives new names. */
+const INDEX_LAYOUT = 2;
 
 /**
  * Table names are case-insensitive in SQLite while collection names are not: every character
@@ -178,17 +182,29 @@ function compileIdOperation(operation: Operation, params: SQLInputValue[]): stri
 
 const RANGE_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/**
+ * Whether `json_extract(doc, path) = value` alone could match a value of another JSON type, so
+ * that a json_type test must be added. json_extract yields arrays and objects as their JSON
+ * text (which starts with "[" or "{") and booleans as 1 and 0; apart from those, SQLite never
+ * finds a number equal to a string. Leaving the test out where it is not needed lets an
+ * expression index answer a query without reading the documents (a covering index).
+ */
+function needsTypeTest(value: string | number): boolean {
+  return typeof value === 'string' ? value.startsWith('[') || value.startsWith('{') : value === 0 || value === 1;
+}
+
 /** Equality of the scalar at `path` (not through arrays), with MongoDB's type strictness. */
 function scalarEquals(path: string, value: Scalar, params: SQLInputValue[]): string {
   switch (typeClass(value)) {
     case 'null':
-      return `(${t(path)} IS NULL OR ${t(path)} = 'null')`;
+      // json_extract yields SQL NULL for a JSON null and for a missing field alike.
+      return `${x(path)} IS NULL`;
     case 'text':
-      params.push(value as string);
-      return `(${x(path)} = ? AND ${t(path)} = 'text')`;
-    case 'number':
-      params.push(value as number);
-      return `(${x(path)} = ? AND ${t(path)} IN ('integer','real'))`;
+    case 'number': {
+      const cls = typeClass(value) as 'text' | 'number';
+      params.push(value as string | number);
+      return needsTypeTest(value as string | number) ? `(${x(path)} = ? AND ${typeIs(t(path), cls)})` : `${x(path)} = ?`;
+    }
     case 'true':
       return `(${x(path)} = 1 AND ${t(path)} = 'true')`;
     case 'false':
@@ -237,7 +253,9 @@ function inList(path: string, values: Scalar[], arrays: boolean, params: SQLInpu
   for (const [cls, list] of [['text', texts], ['number', numbers]] as const) {
     if (list.length === 0) continue;
     const marks = list.map(() => '?').join(',');
-    scalarParts.push(`(${x(path)} IN (${marks}) AND ${typeIs(t(path), cls)})`);
+    scalarParts.push(
+      list.some(needsTypeTest) ? `(${x(path)} IN (${marks}) AND ${typeIs(t(path), cls)})` : `${x(path)} IN (${marks})`,
+    );
     scalarParams.push(...list);
     elementParts.push(`(${typeIs('e.type', cls)} AND e.value IN (${marks}))`);
     elementParams.push(...list);
@@ -284,7 +302,7 @@ function compileOperation(path: string, operation: Operation, arrays: boolean, p
 
 function indexName(table: string, spec: IndexSpec): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([spec.fields, spec.unique === true]))
+    .update(JSON.stringify([INDEX_LAYOUT, spec.fields, spec.unique === true]))
     .digest('hex')
     .slice(0, 16);
   return `${table}__${spec.unique ? 'ux' : 'ix'}_${hash}`;
@@ -396,9 +414,10 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
     for (const spec of indexes) {
       const nameOfIndex = indexName(table, spec);
       const columns = spec.fields.map(fieldExpr);
-      // Non-unique indexes end with _id, so that sorted finds (ties by _id) need no sort step.
-      if (!spec.unique && !spec.fields.includes('_id')) columns.push('_id');
-      else uniqueIndexFields.set(nameOfIndex, spec.fields);
+      // Non-unique indexes end with _id, so that sorted finds (ties by _id) need no sort step,
+      // and expires_at, so that counts and the liveness test need not read the documents.
+      if (spec.unique) uniqueIndexFields.set(nameOfIndex, spec.fields);
+      else columns.push(...(spec.fields.includes('_id') ? [] : ['_id']), 'expires_at');
       try {
         db.exec(
           `CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`,
@@ -533,7 +552,7 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
 
       async count(filter: Filter): Promise<number> {
         const compiled = where(filter);
-        const row = statement(`SELECT count(*) AS n FROM ${qt} WHERE ${live} AND ${compiled.sql}`).get(
+        const row = statement(countSql(compiled)).get(
           now(),
           ...compiled.params,
         ) as { n: number };
@@ -593,6 +612,10 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
       },
     };
 
+    function countSql(compiled: Compiled): string {
+      return `SELECT count(*) AS n FROM ${qt} WHERE ${live} AND ${compiled.sql}`;
+    }
+
     function findSql(compiled: Compiled, find: ReturnType<typeof parseFindOptions>): Compiled {
       let order = '_id ASC';
       if (find.sort) {
@@ -608,15 +631,18 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
       return { sql, params };
     }
 
-    explainers.set(name, (filter, findOptions) => {
-      const { sql, params } = findSql(where(filter), parseFindOptions(findOptions));
+    explainers.set(name, (filter, findOptions, count) => {
+      const compiled = where(filter);
+      const { sql, params } = count
+        ? { sql: countSql(compiled), params: compiled.params }
+        : findSql(compiled, parseFindOptions(findOptions));
       const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(now(), ...params) as Array<{ detail: string }>;
       return rows.map((row) => row.detail);
     });
     return collection;
   }
 
-  const explainers = new Map<string, (filter: Filter, options?: FindOptions) => string[]>();
+  const explainers = new Map<string, (filter: Filter, options: FindOptions | undefined, count: boolean) => string[]>();
 
   function sweepTable(table: string): number {
     const qt = quoteIdent(table);
@@ -680,7 +706,12 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
     explainFind(collection, filter, findOptions) {
       const explain = explainers.get(collection);
       if (!explain) throw new Error(`collection "${collection}" is not open`);
-      return explain(filter, findOptions);
+      return explain(filter, findOptions, false);
+    },
+    explainCount(collection, filter) {
+      const explain = explainers.get(collection);
+      if (!explain) throw new Error(`collection "${collection}" is not open`);
+      return explain(filter, undefined, true);
     },
   };
 }
