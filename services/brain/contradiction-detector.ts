@@ -7,7 +7,10 @@
 //    sentence of the candidate by Jaccard overlap of their content words, where numbers,
 //    negation words and the words of known opposite pairs are left out of the comparison
 //    (so that "is enabled" and "is disabled" can align). A pair aligns at overlap >= 0.5
-//    with at least two shared content words.
+//    with at least two shared content words and at most three content words that only one
+//    of the two sentences has (so "billing listens on 80" and "search listens on 90", about
+//    different subjects, still align, but long sentences about other things do not).
+//    Memories that both list entities but share none are about different things: skipped.
 // 3. An aligned pair disagrees when
 //    a. one sentence is negated and the other is not (not, never, no, cannot, n't, ...), or
 //    b. one holds a word and the other its opposite (enabled/disabled, always/never, ...), or
@@ -78,6 +81,7 @@ export interface Disagreement {
 }
 
 const ALIGN_OVERLAP = 0.5;
+const MAX_DIFFERING = 3;
 
 function shared(a: Set<string>, b: Set<string>): number {
   let n = 0;
@@ -103,7 +107,9 @@ export function detectDisagreement(a: string, b: string): Disagreement | undefin
         best = t;
       }
     }
-    if (!best || bestOverlap < ALIGN_OVERLAP || shared(s.content, best.content) < 2) continue;
+    if (!best || bestOverlap < ALIGN_OVERLAP) continue;
+    const common = shared(s.content, best.content);
+    if (common < 2 || s.content.size + best.content.size - 2 * common > MAX_DIFFERING) continue;
     if (s.negated !== best.negated) {
       return { rule: 'negation', reason: `one says ${quote(s.negated ? s.text : best.text)} where the other says ${quote(s.negated ? best.text : s.text)}` };
     }

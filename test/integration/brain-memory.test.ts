@@ -126,6 +126,10 @@ describe('contradictions', () => {
   it('does not flag agreeing or unrelated memories', async () => {
     const res = await brain.putMemory({ organizationId: org, namespace: K, key: 'ci/cache', content: 'The integration test job caches node modules between runs.' });
     expect(res.contradictions).toEqual([]);
+    // Same sentence shape, different subjects named as entities: not a contradiction.
+    await brain.putMemory({ organizationId: org, namespace: K, key: 'svc/billing-port', content: 'billing-api listens on port 8080.', entities: ['billing-api'] });
+    const other = await brain.putMemory({ organizationId: org, namespace: K, key: 'svc/search-port', content: 'search-api listens on port 9090.', entities: ['search-api'] });
+    expect(other.contradictions).toEqual([]);
   });
 
   it('lists, fetches by id and resolves contradictions', async () => {

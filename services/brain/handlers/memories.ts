@@ -39,6 +39,7 @@ import {
   type NamespaceName,
 } from '../memory-record.ts';
 import { hybridSearch, type ResultScores } from '../search/hybrid.ts';
+import { normalizeEntity } from '../search/lexical-index.ts';
 import { TOMBSTONE_TTL_MS } from '../search/index-registry.ts';
 import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
@@ -85,7 +86,7 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
-  const check = await checkAgainstOthers(ctx, organizationId, namespace, key, `${title}\n${content}`, hash, vector);
+  const check = await checkAgainstOthers(ctx, organizationId, namespace, key, `${title}\n${content}`, entities, hash, vector);
   if (check.duplicates.length > 0 && !req.allowDuplicate) {
     return create(PutMemoryResponseSchema, {
       memory: existing ? toMemory(existing) : undefined,
@@ -158,6 +159,7 @@ async function checkAgainstOthers(
   namespace: NamespaceName,
   key: string,
   text: string,
+  entities: string[],
   hash: string,
   vector: Float32Array,
 ): Promise<CheckResult> {
@@ -182,7 +184,7 @@ async function checkAgainstOthers(
   const records = (await ctx.memories.getMany([...keys].map((k) => memoryId(organizationId, namespace, k)))).filter(isLive);
   for (const other of records) {
     const otherText = `${other.title}\n${other.content}`;
-    const disagreement = exact.has(other.key) ? undefined : detectDisagreement(text, otherText);
+    const disagreement = exact.has(other.key) || aboutOtherThings(entities, other.entities) ? undefined : detectDisagreement(text, otherText);
     if (disagreement) {
       result.disagreements.push({ record: other, reason: disagreement.reason });
       continue;
@@ -207,6 +209,13 @@ async function checkAgainstOthers(
   }
   result.duplicates.sort((a, b) => a.kind - b.kind || b.overlap - a.overlap);
   return result;
+}
+
+/** Both memories name entities and share none: they are about different things. */
+function aboutOtherThings(a: string[], b: string[]): boolean {
+  if (!a.length || !b.length) return false;
+  const set = new Set(a.map(normalizeEntity));
+  return !b.some((e) => set.has(normalizeEntity(e)));
 }
 
 export async function getMemories(ctx: BrainContext, req: GetMemoriesRequest) {
