@@ -16,6 +16,7 @@ import {
   type ServiceName,
   type StorageConfig,
 } from '../services/common/config.ts';
+import { readGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
 
@@ -46,6 +47,8 @@ export interface EdgeConfig {
   auth: AuthConfig;
   /** The public Web API and site (edge/web/config.ts). */
   web: WebConfig;
+  /** The MCP gateway: servers, operator keys, facade secret, proxy limits (edge/gateway/config.ts). */
+  gateway: GatewayConfig;
 }
 
 const DEFAULT_PORTS: Record<SurfaceName, { variable: string; port: number; url: string }> = {
@@ -92,5 +95,6 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     storage: readStorageConfig(env, cpuCount),
     auth: readAuthConfig(env),
     web: readWebConfig(env),
+    gateway: readGatewayConfig(env),
   };
 }

@@ -16,6 +16,8 @@ export interface Surface {
   methodNotAllowed: (ctx: RouteContext, allowed: string[]) => void | Promise<void>;
   /** Answers a request whose handler threw, in the shape this surface's callers expect. */
   onError: (ctx: RouteContext, err: unknown) => void | Promise<void>;
+  /** Releases what the surface holds (client pools) once the listener has drained. */
+  close?: () => void | Promise<void>;
 }
 
 export interface Listener {
@@ -101,6 +103,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
       await closed;
       clearInterval(sweep);
       clearTimeout(timer);
+      await surface.close?.();
     },
   };
 }

@@ -1,0 +1,249 @@
+// The gateway's settings: the registry of MCP servers (GATEWAY_SERVERS_FILE, JSON or YAML,
+// validated at start), operator keys, the state secret of the OAuth facade, and proxy limits.
+import fs from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import {
+  ConfigError,
+  readBool,
+  readInt,
+  readString,
+  type Env,
+} from '../../services/common/config.ts';
+
+/** The upstream identity provider behind a server's OAuth facade, and the gateway's client there. */
+export interface UpstreamOAuthConfig {
+  /** Issuer whose metadata (RFC 8414 or OIDC discovery) names the endpoints. */
+  issuer?: string;
+  /** Explicit endpoints; they win over discovered ones. */
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
+  /** The client pre-registered at the upstream for this server: what DCR hands out. */
+  clientId: string;
+  clientSecret?: string;
+  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** Scopes requested upstream and advertised to MCP clients. */
+  scopes: string[];
+  /** Sent upstream as `resource` (RFC 8707) instead of whatever the client sent. */
+  resource?: string;
+  /** Sent upstream as `audience` (Auth0, Okta). */
+  audience?: string;
+  /** Extra parameters added to the upstream authorization request. */
+  extraAuthorizeParams: Record<string, string>;
+}
+
+export type GatewayServerAuth =
+  /** The backend needs no OAuth: the proxy forwards without a challenge. */
+  | { kind: 'none' }
+  /** The gateway's stateless OAuth facade in front of an upstream IdP. */
+  | { kind: 'facade'; upstream: UpstreamOAuthConfig }
+  /**
+   * An authorization server that registers clients itself (the platform's own `{auth_url}` for
+   * the Brain, as `platform`): the gateway only publishes protected-resource metadata naming it.
+   */
+  | { kind: 'external'; authorizationServer: string };
+
+export interface GatewayServerConfig {
+  name: string;
+  /** Backend base URL; undefined when the server is served in-process (see mountLocal). */
+  url?: string;
+  /** Path segment(s) of the MCP endpoint under `/{name}`, used in resource URLs and challenges. */
+  mcpPath: string;
+  /** Scopes named in challenges and metadata. */
+  scopes: string[];
+  auth: GatewayServerAuth;
+}
+
+export interface GatewayConfig {
+  serversFile?: string;
+  servers: GatewayServerConfig[];
+  /** The server the root well-known forms and root /authorize, /token, /register describe. */
+  defaultServer: string;
+  /** Operator keys accepted in X-Gateway-Key. */
+  keys: string[];
+  /** HMAC/encryption secrets of the facade (first one signs; all verify). Empty: generated. */
+  stateSecrets: string[];
+  maxBodyBytes: number;
+  connectTimeoutMs: number;
+  /** Time allowed for a backend's response headers. */
+  responseTimeoutMs: number;
+  /** Longest silence between two chunks of a backend response body (0: no limit). */
+  idleTimeoutMs: number;
+  /** Keep-alive connections per backend. */
+  backendConnections: number;
+  /** Append to a client's X-Forwarded-For instead of replacing it (behind a trusted proxy). */
+  trustForwardedFor: boolean;
+}
+
+/** Names that routes of the gateway itself occupy at the root. */
+export const RESERVED_SERVER_NAMES = new Set([
+  '.', '..', '.well-known', 'health', 'openapi.json', 'docs', 'authorize', 'token', 'register', 'callback',
+]);
+
+export const SERVER_NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+/** The registry without a servers file: just the Brain, served by this platform. */
+export const BRAIN_SERVER: GatewayServerConfig = {
+  name: 'brain',
+  mcpPath: 'mcp',
+  scopes: ['openid', 'profile', 'email', 'offline_access'],
+  auth: { kind: 'external', authorizationServer: 'platform' },
+};
+
+export function readGatewayConfig(env: Env): GatewayConfig {
+  const serversFile = readString(env, 'GATEWAY_SERVERS_FILE');
+  const { servers, defaultServer } = serversFile
+    ? readServersFile(serversFile, env)
+    : { servers: [BRAIN_SERVER], defaultServer: 'brain' };
+  return {
+    serversFile,
+    servers,
+    defaultServer,
+    keys: readList(env, 'GATEWAY_KEYS', 16),
+    stateSecrets: readList(env, 'GATEWAY_STATE_SECRET', 32),
+    maxBodyBytes: readInt(env, 'GATEWAY_MAX_BODY_BYTES', 4 * 1_048_576, { min: 1_024, max: 1_073_741_824 }),
+    connectTimeoutMs: readInt(env, 'GATEWAY_CONNECT_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
+    responseTimeoutMs: readInt(env, 'GATEWAY_RESPONSE_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
+    idleTimeoutMs: readInt(env, 'GATEWAY_IDLE_TIMEOUT_MS', 300_000, { min: 0, max: 86_400_000 }),
+    backendConnections: readInt(env, 'GATEWAY_BACKEND_CONNECTIONS', 128, { min: 1, max: 65_536 }),
+    trustForwardedFor: readBool(env, 'GATEWAY_TRUST_FORWARDED_FOR', false),
+  };
+}
+
+/** Comma-separated secrets, each at least `minLength` characters; never echoed in errors. */
+function readList(env: Env, name: string, minLength: number): string[] {
+  const value = readString(env, name);
+  if (!value) return [];
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  items.forEach((item, i) => {
+    if (item.length < minLength) throw new ConfigError(name, `entry ${i + 1} must be at least ${minLength} characters long`);
+  });
+  return items;
+}
+
+// --- the servers file --------------------------------------------------------------------------
+
+const httpUrl = z.string().refine((value) => {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.hash;
+  } catch {
+    return false;
+  }
+}, 'expected an http(s) URL without credentials or fragment');
+
+const scopeList = z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'invalid scope token'));
+
+const upstreamSchema = z
+  .object({
+    issuer: httpUrl.optional(),
+    authorization_endpoint: httpUrl.optional(),
+    token_endpoint: httpUrl.optional(),
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1).optional(),
+    client_secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
+    scopes: scopeList.optional(),
+    resource: z.string().min(1).optional(),
+    audience: z.string().min(1).optional(),
+    extra_authorize_params: z.record(z.string(), z.string()).optional(),
+  })
+  .strict()
+  .refine((u) => u.issuer || (u.authorization_endpoint && u.token_endpoint), {
+    message: 'needs issuer, or both authorization_endpoint and token_endpoint',
+  })
+  .refine((u) => !(u.client_secret && u.client_secret_env), { message: 'client_secret and client_secret_env are exclusive' });
+
+const serverSchema = z
+  .object({
+    name: z.string().regex(SERVER_NAME_PATTERN, 'must match [A-Za-z0-9._-]+')
+      .refine((n) => !RESERVED_SERVER_NAMES.has(n), 'is reserved by the gateway'),
+    url: httpUrl.optional(),
+    local: z.boolean().optional(),
+    mcp_path: z.string().regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"').optional(),
+    scopes: scopeList.optional(),
+    oauth: upstreamSchema.optional(),
+    authorization_server: z.union([z.literal('platform'), httpUrl]).optional(),
+  })
+  .strict()
+  .refine((s) => Boolean(s.url) !== Boolean(s.local), { message: 'needs exactly one of url or local: true' })
+  .refine((s) => !(s.oauth && s.authorization_server), { message: 'oauth and authorization_server are exclusive' });
+
+const fileSchema = z
+  .object({
+    default_server: z.string().optional(),
+    servers: z.array(serverSchema).min(1),
+  })
+  .strict();
+
+function readServersFile(file: string, env: Env): { servers: GatewayServerConfig[]; defaultServer: string } {
+  const fail = (message: string): never => {
+    throw new ConfigError('GATEWAY_SERVERS_FILE', `${file}: ${message}`);
+  };
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    fail(`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let data: unknown;
+  try {
+    // YAML 1.2 is a superset of JSON, so one parser reads both.
+    data = parseYaml(text);
+  } catch (err) {
+    fail(`is neither JSON nor YAML (${(err as Error).message.split('\n')[0]})`);
+  }
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+    fail(`${where || 'document'}: ${issue.message}`);
+  }
+  const doc = parsed.data!;
+  const servers: GatewayServerConfig[] = [];
+  const seen = new Set<string>();
+  for (const [i, s] of doc.servers.entries()) {
+    if (seen.has(s.name)) fail(`servers[${i}].name: duplicate server "${s.name}"`);
+    seen.add(s.name);
+    let auth: GatewayServerAuth = { kind: 'none' };
+    if (s.oauth) {
+      const o = s.oauth;
+      const method = o.token_endpoint_auth_method ?? (o.client_secret || o.client_secret_env ? 'client_secret_basic' : 'none');
+      let secret = o.client_secret;
+      if (o.client_secret_env) {
+        secret = readString(env, o.client_secret_env);
+        if (!secret) fail(`servers[${i}].oauth.client_secret_env: ${o.client_secret_env} is not set`);
+      }
+      if (method !== 'none' && !secret) fail(`servers[${i}].oauth: ${method} needs client_secret or client_secret_env`);
+      auth = {
+        kind: 'facade',
+        upstream: {
+          issuer: o.issuer?.replace(/\/+$/, ''),
+          authorizationEndpoint: o.authorization_endpoint,
+          tokenEndpoint: o.token_endpoint,
+          clientId: o.client_id,
+          clientSecret: secret,
+          tokenEndpointAuthMethod: method,
+          scopes: o.scopes ?? s.scopes ?? ['openid', 'profile', 'email', 'offline_access'],
+          resource: o.resource,
+          audience: o.audience,
+          extraAuthorizeParams: o.extra_authorize_params ?? {},
+        },
+      };
+    } else if (s.authorization_server) {
+      auth = { kind: 'external', authorizationServer: s.authorization_server.replace(/\/+$/, '') || s.authorization_server };
+    }
+    servers.push({
+      name: s.name,
+      url: s.url,
+      mcpPath: s.mcp_path ?? 'mcp',
+      scopes: s.scopes ?? (auth.kind === 'facade' ? auth.upstream.scopes : auth.kind === 'external' ? BRAIN_SERVER.scopes : []),
+      auth,
+    });
+  }
+  // The Brain is always there, served by this platform, unless the file describes it itself.
+  if (!seen.has('brain')) servers.push(BRAIN_SERVER);
+  const defaultServer = doc.default_server ?? 'brain';
+  if (!servers.some((s) => s.name === defaultServer)) fail(`default_server: no server named "${defaultServer}"`);
+  return { servers, defaultServer };
+}

@@ -1,0 +1,155 @@
+// The gateway as a client of a server's upstream identity provider: endpoint discovery (cached),
+// and token requests authenticated with the gateway's pre-registered credentials.
+import type { UpstreamOAuthConfig } from '../config.ts';
+
+export interface UpstreamEndpoints {
+  issuer?: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  jwksUri?: string;
+  idTokenSigningAlgs?: string[];
+}
+
+export interface UpstreamTokenResult {
+  status: number;
+  /** The parsed JSON body, when the body was a JSON object. */
+  json?: Record<string, unknown>;
+}
+
+/** The upstream could not be reached or did not answer usefully. */
+export class UpstreamUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamUnavailableError';
+  }
+}
+
+export interface UpstreamClient {
+  readonly config: UpstreamOAuthConfig;
+  endpoints(): Promise<UpstreamEndpoints>;
+  /** Endpoints if already known (explicit or discovered earlier), without a network call. */
+  knownEndpoints(): UpstreamEndpoints | undefined;
+  /** POSTs a token request; answers whatever the upstream said, parsed when it is JSON. */
+  token(params: URLSearchParams): Promise<UpstreamTokenResult>;
+}
+
+const DISCOVERY_TTL_MS = 60 * 60 * 1000;
+const TIMEOUT_MS = 10_000;
+
+export function createUpstreamClient(config: UpstreamOAuthConfig, now: () => number = Date.now): UpstreamClient {
+  let cached: { value: UpstreamEndpoints; until: number } | undefined;
+  let pending: Promise<UpstreamEndpoints> | undefined;
+  const explicit = config.authorizationEndpoint && config.tokenEndpoint
+    ? { issuer: config.issuer, authorizationEndpoint: config.authorizationEndpoint, tokenEndpoint: config.tokenEndpoint }
+    : undefined;
+
+  async function discover(): Promise<UpstreamEndpoints> {
+    const issuer = config.issuer!;
+    const u = new URL(issuer);
+    const path = u.pathname === '/' ? '' : u.pathname.replace(/\/+$/, '');
+    const candidates = [
+      `${u.origin}/.well-known/oauth-authorization-server${path}`,
+      `${u.origin}/.well-known/openid-configuration${path}`,
+      `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    ];
+    let lastError = 'no metadata found';
+    for (const url of candidates) {
+      let res: Response;
+      try {
+        res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
+      } catch (err) {
+        lastError = `${url}: ${(err as Error).message}`;
+        continue;
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        lastError = `${url}: HTTP ${res.status}`;
+        continue;
+      }
+      let doc: Record<string, unknown>;
+      try {
+        doc = (await res.json()) as Record<string, unknown>;
+      } catch {
+        lastError = `${url}: not JSON`;
+        continue;
+      }
+      if (typeof doc.issuer === 'string' && doc.issuer.replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
+        lastError = `${url}: issuer ${doc.issuer} does not match ${issuer}`;
+        continue;
+      }
+      const authorizationEndpoint = config.authorizationEndpoint ?? doc.authorization_endpoint;
+      const tokenEndpoint = config.tokenEndpoint ?? doc.token_endpoint;
+      if (typeof authorizationEndpoint !== 'string' || typeof tokenEndpoint !== 'string') {
+        lastError = `${url}: no authorization or token endpoint`;
+        continue;
+      }
+      return {
+        issuer: typeof doc.issuer === 'string' ? doc.issuer : issuer,
+        authorizationEndpoint,
+        tokenEndpoint,
+        jwksUri: typeof doc.jwks_uri === 'string' ? doc.jwks_uri : undefined,
+        idTokenSigningAlgs: Array.isArray(doc.id_token_signing_alg_values_supported)
+          ? doc.id_token_signing_alg_values_supported.filter((a): a is string => typeof a === 'string')
+          : undefined,
+      };
+    }
+    throw new UpstreamUnavailableError(`upstream metadata for ${issuer} is unavailable (${lastError})`);
+  }
+
+  async function endpoints(): Promise<UpstreamEndpoints> {
+    if (explicit) return explicit;
+    if (cached && cached.until > now()) return cached.value;
+    pending ??= discover().then(
+      (value) => {
+        cached = { value, until: now() + DISCOVERY_TTL_MS };
+        pending = undefined;
+        return value;
+      },
+      (err) => {
+        pending = undefined;
+        throw err;
+      },
+    );
+    return pending;
+  }
+
+  return {
+    config,
+    endpoints,
+    knownEndpoints: () => explicit ?? cached?.value,
+    async token(params) {
+      const { tokenEndpoint } = await endpoints();
+      const headers: Record<string, string> = {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      };
+      const body = new URLSearchParams(params);
+      if (config.tokenEndpointAuthMethod === 'client_secret_basic') {
+        // RFC 6749 §2.3.1: the id and secret are form-encoded before base64.
+        const id = encodeURIComponent(config.clientId);
+        const secret = encodeURIComponent(config.clientSecret ?? '');
+        headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+      } else if (config.tokenEndpointAuthMethod === 'client_secret_post') {
+        body.set('client_id', config.clientId);
+        body.set('client_secret', config.clientSecret ?? '');
+      } else {
+        body.set('client_id', config.clientId);
+      }
+      let res: Response;
+      try {
+        res = await fetch(tokenEndpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
+      } catch (err) {
+        throw new UpstreamUnavailableError(`upstream token endpoint unreachable: ${(err as Error).message}`);
+      }
+      const text = await res.text();
+      let json: Record<string, unknown> | undefined;
+      try {
+        const parsed = JSON.parse(text);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+      } catch {
+        json = undefined;
+      }
+      return { status: res.status, json };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// An interactive API reference (Swagger UI) that works offline: its assets are served from the
+// swagger-ui-dist package in node_modules, never from a CDN. Any surface can mount it.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Router } from './router.ts';
+
+export interface DocsPageOptions {
+  /** Page title. */
+  title: string;
+  /** URL (usually relative, `/openapi.json`) of the OpenAPI document the page renders. */
+  openapiUrl: string;
+  /** Where the page lives; assets go under `${prefix}/assets/`. */
+  prefix?: string;
+}
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+let distDir: string | undefined;
+const cache = new Map<string, Buffer>();
+
+function asset(name: string): Buffer {
+  let data = cache.get(name);
+  if (!data) {
+    distDir ??= path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+    data = fs.readFileSync(path.join(distDir, name));
+    cache.set(name, data);
+  }
+  return data;
+}
+
+export function addDocsPage(router: Router, options: DocsPageOptions): void {
+  const prefix = options.prefix ?? '/docs';
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escape(options.title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${prefix}/assets/swagger-ui.css">
+<link rel="icon" type="image/png" href="${prefix}/assets/favicon-32x32.png">
+</head><body><div id="swagger-ui"></div>
+<script src="${prefix}/assets/swagger-ui-bundle.js"></script>
+<script src="${prefix}/assets/init.js"></script>
+</body></html>`;
+  const init = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(options.openapiUrl)}, dom_id: '#swagger-ui', deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });
+});\n`;
+  const headers = {
+    'cache-control': 'no-cache',
+    'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+  };
+  router.get(prefix, ({ res }) => {
+    res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
+    res.end(res.req.method === 'HEAD' ? undefined : html);
+  });
+  router.get(`${prefix}/assets/:name`, ({ res, params }) => {
+    let body: Buffer;
+    let type: string;
+    if (params.name === 'init.js') {
+      body = Buffer.from(init);
+      type = 'text/javascript; charset=utf-8';
+    } else if (Object.hasOwn(ASSETS, params.name)) {
+      body = asset(params.name);
+      type = ASSETS[params.name];
+    } else {
+      const payload = JSON.stringify({ error: 'not_found', detail: 'No such asset.' });
+      res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+      res.end(payload);
+      return;
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+    res.end(res.req.method === 'HEAD' ? undefined : body);
+  });
+}
+
+function escape(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
