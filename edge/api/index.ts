@@ -1,12 +1,185 @@
+import * as z from 'zod';
 import type { AppContext } from '../context.ts';
+import { toHttpError } from '../errors.ts';
+import { defineApiRoute, mountApiRoutes, type InvalidParam } from '../http/api-route.ts';
 import type { Surface } from '../http/listener.ts';
-import { createProblemSurface } from '../http/problem-surface.ts';
-import { sendJson } from '../http/respond.ts';
-import { Router } from '../http/router.ts';
+import { buildOpenApiDocument } from '../http/openapi.ts';
+import { statusTitle } from '../http/problem-surface.ts';
+import { BodyTooLargeError, sendJson, sendProblem } from '../http/respond.ts';
+import { Router, type RouteContext } from '../http/router.ts';
+import { isRequestValidationError } from '../http/validation.ts';
+import { SCOPES } from '../oauth/provider.ts';
+import { createAuthenticator, ForbiddenError, UnauthenticatedError } from './auth.ts';
+import { registerDocs } from './docs.ts';
+import { MediaTypeError, NotFoundError, organizationRoutes, type RestRoute } from './organizations.ts';
+
+export const API_VERSION = '1.0.0';
+
+const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    errors: z
+      .array(z.object({ loc: z.array(z.union([z.string(), z.int()])), msg: z.string(), type: z.string() }))
+      .optional()
+      .meta({ description: 'For 422: every invalid field.' }),
+  })
+  .meta({ title: 'Problem', description: 'An RFC 9457 problem document.' });
+
+const problem = (description: string) => ({ description, content: { 'application/problem+json': ProblemSchema } });
 
 /** The REST API `{api_url}`: the system of record behind the dashboard. */
 export function createApiSurface(ctx: AppContext): Surface {
   const router = new Router();
-  router.get('/health', ({ res }) => sendJson(res, 200, { status: 'ok', service: 'api' }));
-  return createProblemSurface('api', router, ctx.logger);
+  const api = ctx.config.publicUrls.api;
+  const authenticateHeaders = createAuthenticator(ctx);
+  const routes: RestRoute[] = [
+    defineApiRoute({
+      method: 'GET',
+      path: '/health',
+      operationId: 'getHealth',
+      summary: 'Liveness',
+      description: 'Answers 200 while the API is up. Needs no credentials.',
+      tags: ['Service'],
+      responses: { '200': { description: 'Up.', content: { 'application/json': z.object({ status: z.literal('ok'), service: z.literal('api') }).meta({ title: 'Health' }) } } },
+      handler: ({ res }) => sendJson(res, 200, { status: 'ok', service: 'api' }),
+    }),
+    defineApiRoute({
+      method: 'GET',
+      path: '/.well-known/oauth-protected-resource',
+      operationId: 'getProtectedResourceMetadata',
+      summary: 'Protected resource metadata',
+      description: 'RFC 9728 metadata: which authorization server issues tokens for this API.',
+      tags: ['Service'],
+      responses: { '200': { description: 'The metadata.', content: { 'application/json': { type: 'object' } } } },
+      handler: ({ res }) =>
+        sendJson(res, 200, {
+          resource: api,
+          authorization_servers: [ctx.config.publicUrls.auth],
+          scopes_supported: SCOPES,
+          bearer_methods_supported: ['header'],
+          resource_name: 'Mindgate Agents API',
+        }),
+    }),
+    ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }),
+  ];
+  let openapi: Record<string, unknown> | undefined;
+  routes.push(
+    defineApiRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'getOpenApi',
+      summary: 'OpenAPI description',
+      description: 'This document (OpenAPI 3.1).',
+      tags: ['Service'],
+      responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { type: 'object' } } } },
+      handler: ({ res }) => sendJson(res, 200, (openapi ??= buildDocument(ctx, routes))),
+    }),
+  );
+
+  mountApiRoutes(router, routes, {
+    onInvalid: (c, invalid) => sendInvalid(c, invalid),
+  });
+  registerDocs(router, { title: 'Mindgate Agents API', specUrl: '/openapi.json' });
+
+  return {
+    name: 'api',
+    router,
+    notFound(c) {
+      sendProblem(c.res, { title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });
+    },
+    methodNotAllowed(c, allowed) {
+      sendProblem(c.res, { title: 'Method Not Allowed', status: 405, detail: `Allowed: ${allowed.join(', ')}`, instance: c.path }, { allow: allowed.join(', ') });
+    },
+    onError(c, err) {
+      const p = (status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+        sendProblem(c.res, { title: statusTitle(status), status, detail, instance: c.path, ...extra }, headers);
+      if (err instanceof UnauthenticatedError) return p(401, err.message, {}, { 'www-authenticate': err.challenge });
+      if (err instanceof ForbiddenError) return p(403, err.message);
+      if (err instanceof NotFoundError) return p(404, err.message);
+      if (err instanceof MediaTypeError) return p(415, err.message);
+      if (err instanceof BodyTooLargeError) return p(413, err.message);
+      if (isRequestValidationError(err)) {
+        return sendProblem(c.res, {
+          title: 'Unprocessable Content',
+          status: 422,
+          detail: 'The request is not valid.',
+          instance: c.path,
+          errors: err.detail.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })),
+        });
+      }
+      const e = toHttpError(err);
+      if (e.internal) ctx.logger.error({ requestId: c.requestId, err }, 'request failed');
+      p(e.status, e.message);
+    },
+  };
+}
+
+function sendInvalid(c: RouteContext, invalid: InvalidParam[]): void {
+  sendProblem(c.res, {
+    title: 'Unprocessable Content',
+    status: 422,
+    detail: 'The request is not valid.',
+    instance: c.path,
+    errors: invalid.map((i) => ({ loc: [i.in, ...(i.name === '(all)' ? [] : i.name.split('.'))], msg: i.reason, type: 'value_error' })),
+  });
+}
+
+function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unknown> {
+  const auth = ctx.config.publicUrls.auth;
+  const doc = buildOpenApiDocument(routes, {
+    info: {
+      title: 'Mindgate Agents API',
+      version: API_VERSION,
+      description:
+        'The system of record behind the dashboard. Authenticate with an access token issued by the authorization server for this API (`Authorization: Bearer`), or with an organization API key (`x-api-key`). Errors are RFC 9457 problem documents.',
+    },
+    servers: [{ url: ctx.config.publicUrls.api }],
+    schemas: { Problem: ProblemSchema },
+    responses: {
+      Unauthorized: { ...problem('Missing or invalid credentials.'), headers: { 'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750).', schema: { type: 'string' } } } },
+      Forbidden: problem('The credentials act for another organization, or may not do this.'),
+      NotFound: problem('No such resource in this organization.'),
+      ValidationFailed: problem('A parameter or the body is not valid; `errors` lists every problem.'),
+    },
+  });
+  const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
+  const components = doc.components as Record<string, Record<string, unknown>>;
+  const toPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  for (const route of routes) {
+    const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
+    if (!op) continue;
+    op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
+    if (route.body) {
+      const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;
+      const schemas = components.schemas as Record<string, unknown>;
+      schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
+      op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } };
+    }
+  }
+  components.securitySchemes = {
+    BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `An access token issued by ${auth} for the audience ${ctx.config.publicUrls.api}.` },
+    ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the organization.' },
+    OAuth2: {
+      type: 'oauth2',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${auth}/authorize`,
+          tokenUrl: `${auth}/token`,
+          refreshUrl: `${auth}/token`,
+          scopes: { openid: 'OpenID Connect sign-in', profile: 'Profile claims', email: 'E-mail claim', offline_access: 'Refresh tokens' },
+        },
+        clientCredentials: { tokenUrl: `${auth}/token`, scopes: {} },
+      },
+    },
+  };
+  return doc;
+}
+
+function stripSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _s, ...rest } = schema;
+  return rest;
 }

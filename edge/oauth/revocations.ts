@@ -27,7 +27,21 @@ export interface RevocationStore {
   isRevoked(query: RevocationQuery): Promise<boolean>;
 }
 
+// One instance per records store in a process, so that a revocation made here (the REST API's
+// "revoke", the revocation endpoint) clears this process's cache at once; other replicas see it
+// when their cached answer expires.
+const instances = new WeakMap<RecordStore, RevocationStore>();
+
 export function createRevocationStore(records: RecordStore, now: () => number = Date.now): RevocationStore {
+  let store = instances.get(records);
+  if (!store) {
+    store = build(records, now);
+    instances.set(records, store);
+  }
+  return store;
+}
+
+function build(records: RecordStore, now: () => number): RevocationStore {
   const tokens = records.collection<RevokedDoc>('auth_revoked_tokens');
   const grants = records.collection<RevokedDoc>('auth_revoked_grants');
   const clients = records.collection<RevokedDoc>('auth_revoked_clients');

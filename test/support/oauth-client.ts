@@ -179,7 +179,6 @@ export interface AuthorizeResult {
 
 /** Runs /authorize through sign-up or sign-in and consent; returns the code sent to the client. */
 export async function authorize(authUrl: string, o: AuthorizeOptions): Promise<AuthorizeResult> {
-  const jar = o.jar ?? new CookieJar();
   const { verifier, challenge } = pkcePair();
   const redirectUri = o.client.redirect_uris[0];
   const state = randomBytes(8).toString('hex');
@@ -193,7 +192,30 @@ export async function authorize(authUrl: string, o: AuthorizeOptions): Promise<A
     state,
   });
   if (o.resource) params.set('resource', o.resource);
-  let page = await follow(jar, await browse(jar, `${authUrl}/authorize?${params}`), redirectUri);
+  const result = await driveAuthorization(authUrl, `${authUrl}/authorize?${params}`, redirectUri, o);
+  if (result.callback.searchParams.get('state') !== state) throw new Error('state mismatch');
+  return { ...result, verifier };
+}
+
+export interface DriveOptions {
+  user: TestUser;
+  mode?: 'sign-up' | 'sign-in';
+  organizationId?: string;
+  jar?: CookieJar;
+}
+
+/**
+ * Plays the browser for an authorization URL built by anyone (this helper, the MCP SDK): signs
+ * up or in, picks the organization at consent, and returns the redirect to the client.
+ */
+export async function driveAuthorization(
+  authUrl: string,
+  authorizationUrl: string,
+  redirectUri: string,
+  o: DriveOptions,
+): Promise<Omit<AuthorizeResult, 'verifier'>> {
+  const jar = o.jar ?? new CookieJar();
+  let page = await follow(jar, await browse(jar, authorizationUrl), redirectUri);
   if (/name="password"/.test(page.body)) {
     if ((o.mode ?? 'sign-up') === 'sign-up') {
       const link = /href="([^"]*\/sign-up)"/.exec(page.body);
@@ -228,8 +250,7 @@ export async function authorize(authUrl: string, o: AuthorizeOptions): Promise<A
   const callback = new URL(page.location);
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`no code in ${callback.href}`);
-  if (callback.searchParams.get('state') !== state) throw new Error('state mismatch');
-  return { code, verifier, redirectUri, organizationId, callback, jar };
+  return { code, redirectUri, organizationId, callback, jar };
 }
 
 export interface TokenResponse {

@@ -1,0 +1,105 @@
+// Who is calling the REST API: a JWT access token issued for `{api_url}` (Authorization:
+// Bearer), or an organization's API key (x-api-key). Either one acts for exactly one
+// organization; organization-scoped operations refuse every other one with 403.
+import { Code, ConnectError } from '@connectrpc/connect';
+import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import type { AppContext } from '../context.ts';
+import { InvalidTokenError } from '../oauth/verify.ts';
+
+export interface Caller {
+  kind: 'user' | 'client' | 'api_key';
+  /** The organization the credential acts for. */
+  organizationId: string;
+  /** The user (user tokens), the client (client_credentials tokens) or the key id. */
+  subject: string;
+  clientId?: string;
+}
+
+/** 401: no credentials, or credentials that are not valid. The message is safe to show. */
+export class UnauthenticatedError extends Error {
+  readonly challenge: string;
+  constructor(message: string, challenge: string) {
+    super(message);
+    this.name = 'UnauthenticatedError';
+    this.challenge = challenge;
+  }
+}
+
+/** 403: valid credentials that may not do this. */
+export class ForbiddenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForbiddenError';
+  }
+}
+
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '')}"`;
+}
+
+export function createAuthenticator(ctx: AppContext) {
+  const audience = ctx.config.publicUrls.api;
+  const metadata = `${audience}/.well-known/oauth-protected-resource`;
+  const base = `Bearer realm="mindgate-api", resource_metadata=${quoted(metadata)}`;
+
+  return async function authenticate(headers: Record<string, string | string[] | undefined>): Promise<Caller> {
+    const apiKey = headers['x-api-key'];
+    const authorization = headers.authorization;
+    if (typeof apiKey === 'string' && apiKey !== '') {
+      try {
+        const { apiKey: key } = await ctx.clients.apiKeys.verifyApiKey({ secret: apiKey });
+        return { kind: 'api_key', organizationId: key!.organizationId, subject: key!.keyId };
+      } catch (err) {
+        if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
+          throw new UnauthenticatedError('the API key is not valid', `${base}, error="invalid_token", error_description="the API key is not valid"`);
+        }
+        throw err;
+      }
+    }
+    if (typeof authorization !== 'string' || authorization === '') {
+      throw new UnauthenticatedError('send Authorization: Bearer <access token> or x-api-key', base);
+    }
+    const match = /^Bearer +([^\s]+) *$/i.exec(authorization);
+    if (!match) {
+      throw new UnauthenticatedError('the Authorization header must be "Bearer <access token>"', `${base}, error="invalid_request"`);
+    }
+    try {
+      const claims = await ctx.tokens.verify(match[1], audience);
+      const isClient = claims.subject === claims.clientId;
+      return {
+        kind: isClient ? 'client' : 'user',
+        organizationId: claims.organizationId,
+        subject: claims.subject,
+        clientId: claims.clientId,
+      };
+    } catch (err) {
+      if (err instanceof InvalidTokenError) {
+        throw new UnauthenticatedError(err.message, `${base}, error="invalid_token", error_description=${quoted(err.message)}`);
+      }
+      throw err;
+    }
+  };
+}
+
+/** The organization in the path must be the one the credential acts for. */
+export function requireOrganization(caller: Caller, organizationId: string): void {
+  if (caller.organizationId !== organizationId) {
+    throw new ForbiddenError('these credentials act for another organization');
+  }
+}
+
+/**
+ * Credentials (API keys, OAuth clients) are managed only by a signed-in owner or admin of the
+ * organization, never by an API key or a server-to-server client: a leaked key cannot mint more.
+ */
+export async function requireAdmin(ctx: AppContext, caller: Caller, organizationId: string): Promise<void> {
+  requireOrganization(caller, organizationId);
+  if (caller.kind !== 'user') throw new ForbiddenError('only a signed-in owner or admin may manage credentials');
+  try {
+    const { membership } = await ctx.clients.organizations.getMembership({ organizationId, userId: caller.subject });
+    if (membership && (membership.role === Role.OWNER || membership.role === Role.ADMIN)) return;
+  } catch (err) {
+    if (!(err instanceof ConnectError && err.code === Code.NotFound)) throw err;
+  }
+  throw new ForbiddenError('only an owner or admin of the organization may manage credentials');
+}

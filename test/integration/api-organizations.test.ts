@@ -1,0 +1,303 @@
+// The organization parts of the REST API over real HTTP, with tokens from the real
+// authorization server: organizations, API keys, OAuth clients and their revocation,
+// confidential clients with client_credentials, tenant isolation, OpenAPI and /docs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { obtainAccessToken, startOAuthTestPlatform, tokenRequest, type ObtainedToken } from '../support/oauth-client.ts';
+import type { TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+let api: string;
+let auth: string;
+let a: ObtainedToken;
+let b: ObtainedToken;
+
+type Json = Record<string, any>;
+
+async function call(path: string, init: { method?: string; token?: string; apiKey?: string; body?: unknown; rawBody?: string; contentType?: string } = {}) {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.apiKey) headers['x-api-key'] = init.apiKey;
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] = 'application/json';
+  }
+  if (init.rawBody !== undefined) {
+    body = init.rawBody;
+    headers['content-type'] = init.contentType ?? 'application/json';
+  }
+  const res = await fetch(`${api}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const text = await res.text();
+  let json: Json = {};
+  try {
+    json = text ? (JSON.parse(text) as Json) : {};
+  } catch {}
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+beforeAll(async () => {
+  platform = await startOAuthTestPlatform();
+  api = platform.ctx.config.publicUrls.api;
+  auth = platform.ctx.config.publicUrls.auth;
+  a = await obtainAccessToken(platform, { resource: api });
+  b = await obtainAccessToken(platform, { resource: api });
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('authentication', () => {
+  it('serves /health without credentials', async () => {
+    const r = await call('/health');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ status: 'ok', service: 'api' });
+  });
+
+  it('answers 401 with a Bearer challenge and a problem body when credentials are missing', async () => {
+    const r = await call('/organizations');
+    expect(r.status).toBe(401);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="mindgate-api", resource_metadata="http/);
+    expect(r.json).toMatchObject({ status: 401, title: 'Unauthorized' });
+  });
+
+  it('refuses malformed, forged and foreign-audience tokens with invalid_token', async () => {
+    for (const token of ['not-a-jwt', `${a.access_token.slice(0, -4)}AAAA`, 'a.b.c']) {
+      const r = await call('/organizations', { token });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    }
+    const brain = await obtainAccessToken(platform, { resource: `${platform.ctx.config.publicUrls.gateway}/brain/mcp` });
+    const r = await call('/organizations', { token: brain.access_token });
+    expect(r.status).toBe(401);
+    expect(r.json.detail).toContain('not issued for this resource');
+    const basic = await fetch(`${api}/organizations`, { headers: { authorization: 'Basic Zm9vOmJhcg==' } });
+    expect(basic.status).toBe(401);
+    expect(basic.headers.get('www-authenticate')).toContain('error="invalid_request"');
+  });
+
+  it('publishes protected resource metadata naming the authorization server', async () => {
+    const r = await call('/.well-known/oauth-protected-resource');
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ resource: api, authorization_servers: [auth] });
+  });
+});
+
+describe('organizations', () => {
+  it('lists the caller\'s organizations, marking the one the token acts for', async () => {
+    const r = await call('/organizations', { token: a.access_token });
+    expect(r.status).toBe(200);
+    expect(r.json.organizations).toHaveLength(1);
+    expect(r.json.organizations[0]).toMatchObject({ id: a.organizationId, name: a.user.organization, role: 'owner', current: true });
+    expect(r.json.organizations[0].brain_id).toMatch(/^brain_/);
+    expect(JSON.stringify(r.json)).not.toContain(b.organizationId);
+  });
+
+  it('reads its own organization and refuses another one with 403', async () => {
+    expect((await call(`/organizations/${a.organizationId}`, { token: a.access_token })).status).toBe(200);
+    const r = await call(`/organizations/${b.organizationId}`, { token: a.access_token });
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('answers 422 problems for malformed path parameters', async () => {
+    const r = await call('/organizations/not-an-org', { token: a.access_token });
+    expect(r.status).toBe(422);
+    expect(r.json.errors[0].loc).toEqual(['path', 'organization_id']);
+  });
+});
+
+describe('API keys', () => {
+  it('creates a key shown once, lists it without the secret, and authenticates with it', async () => {
+    const created = await call(`/organizations/${a.organizationId}/api-keys`, { token: a.access_token, body: { name: 'ci' } });
+    expect(created.status).toBe(201);
+    const secret: string = created.json.secret;
+    expect(secret).toMatch(/^mg_k[A-Za-z0-9]{16}_/);
+    expect(created.json.api_key).toMatchObject({ name: 'ci', organization_id: a.organizationId, prefix: secret.slice(0, 12) });
+
+    const listed = await call(`/organizations/${a.organizationId}/api-keys`, { token: a.access_token });
+    expect(listed.status).toBe(200);
+    expect(listed.json.api_keys.map((k: Json) => k.id)).toContain(created.json.api_key.id);
+    expect(listed.text).not.toContain(secret);
+    expect(listed.text).not.toContain(secret.slice(20));
+
+    const orgs = await call('/organizations', { apiKey: secret });
+    expect(orgs.status).toBe(200);
+    expect(orgs.json.organizations).toEqual([expect.objectContaining({ id: a.organizationId, current: true, role: null })]);
+    // Tenant isolation: A's key never reads B.
+    expect((await call(`/organizations/${b.organizationId}`, { apiKey: secret })).status).toBe(403);
+    expect((await call(`/organizations/${b.organizationId}/api-keys`, { apiKey: secret })).status).toBe(403);
+    // A key cannot mint keys.
+    expect((await call(`/organizations/${a.organizationId}/api-keys`, { apiKey: secret, body: { name: 'x' } })).status).toBe(403);
+  });
+
+  it('rotates a key (the old secret stops working) and revokes it', async () => {
+    const created = await call(`/organizations/${a.organizationId}/api-keys`, { token: a.access_token, body: { name: 'rotating' } });
+    const id = created.json.api_key.id;
+    const rotated = await call(`/organizations/${a.organizationId}/api-keys/${id}/rotate`, { token: a.access_token, method: 'POST' });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.secret).not.toBe(created.json.secret);
+    expect((await call('/organizations', { apiKey: created.json.secret })).status).toBe(401);
+    expect((await call('/organizations', { apiKey: rotated.json.secret })).status).toBe(200);
+    // B cannot touch A's key, and learns nothing about it.
+    expect((await call(`/organizations/${a.organizationId}/api-keys/${id}`, { token: b.access_token, method: 'DELETE' })).status).toBe(403);
+    expect((await call(`/organizations/${b.organizationId}/api-keys/${id}`, { token: b.access_token, method: 'DELETE' })).status).toBe(404);
+    const revoked = await call(`/organizations/${a.organizationId}/api-keys/${id}`, { token: a.access_token, method: 'DELETE' });
+    expect(revoked.status).toBe(204);
+    const after = await call('/organizations', { apiKey: rotated.json.secret });
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('invalid_token');
+    expect((await call(`/organizations/${a.organizationId}/api-keys/${id}`, { token: a.access_token, method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('answers malformed bodies and parameters with documented problems, never 500', async () => {
+    const path = `/organizations/${a.organizationId}/api-keys`;
+    const cases: [Parameters<typeof call>[1], number][] = [
+      [{ token: a.access_token, rawBody: '{"name":' }, 422],
+      [{ token: a.access_token, rawBody: '' }, 422],
+      [{ token: a.access_token, body: {} }, 422],
+      [{ token: a.access_token, body: { name: '' } }, 422],
+      [{ token: a.access_token, body: { name: 42 } }, 422],
+      [{ token: a.access_token, body: { name: 'x', extra: true } }, 422],
+      [{ token: a.access_token, body: [] }, 422],
+      [{ token: a.access_token, body: { name: 'x'.repeat(201) } }, 422],
+      [{ token: a.access_token, rawBody: 'name=x', contentType: 'application/x-www-form-urlencoded' }, 415],
+      [{ token: a.access_token, rawBody: JSON.stringify({ name: 'x'.repeat(2_000_000) }) }, 413],
+    ];
+    for (const [init, status] of cases) {
+      const r = await call(path, init);
+      expect(r.status, JSON.stringify(init).slice(0, 120)).toBe(status);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+    }
+    const invalid = await call(path, { token: a.access_token, body: { name: 42 } });
+    expect(invalid.json.errors[0]).toMatchObject({ loc: ['body', 'name'] });
+    for (const bad of ['/api-keys/nope/rotate', '/api-keys/k123/rotate']) {
+      const r = await call(`/organizations/${a.organizationId}${bad}`, { token: a.access_token, method: 'POST' });
+      expect(r.status).toBe(422);
+    }
+    expect((await call(`/organizations/${a.organizationId}/api-keys`, { token: a.access_token, method: 'PUT' })).status).toBe(405);
+  });
+});
+
+describe('OAuth clients and revocation from the dashboard', () => {
+  it('lists the clients acting for the organization, with their grants, and not other organizations\' clients', async () => {
+    const r = await call(`/organizations/${a.organizationId}/oauth-clients`, { token: a.access_token });
+    expect(r.status).toBe(200);
+    const client = r.json.clients.find((c: Json) => c.client_id === a.clientId);
+    expect(client).toMatchObject({ client_name: 'Test client' });
+    expect(client.grants[0]).toMatchObject({ user_id: a.user && expect.any(String), resources: [api] });
+    expect(JSON.stringify(r.json)).not.toContain(b.clientId);
+    expect((await call(`/organizations/${b.organizationId}/oauth-clients`, { token: a.access_token })).status).toBe(403);
+  });
+
+  it('revokes a client\'s tokens: its access token stops working at the API and its refresh token is dead', async () => {
+    const victim = await obtainAccessToken(platform, { resource: api, user: a.user, mode: 'sign-in' });
+    expect(victim.organizationId).toBe(a.organizationId);
+    expect((await call('/organizations', { token: victim.access_token })).status).toBe(200);
+    const r = await call(`/organizations/${a.organizationId}/oauth-clients/${victim.clientId}/revoke`, { token: a.access_token, method: 'POST' });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ client_id: victim.clientId, revoked_grants: 1 });
+    const denied = await call('/organizations', { token: victim.access_token });
+    expect(denied.status).toBe(401);
+    expect(denied.json.detail).toContain('revoked');
+    const refreshed = await tokenRequest(auth, { grant_type: 'refresh_token', refresh_token: victim.refresh_token!, client_id: victim.clientId });
+    expect(refreshed.status).toBe(400);
+    expect(((await refreshed.json()) as Json).error).toBe('invalid_grant');
+    // The revoking user's own client is untouched.
+    expect((await call('/organizations', { token: a.access_token })).status).toBe(200);
+  });
+
+  it('does not let another organization revoke a client', async () => {
+    const r = await call(`/organizations/${a.organizationId}/oauth-clients/${a.clientId}/revoke`, { token: b.access_token, method: 'POST' });
+    expect(r.status).toBe(403);
+    expect((await call('/organizations', { token: a.access_token })).status).toBe(200);
+  });
+});
+
+describe('confidential clients and client_credentials', () => {
+  it('issues a client whose client_credentials tokens act for the organization only', async () => {
+    const created = await call(`/organizations/${a.organizationId}/confidential-clients`, { token: a.access_token, body: { name: 'backend' } });
+    expect(created.status).toBe(201);
+    const { client, client_secret: secret } = created.json;
+    expect(client).toMatchObject({ client_name: 'backend', organization_id: a.organizationId, grant_types: ['client_credentials'] });
+
+    const listed = await call(`/organizations/${a.organizationId}/confidential-clients`, { token: a.access_token });
+    expect(listed.json.clients.map((c: Json) => c.client_id)).toContain(client.client_id);
+    expect(listed.text).not.toContain(secret);
+    expect((await call(`/organizations/${b.organizationId}/confidential-clients`, { token: b.access_token })).json.clients).toEqual([]);
+
+    const res = await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret });
+    expect(res.status).toBe(200);
+    const tokens = (await res.json()) as Json;
+    expect(tokens.refresh_token).toBeUndefined();
+    const claims = await platform.ctx.tokens.verify(tokens.access_token, api);
+    expect(claims).toMatchObject({ organizationId: a.organizationId, clientId: client.client_id, subject: client.client_id });
+
+    const orgs = await call('/organizations', { token: tokens.access_token });
+    expect(orgs.json.organizations).toEqual([expect.objectContaining({ id: a.organizationId })]);
+    expect((await call(`/organizations/${b.organizationId}`, { token: tokens.access_token })).status).toBe(403);
+    expect((await call(`/organizations/${a.organizationId}/api-keys`, { token: tokens.access_token, body: { name: 'x' } })).status).toBe(403);
+
+    const wrong = await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret: `${secret}x` });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as Json).error).toBe('invalid_client');
+
+    const rotated = await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}/rotate-secret`, { token: a.access_token, method: 'POST' });
+    expect(rotated.status).toBe(200);
+    expect((await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret })).status).toBe(401);
+    const fresh = await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret: rotated.json.client_secret });
+    expect(fresh.status).toBe(200);
+
+    expect((await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, { token: b.access_token, method: 'DELETE' })).status).toBe(403);
+    expect((await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, { token: a.access_token, method: 'DELETE' })).status).toBe(204);
+    expect((await call('/organizations', { token: tokens.access_token })).status).toBe(401);
+    expect((await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret: rotated.json.client_secret })).status).toBe(401);
+    expect((await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, { token: a.access_token, method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('refuses client_credentials for public clients and unknown resources', async () => {
+    const pub = await tokenRequest(auth, { grant_type: 'client_credentials', client_id: a.clientId, resource: api });
+    expect(pub.status).toBeGreaterThanOrEqual(400);
+    expect(pub.status).toBeLessThan(500);
+    const created = await call(`/organizations/${a.organizationId}/confidential-clients`, { token: a.access_token, body: { name: 'x' } });
+    const res = await tokenRequest(auth, { grant_type: 'client_credentials', resource: 'https://elsewhere.example/' }, { id: created.json.client.client_id, secret: created.json.client_secret });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error).toBe('invalid_target');
+  });
+});
+
+describe('OpenAPI and /docs', () => {
+  it('describes every operation with a unique operationId and a description (OpenAPI 3.1, version 1.0.0)', async () => {
+    const r = await call('/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.json.openapi).toBe('3.1.0');
+    expect(r.json.info.version).toBe('1.0.0');
+    const ids: string[] = [];
+    for (const [path, item] of Object.entries(r.json.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.operationId, `${method} ${path}`).toBeTruthy();
+        expect(op.description, `${method} ${path}`).toBeTruthy();
+        ids.push(op.operationId);
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['listOrganizations', 'createApiKey', 'revokeOAuthClient', 'createConfidentialClient', 'getHealth']));
+    expect(r.json.paths['/organizations'].get.security).toEqual(expect.arrayContaining([{ BearerToken: [] }, { ApiKey: [] }]));
+    expect(r.json.paths['/organizations/{organization_id}/api-keys'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateApiKey');
+    expect(r.json.components.securitySchemes.BearerToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('serves an interactive reference with its assets locally', async () => {
+    const page = await fetch(`${api}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js']) {
+      const res = await fetch(`${api}${asset}`);
+      expect(res.status, asset).toBe(200);
+      await res.arrayBuffer();
+    }
+  });
+});
