@@ -1,0 +1,169 @@
+// Builds an OpenAPI 3.1 document from route declarations (api-route.ts). Schemas come from the
+// same zod objects that validate requests (z.toJSONSchema, JSON Schema 2020-12, the dialect of
+// OpenAPI 3.1); deprecations come from the same declaration that sets the response headers.
+import * as z from 'zod';
+import type { ApiRoute, HeaderSpec, JsonSchema, ResponseSpec } from './api-route.ts';
+import { describeDeprecation } from './deprecation.ts';
+
+export interface OpenApiOptions {
+  info: { title: string; version: string; description?: string; [key: string]: unknown };
+  servers?: Array<{ url: string; description?: string }>;
+  tags?: Array<{ name: string; description?: string }>;
+  /** Named schemas: every occurrence of one of these objects becomes a `$ref` to it. */
+  schemas?: Record<string, z.ZodType>;
+  /** Shared responses that routes name by key (for example `Problem404`). */
+  responses?: Record<string, ResponseSpec>;
+  /** Headers every response of every operation carries (documented as shared components). */
+  commonHeaders?: Record<string, HeaderSpec>;
+  /** Responses added to every operation that does not declare the status itself. */
+  commonResponses?: Record<string, string>;
+  externalDocs?: { url: string; description?: string };
+}
+
+type Doc = Record<string, unknown>;
+
+const isZod = (value: unknown): value is z.ZodType =>
+  typeof value === 'object' && value !== null && '_zod' in value;
+
+function pascal(text: string): string {
+  return text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, ch: string) => ch.toUpperCase());
+}
+
+/** `/api/v1/blog/posts/:slug` → `/api/v1/blog/posts/{slug}`. */
+export function toOpenApiPath(pattern: string): string {
+  return pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function strip(schema: JsonSchema): JsonSchema {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+const DEPRECATION_HEADERS: Record<string, HeaderSpec> = {
+  Deprecation: {
+    description: 'When the operation was deprecated (RFC 9745): `@` followed by Unix seconds.',
+    schema: { type: 'string', pattern: '^@-?[0-9]+$' },
+  },
+  Sunset: {
+    description: 'When the operation will be removed (RFC 8594), an HTTP date.',
+    schema: { type: 'string' },
+  },
+  Link: {
+    description: 'The successor (`rel="successor-version"`) and the deprecation notice (`rel="deprecation"`).',
+    schema: { type: 'string' },
+  },
+};
+
+export function buildOpenApiDocument(routes: readonly ApiRoute<any, any>[], options: OpenApiOptions): Doc {
+  // Every schema lives in one registry so that nested occurrences of named schemas become refs.
+  const registry = z.registry<{ id: string }>();
+  const named = new Map<z.ZodType, string>();
+  const register = (schema: z.ZodType, id: string): string => {
+    const existing = named.get(schema);
+    if (existing) return existing;
+    let unique = id;
+    for (let n = 2; [...named.values()].includes(unique); n++) unique = `${id}${n}`;
+    named.set(schema, unique);
+    registry.add(schema, { id: unique });
+    return unique;
+  };
+  for (const [id, schema] of Object.entries(options.schemas ?? {})) register(schema, id);
+
+  const schemaRef = (schema: z.ZodType | JsonSchema, fallbackId: string): JsonSchema =>
+    isZod(schema) ? { $ref: `#/components/schemas/${register(schema, fallbackId)}` } : schema;
+
+  const headerRefs = Object.fromEntries(
+    Object.keys(options.commonHeaders ?? {}).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
+
+  const renderResponse = (spec: ResponseSpec, idBase: string, extraHeaders: Record<string, unknown>): Doc => {
+    const out: Doc = { description: spec.description };
+    const headers = { ...extraHeaders, ...(spec.headers ?? {}) };
+    if (Object.keys(headers).length > 0) out.headers = headers;
+    if (spec.content) {
+      out.content = Object.fromEntries(
+        Object.entries(spec.content).map(([mediaType, schema]) => [mediaType, { schema: schemaRef(schema, idBase) }]),
+      );
+    }
+    return out;
+  };
+
+  const sharedResponses: Doc = {};
+  for (const [name, spec] of Object.entries(options.responses ?? {})) {
+    sharedResponses[name] = renderResponse(spec, name, headerRefs);
+  }
+
+  const paths: Record<string, Doc> = {};
+  for (const route of routes) {
+    const parameters: Doc[] = [];
+    for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+      if (!schema) continue;
+      const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as {
+        properties?: Record<string, JsonSchema>;
+        required?: string[];
+      };
+      for (const [name, prop] of Object.entries(json.properties ?? {})) {
+        const { description, ...propSchema } = prop;
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || (json.required ?? []).includes(name),
+          ...(typeof description === 'string' ? { description } : {}),
+          schema: propSchema,
+        });
+      }
+    }
+
+    const extra = route.deprecation ? { ...headerRefs, ...DEPRECATION_HEADERS } : headerRefs;
+    const responses: Doc = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      responses[status] =
+        typeof spec === 'string'
+          ? { $ref: `#/components/responses/${spec}` }
+          : renderResponse(spec, `${pascal(route.operationId)}${status === '200' ? '' : status}Response`, extra);
+    }
+    for (const [status, name] of Object.entries(options.commonResponses ?? {})) {
+      if (!(status in responses)) responses[status] = { $ref: `#/components/responses/${name}` };
+    }
+
+    let description = route.description;
+    if (route.deprecation) description = [description, describeDeprecation(route.deprecation)].filter(Boolean).join('\n\n');
+    const operation: Doc = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(description ? { description } : {}),
+      ...(route.tags ? { tags: route.tags } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      responses,
+      ...(route.deprecation
+        ? { deprecated: true, 'x-sunset': route.deprecation.sunsetAt.toISOString().slice(0, 10) }
+        : {}),
+      ...(route.extensions ?? {}),
+    };
+    const path = toOpenApiPath(route.path);
+    paths[path] ??= {};
+    for (const method of [route.method]) paths[path][method.toLowerCase()] = operation;
+  }
+
+  const generated = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, JsonSchema> };
+  const schemas = Object.fromEntries(Object.entries(generated.schemas).map(([id, s]) => [id, strip(s)]));
+
+  const components: Doc = { schemas };
+  if (Object.keys(sharedResponses).length > 0) components.responses = sharedResponses;
+  if (options.commonHeaders) components.headers = options.commonHeaders;
+
+  return {
+    openapi: '3.1.0',
+    info: options.info,
+    ...(options.servers ? { servers: options.servers } : {}),
+    ...(options.tags ? { tags: options.tags } : {}),
+    paths,
+    components,
+    ...(options.externalDocs ? { externalDocs: options.externalDocs } : {}),
+  };
+}
