@@ -3,6 +3,7 @@ import type { AppContext } from './context.ts';
 import { createApiSurface } from './api/index.ts';
 import { createGatewaySurface } from './gateway/index.ts';
 import { startListener, type Listener, type Surface } from './http/listener.ts';
+import { createBrainMcpHandler } from './mcp/brain-server.ts';
 import { createAuthSurface } from './oauth/index.ts';
 import { createWebSurface } from './web/index.ts';
 
@@ -12,7 +13,11 @@ export interface Edge {
 }
 
 const SURFACES: Record<SurfaceName, (ctx: AppContext) => Surface | Promise<Surface>> = {
-  gateway: createGatewaySurface,
+  // The Brain's MCP endpoint is served in-process unless a servers file gives `brain` a backend URL.
+  gateway: (ctx) =>
+    createGatewaySurface(ctx, {
+      localHandlers: ctx.config.gateway.servers.some((s) => s.name === 'brain' && !s.url) ? { brain: createBrainMcpHandler(ctx) } : {},
+    }),
   api: createApiSurface,
   web: createWebSurface,
   auth: createAuthSurface,
