@@ -217,6 +217,8 @@ function applyRegistrationPolicy(metadata: Record<string, unknown>, ownOrigins: 
   // RFC 7591 defaults to client_secret_basic when the field is absent; registration here only
   // creates public clients, which the response states.
   metadata.token_endpoint_auth_method = 'none';
+  delete metadata.client_secret;
+  delete metadata.client_secret_expires_at;
   const grantTypes = Array.isArray(metadata.grant_types) ? (metadata.grant_types as string[]) : ['authorization_code'];
   for (const g of grantTypes) {
     if (g !== 'authorization_code' && g !== 'refresh_token') {
