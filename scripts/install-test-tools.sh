@@ -7,7 +7,9 @@
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
 #
 # Everything comes from the package registries this project may reach (Go proxy, Maven
-# Central); nothing downloads a binary from anywhere else.
+# Central); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
+# grpcurl about 100 s (module download and build), the MongoDB-wire server about 10 s; a warm
+# run returns at once.
 set -euo pipefail
 
 log() { printf '[install-test-tools] %s\n' "$*" >&2; }
@@ -133,7 +135,9 @@ public final class MindgateMongoWireServer {
 }
 EOF
 
-  (cd "$work" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib)
+  # Maven takes its home from the passwd entry, not $HOME: name the local repository explicitly.
+  (cd "$work" && mvn -q -B "-Dmaven.repo.local=${MAVEN_REPO_LOCAL:-$HOME/.m2/repository}" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib)
   mkdir -p "$work/classes"
   javac -d "$work/classes" -cp "$work/lib/*" "$work/src/MindgateMongoWireServer.java"
   echo "$STAMP" >"$work/installed"

@@ -89,6 +89,8 @@ describe('sqlite records store', () => {
 
   it('sweeps periodically, and stops when closed', async () => {
     const store = open({ sweepIntervalMs: 20 });
+    // More than one batch of expired documents, and one that expires while we watch.
+    for (let i = 0; i < 1500; i++) await store.collection('sessions').put({ _id: `gone${i}`, expiresAt: Date.now() - 1 });
     await store.collection('sessions').put({ _id: 'old', expiresAt: Date.now() + 100 });
     await store.collection('sessions').put({ _id: 'live', expiresAt: Date.now() + 3_600_000 });
     const deadline = Date.now() + 20_000;

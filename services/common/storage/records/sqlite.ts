@@ -644,37 +644,60 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
 
   const explainers = new Map<string, (filter: Filter, options: FindOptions | undefined, count: boolean) => string[]>();
 
-  function sweepTable(table: string): number {
+  function sweepBatch(table: string): number {
     const qt = quoteIdent(table);
+    const result = statement(
+      `DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
+    ).run(now());
+    return Number(result.changes);
+  }
+
+  function sweepTable(table: string): number {
     let total = 0;
     for (;;) {
-      const result = statement(
-        `DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
-      ).run(now());
-      total += Number(result.changes);
-      if (Number(result.changes) < SWEEP_BATCH) return total;
+      const deleted = sweepBatch(table);
+      total += deleted;
+      if (deleted < SWEEP_BATCH) return total;
     }
+  }
+
+  function recordTables(): string[] {
+    const rows = statement(
+      `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = '${TABLE_PREFIX}'`,
+    ).all() as Array<{ name: string }>;
+    return rows.map((row) => row.name);
   }
 
   function sweepExpired(): number {
     if (closed) return 0;
-    const tables = statement(
-      `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = '${TABLE_PREFIX}'`,
-    ).all() as Array<{ name: string }>;
     let total = 0;
-    for (const { name } of tables) total += sweepTable(name);
+    for (const table of recordTables()) total += sweepTable(table);
     return total;
+  }
+
+  // The timer's sweep deletes in batches and yields between them, so that a large backlog of
+  // expired documents never holds the event loop (or the write lock) for long.
+  let sweeping = false;
+  async function sweepInBackground(): Promise<void> {
+    if (sweeping || closed) return;
+    sweeping = true;
+    try {
+      for (const table of recordTables()) {
+        while (!closed && sweepBatch(table) === SWEEP_BATCH) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    } finally {
+      sweeping = false;
+    }
   }
 
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   const timer =
     sweepIntervalMs > 0
       ? setInterval(() => {
-          try {
-            sweepExpired();
-          } catch {
-            // A busy database or a closed store: the next sweep tries again.
-          }
+          // A busy database or a store closed meanwhile: the next sweep tries again.
+          sweepInBackground().catch(() => undefined);
         }, sweepIntervalMs)
       : undefined;
   timer?.unref();
