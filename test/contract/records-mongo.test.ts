@@ -38,7 +38,7 @@ describe.runIf(shouldRunMongoSuite('mongodb records store'))('mongodb records st
     const expiresAt = Date.now() + 60_000;
     const c = store.collection('sessions');
     await c.put({ _id: 's1', user: 'u', expiresAt });
-    const stored = await db.collection<{ _id: string }>('sessions').findOne({ _id: 's1' });
+    const stored = await db.collection<{ _id: string; _expiresAtDate?: Date }>('sessions').findOne({ _id: 's1' });
     expect(stored).toMatchObject({ _id: 's1', user: 'u', expiresAt });
     expect(stored?._expiresAtDate).toBeInstanceOf(Date);
     expect((stored?._expiresAtDate as Date).getTime()).toBe(expiresAt);
