@@ -9,6 +9,8 @@ import {
   registerClient as sdkRegisterClient,
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -495,6 +497,14 @@ describe('accounts', () => {
     expect(badGrant.status).toBeGreaterThanOrEqual(400);
     expect(badGrant.status).toBeLessThan(500);
     expect(typeof badGrant.json.error).toBe('string');
+  });
+
+  it('writes mail to the local outbox when no SMTP server is configured', async () => {
+    const t = await obtainAccessToken(platform, { resource: api });
+    const lines = fs.readFileSync(path.join(platform.dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const mail = lines.find((m) => m.to === t.user.email);
+    expect(mail).toMatchObject({ subject: 'Verify your e-mail address for Mindgate' });
+    expect(mail!.text).toMatch(new RegExp(`${auth.replace(/[.]/g, '\\.')}/verify-email\\?token=[A-Za-z0-9_-]{43}`));
   });
 
   it('serves pages that cannot be framed', async () => {
