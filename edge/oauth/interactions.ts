@@ -461,7 +461,11 @@ export function registerInteractions(router: Router, options: InteractionsOption
         expectedNonce: saved.nonce,
         idTokenExpected: true,
       });
-      const claims = tokens.claims()!;
+      let claims: Record<string, unknown> & { iss: string; sub: string } = { ...tokens.claims()! };
+      // Providers that conform ID tokens to the spec put e-mail and name in userinfo only.
+      if (typeof claims.email !== 'string' && config.serverMetadata().userinfo_endpoint) {
+        claims = { ...(await oidcClient.fetchUserInfo(config, tokens.access_token, claims.sub)), iss: claims.iss, sub: claims.sub };
+      }
       ({ user } = await accounts.fromSocialIdentity({
         issuer: claims.iss,
         subject: claims.sub,
