@@ -104,7 +104,7 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
       tags: ['Blog'],
       query: s.listQuery,
       responses: { '200': json(s.postList, 'A page of posts.'), '400': 'BadRequest' },
-      handler({ res, input }) {
+      handler({ res, input, path }) {
         const { limit, cursor, category } = input.query;
         const offset = cursor === undefined ? 0 : decodeCursor(cursor);
         if (offset === undefined) {
@@ -112,6 +112,7 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
             title: 'Bad Request',
             status: 400,
             detail: 'The cursor is not one this API issued; start again without it.',
+            instance: path,
             'invalid-params': [{ name: 'cursor', in: 'query', reason: 'is not a cursor this API issued' }],
           });
           return;
