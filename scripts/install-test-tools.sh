@@ -149,3 +149,17 @@ EOF
 
 install_grpcurl
 install_mongo_wire_server
+
+# --- Chromium (identity: the sign-up → consent screenshot test, driven by playwright-core) ---
+install_chromium() {
+  if [ -x /usr/bin/chromium ]; then
+    log "chromium already installed at /usr/bin/chromium"
+    return
+  fi
+  log "installing chromium (Debian package)"
+  local sudo=""
+  if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+}
+install_chromium

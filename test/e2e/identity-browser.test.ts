@@ -1,0 +1,108 @@
+// The sign-up → consent flow in headless Chromium, with JavaScript disabled (the pages must work
+// without it), driven through labels (so every field has one). Screenshots of the sign-up and
+// consent pages are kept in test-results/identity/.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newTestUser, pkcePair, registerClient, startOAuthTestPlatform, tokenRequest } from '../support/oauth-client.ts';
+import { findTool, type TestPlatform } from '../support/platform.ts';
+
+const chromiumPath = findTool('chromium', ['/usr/bin/chromium']);
+const SHOTS = path.resolve('test-results/identity');
+
+function isPng(buffer: Buffer): { width: number; height: number } | undefined {
+  if (buffer.length < 24 || buffer.toString('latin1', 1, 4) !== 'PNG') return undefined;
+  return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
+}
+
+describe.skipIf(!chromiumPath)('sign-up and consent in a browser', () => {
+  let platform: TestPlatform;
+  let browser: Browser;
+  let callbackServer: http.Server;
+  let callbackUrl: string;
+
+  beforeAll(async () => {
+    platform = await startOAuthTestPlatform();
+    callbackServer = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Client</title><p>Signed in.</p>');
+    });
+    await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', () => resolve()));
+    callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    fs.mkdirSync(SHOTS, { recursive: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => (callbackServer ? callbackServer.close(() => resolve()) : resolve()));
+    await platform?.stop();
+  });
+
+  it('creates an account and an organization, consents, and returns a code to the client', async () => {
+    const auth = platform.ctx.config.publicUrls.auth;
+    const api = platform.ctx.config.publicUrls.api;
+    const client = await registerClient(auth, { client_name: 'Screenshot Client', redirect_uris: [callbackUrl] });
+    const { verifier, challenge } = pkcePair();
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: callbackUrl,
+      scope: 'openid email profile offline_access',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'browser-state',
+      resource: api,
+    });
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 800, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${auth}/authorize?${params}`);
+      await expect(page.getByRole('heading', { name: /Sign in to continue to Screenshot Client/ }).count()).resolves.toBe(1);
+      await page.getByRole('link', { name: 'Create an account' }).click();
+
+      const user = newTestUser('browser');
+      await page.getByLabel('Your name').fill('Browser User');
+      await page.getByLabel('E-mail address').fill(user.email);
+      await page.getByLabel('Password').fill(user.password);
+      await page.getByLabel('Organization name').fill('Browser Org');
+      const signUpShot = await page.screenshot({ path: path.join(SHOTS, 'sign-up.png'), fullPage: true });
+      expect(isPng(signUpShot)?.width).toBe(800);
+      await page.getByRole('button', { name: 'Create account' }).click();
+
+      await expect(page.getByRole('heading', { name: /Allow Screenshot Client to act for your organization/ }).count()).resolves.toBe(1);
+      const selected = await page.getByLabel('Organization it acts for').locator('option').allTextContents();
+      expect(selected).toEqual(['Browser Org']);
+      const consentShot = await page.screenshot({ path: path.join(SHOTS, 'consent.png'), fullPage: true });
+      const size = isPng(consentShot);
+      expect(size?.width).toBe(800);
+      expect(size!.height).toBeGreaterThan(300);
+      expect(consentShot.length).toBeGreaterThan(10_000);
+
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+      const back = new URL(page.url());
+      expect(back.searchParams.get('state')).toBe('browser-state');
+      const res = await tokenRequest(auth, {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        client_id: client.client_id,
+        redirect_uri: callbackUrl,
+        code_verifier: verifier,
+      });
+      expect(res.status).toBe(200);
+      const tokens = (await res.json()) as { access_token: string; refresh_token?: string };
+      expect(tokens.refresh_token).toBeTruthy();
+      const orgs = await fetch(`${api}/organizations`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(((await orgs.json()) as { organizations: { name: string }[] }).organizations[0].name).toBe('Browser Org');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
