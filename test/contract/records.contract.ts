@@ -771,6 +771,27 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
         }
       });
 
+      it('refuses a unique index over live duplicates, ignoring expired ones', async () => {
+        const nameOfCollection = fresh();
+        const plain = store.collection<RecordDoc>(nameOfCollection);
+        await plain.put({ _id: 'a', email: 'x@y' });
+        await plain.put({ _id: 'b', email: 'x@y', expiresAt: Date.now() - 1 });
+        const indexed = store.collection<RecordDoc>(nameOfCollection, { indexes: [{ fields: ['email'], unique: true }] });
+        expect(await indexed.count({})).toBe(1);
+        await plain.put({ _id: 'c', email: 'c@y', other: 'x@y' });
+        await plain.put({ _id: 'd', email: 'd@y', other: 'x@y' });
+        // Synchronously from collection() or from the first operation, as the store allows.
+        const error = await (async () => {
+          const c = store.collection<RecordDoc>(nameOfCollection, { indexes: [{ fields: ['other'], unique: true }] });
+          await c.count({});
+        })().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(UniqueViolationError);
+        expect((error as UniqueViolationError).fields).toEqual(['other']);
+      });
+
       it('keeps collections whose names differ only in case apart', async () => {
         const base = fresh('case');
         const lower = store.collection<RecordDoc>(base.toLowerCase());

@@ -36,9 +36,14 @@ export class UniqueViolationError extends RecordStoreError {
   readonly collection: string;
   /** Fields of the violated index, when the store could tell which index it was. */
   readonly fields: string[] | undefined;
-  constructor(collection: string, id: string, fields: string[] | undefined) {
+  /** `id` is the record being written, or undefined when a new index meets existing duplicates. */
+  constructor(collection: string, id: string | undefined, fields: string[] | undefined) {
     const on = fields ? ` on (${fields.join(', ')})` : '';
-    super(`record "${id}" in "${collection}" duplicates the key of a unique index${on}`);
+    super(
+      id === undefined
+        ? `records in "${collection}" already duplicate the key of the new unique index${on}`
+        : `record "${id}" in "${collection}" duplicates the key of a unique index${on}`,
+    );
     this.name = 'UniqueViolationError';
     this.collection = collection;
     this.fields = fields;

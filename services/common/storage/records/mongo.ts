@@ -151,7 +151,16 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
             // Documents missing an indexed field are not constrained, as in the embedded store.
             const partialFilterExpression: Document = {};
             for (const field of spec.fields) partialFilterExpression[field] = { $exists: true };
-            return coll.createIndex(keys, { name: `${indexName(spec)}_unique`, unique: true, partialFilterExpression });
+            const create = () =>
+              coll.createIndex(keys, { name: `${indexName(spec)}_unique`, unique: true, partialFilterExpression });
+            return create().catch(async (error: unknown) => {
+              if (!isDuplicateKey(error)) throw error;
+              // Expired documents may hold the duplicates: remove them and try once more.
+              await coll.deleteMany({ expiresAt: { $lte: now() } });
+              return create().catch((again: unknown) => {
+                throw isDuplicateKey(again) ? new UniqueViolationError(name, undefined, spec.fields) : again;
+              });
+            });
           }),
         ),
       );

@@ -433,7 +433,7 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
           } catch (again) {
             if (!isUniqueError(again)) throw again;
           }
-          throw new UniqueViolationError(name, '(existing records)', spec.fields);
+          throw new UniqueViolationError(name, undefined, spec.fields);
         }
         throw error;
       }
