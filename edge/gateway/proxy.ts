@@ -194,31 +194,39 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (auth === 'gateway-key') out.push('x-gateway-authenticated', 'key');
 
     const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
-    if (countBody) {
-      let seen = 0;
-      req.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > maxBody && !handler.tooLarge) {
-          handler.tooLarge = true;
-          handler.abort(new Error('request body too large'));
-        }
-      });
-    }
+    // A body without Content-Length is counted as it streams; with one, Node's parser already
+    // holds it to the declared length, which was checked against the limit.
+    const body = !hasBody ? null : countBody ? limitBody(req, maxBody, handler) : req;
     res.once('close', () => {
       if (!res.writableFinished) handler.abort(new Error('client disconnected'));
     });
+    let target = backend.basePath + pathAndQuery;
+    if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
     backend.pool.dispatch(
       {
-        path: backend.basePath + pathAndQuery,
+        path: target,
         method: req.method!,
         headers: out,
-        body: hasBody ? req : null,
+        body,
       },
       handler,
     );
   }
 
   return { handle };
+}
+
+/** Streams `req`, failing the request once more than `limit` bytes went through. */
+async function* limitBody(req: IncomingMessage, limit: number, handler: ProxyHandler): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    seen += chunk.length;
+    if (seen > limit) {
+      handler.tooLarge = true;
+      throw new Error('request body too large');
+    }
+    yield chunk;
+  }
 }
 
 export function unknownServer(res: ServerResponse, name: string): void {

@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { startMcpBackend, type McpBackend } from './gateway-backends.ts';
 import { freePort, startTestIdp, type TestIdp } from './gateway-idp.ts';
-import { startTestPlatform, type TestPlatform } from './platform.ts';
+import { Writable } from 'node:stream';
+import { readEdgeConfig } from '../../edge/config.ts';
+import { startPlatform } from '../../edge/platform.ts';
+import { createLogger } from '../../services/common/log.ts';
+import { startTestPlatform, testEnv, type TestPlatform } from './platform.ts';
 
 export const GATEWAY_KEY = 'operator-key-0123456789abcdef';
 export const STATE_SECRET = 'state-secret-0123456789abcdef0123456789';
@@ -25,7 +29,14 @@ export interface GatewayEnv {
   stop(): Promise<void>;
 }
 
-export async function startGatewayEnv(extraEnv: Record<string, string> = {}): Promise<GatewayEnv> {
+export interface GatewayEnvOptions {
+  env?: Record<string, string>;
+  /** Collects every log line of the platform (at trace level) into this array. */
+  logs?: string[];
+}
+
+export async function startGatewayEnv(options: GatewayEnvOptions = {}): Promise<GatewayEnv> {
+  const extraEnv = options.env ?? {};
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const idp = await startTestIdp({
@@ -77,7 +88,7 @@ servers:
   - name: down
     url: http://127.0.0.1:${down}/
 `);
-  const platform = await startTestPlatform({
+  const overrides = {
     GATEWAY_PORT: String(port),
     PUBLIC_GATEWAY_URL: base,
     GATEWAY_SERVERS_FILE: serversFile,
@@ -85,7 +96,8 @@ servers:
     GATEWAY_STATE_SECRET: STATE_SECRET,
     TEST_BETA_SECRET: 'beta-secret',
     ...extraEnv,
-  });
+  };
+  const platform = options.logs ? await startLoggedPlatform(overrides, options.logs) : await startTestPlatform(overrides);
   return {
     base,
     idp,
@@ -97,6 +109,26 @@ servers:
       await platform.stop();
       await Promise.allSettled([alpha.close(), beta.close(), idp.close()]);
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startLoggedPlatform(overrides: Record<string, string>, lines: string[]): Promise<TestPlatform> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-test-'));
+  const config = readEdgeConfig(testEnv(dataDir, { ...overrides, LOG_LEVEL: 'trace' }), 2);
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const platform = await startPlatform({ config, logger: createLogger({ level: 'trace' }, sink) });
+  return {
+    ...platform,
+    dataDir,
+    async stop(graceMs = 1_000) {
+      await platform.stop(graceMs);
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
