@@ -4,6 +4,7 @@
 // backpressure both ways. This is the hot path: no per-request URL parsing, no stream.pipeline,
 // no logging beyond the listener's one line.
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { secretsEqual } from '../../services/common/rpc/interceptors.ts';
 import type { Logger } from '../../services/common/log.ts';
@@ -196,7 +197,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
     // A body without Content-Length is counted as it streams; with one, Node's parser already
     // holds it to the declared length, which was checked against the limit.
-    const body = !hasBody ? null : countBody ? limitBody(req, maxBody, handler) : req;
+    const body = !hasBody ? null : countBody ? Readable.from(limitBody(req, maxBody, handler), { objectMode: false }) : req;
     res.once('close', () => {
       if (!res.writableFinished) handler.abort(new Error('client disconnected'));
     });
