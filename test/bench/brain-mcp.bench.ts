@@ -1,0 +1,142 @@
+// Brain benchmark through the MCP endpoint, on the embedded stores:
+//   1. ingest throughput of PutMemory (embedding in EMBEDDINGS_THREADS worker threads, default 2),
+//      with the event loop's delay measured meanwhile (it must never block on embedding);
+//   2. search_memories and recall_context p50/p95 through {base_url}/brain/mcp (real HTTP, a real
+//      token, the SDK client) at 10,000 and 100,000 memories in one organization, with the
+//      resident memory of the process.
+// Populations beyond the ingested ones are seeded straight into the records and vector stores in
+// the exact shape PutMemory writes (texts of the labeled set with variations, vectors of their
+// embeddings with noise), so that reaching 100,000 does not take half an hour of embedding. The
+// brain's lexical index learns of them through the write sequence, as it would from a replica.
+// Run: ./node_modules/.bin/node test/bench/brain-mcp.bench.ts   (SCALES=10000 for a quick run)
+import fs from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { createBrainContext } from '../../services/brain/context.ts';
+import { memoryId, memoryPointId, type MemoryRecord } from '../../services/brain/memory-record.ts';
+import { contentHash } from '../../services/brain/text.ts';
+import { createLogger } from '../../services/common/log.ts';
+import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
+import { measure, printTable, rssMiB } from './support.ts';
+
+const INGEST = Number(process.env.INGEST ?? 1_000);
+const SCALES = (process.env.SCALES ?? '10000,100000').split(',').map(Number);
+const QUERIES = Number(process.env.QUERIES ?? 200);
+const THREADS = process.env.EMBEDDINGS_THREADS ?? '2';
+const ORG_NAMESPACE = 'knowledge' as const;
+
+interface FixtureMemory { title: string; content: string; tags: string[]; entities: string[] }
+const fixture = JSON.parse(
+  fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/brain-quality.json'), 'utf8'),
+) as { memories: FixtureMemory[]; queries: { query: string }[] };
+
+const platform = await startOAuthTestPlatform({ EMBEDDINGS_THREADS: THREADS, LOG_LEVEL: 'warn', ACCESS_LOG: 'false' });
+const mcpUrl = `${platform.ctx.config.publicUrls.gateway}/brain/mcp`;
+const token = await obtainAccessToken(platform, { resource: mcpUrl });
+const org = token.organizationId;
+const brain = platform.ctx.clients.brain;
+console.log(`Brain MCP benchmark: ${THREADS} embedding threads, Node ${process.version}, organization ${org}`);
+
+const variant = (i: number) => {
+  const base = fixture.memories[i % fixture.memories.length];
+  const round = Math.floor(i / fixture.memories.length);
+  return { ...base, key: `bench/${i}`, content: round ? `${base.content} (revision ${round}, note ${i})` : base.content };
+};
+
+// 1. Ingest through PutMemory, 16 in flight.
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+const ingest = await measure(INGEST, 16, (i) => {
+  const m = variant(i);
+  return brain.putMemory({ organizationId: org, namespace: Namespace.KNOWLEDGE, key: m.key, title: m.title, content: m.content, tags: m.tags, entities: m.entities, allowDuplicate: true });
+});
+loop.disable();
+printTable(`Ingest: PutMemory through the edge client (embedding + duplicate/contradiction check + write), 16 in flight`, [
+  { memories: INGEST, 'memories/s': ingest.perSecond, 'p50 ms': ingest.p50, 'p95 ms': ingest.p95, 'loop delay p99 ms': loop.percentile(99) / 1e6, 'loop delay max ms': loop.max / 1e6, 'rss MiB': rssMiB() },
+]);
+
+// Vectors of the base texts, to seed the larger populations.
+const seedCtx = createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' }));
+const baseVectors: Float32Array[] = [];
+{
+  const bases = fixture.memories.map((m) => [m.title, m.content, m.entities.length ? `about: ${m.entities.join(', ')}` : '', m.tags.length ? `tags: ${m.tags.join(', ')}` : ''].filter(Boolean).join('\n'));
+  let next = 0;
+  const out: Float32Array[] = new Array(bases.length);
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < bases.length) {
+      const i = next++;
+      out[i] = (await platform.ctx.stores.embedder.embed([bases[i]]))[0];
+    }
+  }));
+  baseVectors.push(...out);
+}
+let seed = 7;
+const noise = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5) * 0.02;
+
+async function seedUpTo(total: number, from: number): Promise<void> {
+  const batch = 500;
+  for (let start = from; start < total; start += batch) {
+    const points = [];
+    for (let i = start; i < Math.min(total, start + batch); i++) {
+      const m = variant(i);
+      const now = Date.now();
+      const seq = await seedCtx.indexes.nextSeq(org, ORG_NAMESPACE);
+      const source = { clientId: 'bench-seed', userId: '', clientName: '' };
+      const record: MemoryRecord = {
+        _id: memoryId(org, ORG_NAMESPACE, m.key), organizationId: org, namespace: ORG_NAMESPACE, key: m.key, title: m.title,
+        content: m.content, tags: m.tags, entities: m.entities, source, createdBy: source, createdAt: now, updatedAt: now,
+        version: 1, rev: 1, seq, contentHash: contentHash(`${m.title}\n${m.content}`), stats: { worked: 0, failed: 0 },
+      };
+      await seedCtx.memories.put(record);
+      const base = baseVectors[i % baseVectors.length];
+      const v = new Float32Array(base.length);
+      let norm = 0;
+      for (let d = 0; d < v.length; d++) {
+        v[d] = base[d] + noise();
+        norm += v[d] * v[d];
+      }
+      for (let d = 0; d < v.length; d++) v[d] /= Math.sqrt(norm);
+      points.push({ id: memoryPointId(ORG_NAMESPACE, m.key), organizationId: org, vector: v, payload: { namespace: ORG_NAMESPACE, key: m.key, tags: m.tags, updatedAt: now } });
+    }
+    await platform.ctx.stores.vectors.upsert(points);
+  }
+}
+
+const client = new Client({ name: 'bench', version: '1.0.0' });
+await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token.access_token}` } } }));
+
+const rows: Record<string, string | number>[] = [];
+let population = INGEST;
+for (const scale of SCALES) {
+  const t0 = performance.now();
+  await seedUpTo(scale, population);
+  population = Math.max(population, scale);
+  const seeded = (performance.now() - t0) / 1000;
+  // The first search refreshes the lexical index with everything seeded (cold), then warm runs.
+  const c0 = performance.now();
+  await client.callTool({ name: 'search_memories', arguments: { namespace: 'knowledge', query: 'who owns billing-api', limit: 10 } });
+  const cold = performance.now() - c0;
+  const queries = fixture.queries.map((q) => q.query);
+  const search = await measure(QUERIES, 1, async (i) => {
+    const r = await client.callTool({ name: 'search_memories', arguments: { namespace: 'knowledge', query: queries[i % queries.length], limit: 10 } });
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+  });
+  const recall = await measure(QUERIES, 1, async (i) => {
+    const r = await client.callTool({ name: 'recall_context', arguments: { task: queries[(i * 7) % queries.length], token_budget: 2_000 } });
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+  });
+  const concurrent = await measure(QUERIES, 8, (i) => client.callTool({ name: 'search_memories', arguments: { namespace: 'knowledge', query: queries[(i * 3) % queries.length], limit: 10 } }));
+  rows.push(
+    { memories: scale, tool: 'search_memories', 'p50 ms': search.p50, 'p95 ms': search.p95, 'p99 ms': search.p99, 'per s': search.perSecond, 'cold ms': cold, 'seed s': seeded, 'rss MiB': rssMiB() },
+    { memories: scale, tool: 'recall_context', 'p50 ms': recall.p50, 'p95 ms': recall.p95, 'p99 ms': recall.p99, 'per s': recall.perSecond, 'cold ms': 0, 'seed s': 0, 'rss MiB': rssMiB() },
+    { memories: scale, tool: 'search x8 in flight', 'p50 ms': concurrent.p50, 'p95 ms': concurrent.p95, 'p99 ms': concurrent.p99, 'per s': concurrent.perSecond, 'cold ms': 0, 'seed s': 0, 'rss MiB': rssMiB() },
+  );
+  printTable(`Through ${mcpUrl} (SDK client, one at a time unless noted), ${scale} memories`, rows.filter((r) => r.memories === scale));
+}
+
+await client.close();
+await platform.stop(1_000);
