@@ -1,7 +1,9 @@
 // The organization parts of the REST API over real HTTP, with tokens from the real
 // authorization server: organizations, API keys, OAuth clients and their revocation,
 // confidential clients with client_credentials, tenant isolation, OpenAPI and /docs.
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { obtainAccessToken, startOAuthTestPlatform, tokenRequest, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
@@ -92,6 +94,14 @@ describe('organizations', () => {
     expect(r.json.organizations[0]).toMatchObject({ id: a.organizationId, name: a.user.organization, role: 'owner', current: true });
     expect(r.json.organizations[0].brain_id).toMatch(/^brain_/);
     expect(JSON.stringify(r.json)).not.toContain(b.organizationId);
+  });
+
+  it('started the organization on a Professional trial at onboarding, held by the billing service', async () => {
+    const { subscription, effectivePlan, entitlements } = await platform.ctx.clients.billing.getEntitlements({ organizationId: a.organizationId });
+    expect(effectivePlan).toBe(Plan.PROFESSIONAL);
+    expect(entitlements?.entityGraph).toBe(true);
+    const days = (timestampMs(subscription!.trialEndTime!) - Date.now()) / 86_400_000;
+    expect(Math.round(days)).toBe(14);
   });
 
   it('reads its own organization and refuses another one with 403', async () => {
