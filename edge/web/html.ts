@@ -22,7 +22,7 @@ a:focus-visible, button:focus-visible, [tabindex]:focus-visible { outline: 3px s
 .brand { font-weight: 700; font-size: 1.2rem; text-decoration: none; color: var(--text); }
 nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 1.1rem; margin: 0; padding: 0; }
 nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 0.15em; }
-main:focus { outline: none; }
+main:focus, main:focus-visible { outline: none; }
 h1 { font-size: 2rem; line-height: 1.25; margin: 1.5rem 0 0.5rem; }
 h2 { font-size: 1.4rem; margin-top: 2rem; }
 h3 { font-size: 1.15rem; }
@@ -44,6 +44,9 @@ caption { text-align: left; font-weight: 600; padding-bottom: 0.4rem; }
 .overall { font-size: 1.2rem; padding: 0.75rem 1rem; background: var(--panel); border-radius: 6px; }
 .footer-links { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; padding: 0; }
 `;
+
+/** A small mark for browser tabs, so browsers do not ask for /favicon.ico. */
+export const SITE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1b1b1f"/><path d="M8 23V9l8 8 8-8v14" fill="none" stroke="#fff" stroke-width="3" stroke-linejoin="round"/></svg>`;
 
 export interface LayoutOptions {
   title: string;
@@ -92,6 +95,7 @@ export function layout(options: LayoutOptions): string {
 <link rel="alternate" type="text/markdown" href="${e(options.twin)}">
 <link rel="alternate" type="text/plain" href="/llms.txt" title="llms.txt">
 <link rel="stylesheet" href="/assets/site.css">
+<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>

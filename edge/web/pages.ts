@@ -10,7 +10,7 @@ import { negotiate } from '../http/negotiate.ts';
 import { sendProblem, sendText } from '../http/respond.ts';
 import type { RouteContext, Router } from '../http/router.ts';
 import type { Content } from './content.ts';
-import { blogIndexBody, homeExtra, layout, notFoundBody, pageBody, postBody, SITE_CSS, statusHtml } from './html.ts';
+import { blogIndexBody, homeExtra, layout, notFoundBody, pageBody, postBody, SITE_CSS, SITE_ICON, statusHtml } from './html.ts';
 import type { StatusMonitor } from './status.ts';
 import { blogIndexMarkdown, homeMarkdown, notFoundMarkdown, pageMarkdown, postMarkdown, statusMarkdown } from './twins.ts';
 
@@ -182,6 +182,9 @@ export function registerSitePages(router: Router, options: SitePagesOptions): { 
 
   router.get('/assets/site.css', ({ res }) =>
     sendText(res, 200, SITE_CSS, 'text/css; charset=utf-8', { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }),
+  );
+  router.get('/assets/icon.svg', ({ res }) =>
+    sendText(res, 200, SITE_ICON, 'image/svg+xml', { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }),
   );
   router.get('/', (ctx) => serveNegotiated(ctx, representations.get('/')!));
   router.get('/index.md', (ctx) => serveTwin(ctx, representations.get('/')!));
