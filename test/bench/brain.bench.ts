@@ -33,7 +33,7 @@ console.log(`Brain benchmark: ${MEMORIES} memories, ${SEARCHES} searches, ${THRE
 const rssBefore = rssMiB();
 
 const ingest = await measure(MEMORIES, 16, (i) =>
-  edge.putMemory({ organizationId: ORG, namespace: Namespace.KNOWLEDGE, ...syntheticMemory(i) }),
+  edge.putMemory({ organizationId: ORG, namespace: Namespace.KNOWLEDGE, allowDuplicate: true, ...syntheticMemory(i) }),
 );
 printTable('Ingest (PutMemory through the edge client, 16 in flight)', [
   { memories: MEMORIES, 'memories/s': ingest.perSecond, 'p50 ms': ingest.p50, 'p99 ms': ingest.p99, 'rss MiB': rssMiB() },

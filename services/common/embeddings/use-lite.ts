@@ -179,7 +179,19 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
     });
   }
 
-  const started = await Promise.allSettled(Array.from({ length: threads }, startWorker));
+  // TensorFlow.js's WASM backend occasionally fails to initialise in a fresh worker on a loaded
+  // machine ("Backend 'wasm' has not yet been initialized"); a new worker then loads fine.
+  async function startWorkerWithRetry(attempts = 3): Promise<Slot> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startWorker();
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+      }
+    }
+  }
+
+  const started = await Promise.allSettled(Array.from({ length: threads }, () => startWorkerWithRetry()));
   const failure = started.find((result) => result.status === 'rejected');
   if (failure) {
     await Promise.all(
