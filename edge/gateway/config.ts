@@ -160,7 +160,8 @@ const serverSchema = z
       .refine((n) => !RESERVED_SERVER_NAMES.has(n), 'is reserved by the gateway'),
     url: httpUrl.optional(),
     local: z.boolean().optional(),
-    mcp_path: z.string().regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"').optional(),
+    mcp_path: z.string().regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"')
+      .refine((p) => p.split('/').every((seg) => seg !== '.' && seg !== '..'), 'must not contain . or .. segments').optional(),
     scopes: scopeList.optional(),
     oauth: upstreamSchema.optional(),
     authorization_server: z.union([z.literal('platform'), httpUrl]).optional(),

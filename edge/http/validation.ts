@@ -303,20 +303,131 @@ function valueAt(data: unknown, path: (string | number)[]): { found: boolean; va
 
 // --- JSON syntax errors, as Python's json module words them ------------------------------------
 
-function describeJsonError(text: string, message: string): { offset: number; error: string } {
-  const match = /position (\d+)/.exec(message);
-  let position = match ? Number(match[1]) : text.length;
-  if (/Unexpected end of JSON input/i.test(message)) position = text.length;
-  // V8 counts UTF-16 code units; Python counts code points.
-  const offset = [...text.slice(0, position)].length;
-  let error = 'Expecting value';
-  if (/Unterminated string/i.test(message)) error = 'Unterminated string starting at';
-  else if (/property name/i.test(message)) error = 'Expecting property name enclosed in double quotes';
-  else if (/non-whitespace character after JSON/i.test(message)) error = 'Extra data';
-  else if (/after property value|Expected ',' or '}'/i.test(message)) error = "Expecting ',' delimiter";
-  else if (/after array element|Expected ',' or ']'/i.test(message)) error = "Expecting ',' delimiter";
-  else if (/after property name|Expected ':'/i.test(message)) error = "Expecting ':' delimiter";
-  else if (/Bad control character/i.test(message)) error = 'Invalid control character at';
-  else if (/escape/i.test(message)) error = 'Invalid \\escape';
-  return { offset, error };
+/**
+ * Where and why `text` is not JSON, as Python's json.loads would say it (FastAPI reports that
+ * offset and message). V8's messages do not always carry a position, so this scans the text
+ * itself; it runs only after JSON.parse failed.
+ */
+function describeJsonError(text: string, _v8Message: string): { offset: number; error: string } {
+  const found = locateJsonError(text);
+  // Python counts code points; JavaScript strings count UTF-16 units.
+  return { offset: [...text.slice(0, found.at)].length, error: found.error };
+}
+
+interface JsonFault {
+  at: number;
+  error: string;
+}
+
+class Fault extends Error {
+  readonly fault: JsonFault;
+  constructor(at: number, error: string) {
+    super(error);
+    this.fault = { at, error };
+  }
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
+
+function locateJsonError(text: string): JsonFault {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const string = () => {
+    const start = i;
+    i++;
+    for (;;) {
+      if (i >= text.length) throw new Fault(start, 'Unterminated string starting at');
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return;
+      }
+      if (c < 0x20) throw new Fault(i, 'Invalid control character at');
+      if (c === 0x5c) {
+        const e = text[i + 1];
+        if (e === undefined) throw new Fault(start, 'Unterminated string starting at');
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) throw new Fault(i + 1, 'Invalid \\uXXXX escape');
+          i += 6;
+          continue;
+        }
+        if (!'"\\/bfnrt'.includes(e)) throw new Fault(i, 'Invalid \\escape');
+        i += 2;
+        continue;
+      }
+      i++;
+    }
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '"') return string();
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') throw new Fault(i, 'Expecting property name enclosed in double quotes');
+        string();
+        ws();
+        if (text[i] !== ':') throw new Fault(i, "Expecting ':' delimiter");
+        i++;
+        value();
+        ws();
+        if (text[i] === '}') {
+          i++;
+          return;
+        }
+        if (text[i] !== ',') throw new Fault(i, "Expecting ',' delimiter");
+        i++;
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ']') {
+          i++;
+          return;
+        }
+        if (text[i] !== ',') throw new Fault(i, "Expecting ',' delimiter");
+        i++;
+      }
+    }
+    for (const word of ['true', 'false', 'null']) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return;
+      }
+    }
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
+    if (m && m.index === i) {
+      i += m[0].length;
+      return;
+    }
+    throw new Fault(i, 'Expecting value');
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) return { at: i, error: 'Extra data' };
+  } catch (err) {
+    if (err instanceof Fault) return err.fault;
+    throw err;
+  }
+  // Valid by this grammar but refused by JSON.parse (it should not happen): point at the end.
+  return { at: text.length, error: 'Expecting value' };
 }
