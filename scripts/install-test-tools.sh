@@ -163,3 +163,17 @@ install_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
 }
 install_chromium
+
+# --- MCP Python SDK (gateway: the Python client end-to-end test) ----------------------------
+# From PyPI, pinned; test/e2e/gateway-python-client.test.ts fails under CI=true without it.
+MCP_PYTHON_VERSION="2.3.0"
+install_mcp_python() {
+  local python="${PYTHON:-python3}"
+  if "$python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '${MCP_PYTHON_VERSION}')" 2>/dev/null; then
+    log "MCP Python SDK ${MCP_PYTHON_VERSION} already installed"
+    return
+  fi
+  log "installing the MCP Python SDK ${MCP_PYTHON_VERSION} (pip)"
+  "$python" -m pip install --quiet --disable-pip-version-check "mcp==${MCP_PYTHON_VERSION}"
+}
+install_mcp_python
