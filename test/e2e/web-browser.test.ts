@@ -67,13 +67,15 @@ describe.skipIf(!chromiumPath)('the site in a browser', () => {
     expect(await skip.evaluate((el) => el.getBoundingClientRect().bottom)).toBeLessThanOrEqual(0);
     // It is the first stop of the keyboard, and it shows itself when focused.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Skip to content');
     expect(await skip.evaluate((el) => el.getBoundingClientRect().top)).toBeGreaterThanOrEqual(0);
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('main');
 
-    const colors = await page.evaluate(() => {
-      const style = (el: Element) => getComputedStyle(el);
+    // The page's own globals (this project compiles without the DOM library).
+    const colors: { text: string; background: string; link?: string; meta?: string } = await page.evaluate(() => {
+      const { document, getComputedStyle } = globalThis as any;
+      const style = (el: unknown) => getComputedStyle(el);
       const link = document.querySelector('main a');
       const meta = document.querySelector('.meta');
       return {
