@@ -139,11 +139,23 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
       summary: 'Get one blog post with its full text',
       tags: ['Blog'],
       params: s.postParams,
-      responses: { '200': json(s.postFull, 'The post.'), '404': 'NotFound' },
-      handler({ res, input, path }) {
+      responses: {
+        '200': { ...json(s.postFull, 'The post.'), headers: { ETag: { description: 'Version of the post; send it back in If-None-Match.', schema: { type: 'string' } } } },
+        '304': { description: 'The post has not changed since the ETag given in If-None-Match.' },
+        '404': 'NotFound',
+      },
+      handler({ req, res, input, path }) {
         const post = content.postBySlug.get(input.params.slug);
         if (!post) {
           sendProblem(res, { title: 'Not Found', status: 404, detail: `No blog post has the slug "${input.params.slug.slice(0, 100)}".`, instance: path });
+          return;
+        }
+        const etag = `"${post.contentHash.slice(0, 32)}"`;
+        const cacheHeaders = { 'cache-control': 'public, max-age=60', etag };
+        const ifNoneMatch = req.headers['if-none-match'];
+        if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+          res.writeHead(304, cacheHeaders);
+          res.end();
           return;
         }
         sendJson(
@@ -155,7 +167,7 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
             content_html: post.html,
             sections: post.sections.map((sec) => ({ heading: sec.heading, anchor: sec.anchor, url: `${baseUrl}/blog/${post.slug}#${sec.anchor}` })),
           },
-          { 'cache-control': 'public, max-age=60', etag: `"${post.contentHash.slice(0, 32)}"` },
+          cacheHeaders,
         );
       },
     }),

@@ -139,6 +139,15 @@ describe('blog posts', () => {
     expect(post.content_html).toContain('<h2 id="episodes-and-knowledge">');
     expect(post.sections[0]).toMatchObject({ heading: expect.any(String), url: expect.stringContaining('/blog/the-brain#') });
 
+    // Conditional requests: the ETag comes back as 304 without a body, still counted and labelled.
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const again = await get('/api/v1/blog/posts/the-brain', newClient(), { headers: { 'if-none-match': etag } });
+    expect(again.res.status).toBe(304);
+    expect(again.text).toBe('');
+    expectApiHeaders(again.res, 'public-read');
+    expect((await get('/api/v1/blog/posts/the-brain', newClient(), { headers: { 'if-none-match': '"other"' } })).res.status).toBe(200);
+
     for (const slug of ['no-such-post', 'THE-BRAIN', '%E0%A4%A', 'x'.repeat(500)]) {
       const missing = await get(`/api/v1/blog/posts/${slug}`);
       expect(missing.res.status).toBe(404);
