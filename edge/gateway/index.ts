@@ -85,7 +85,7 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
     name: 'gateway',
     router,
     registry,
-    before: handleCors,
+    before: (ctx) => handleCors(ctx) || proxy.tryDirect(ctx),
     notFound: ({ res }) => sendGatewayError(res, 404, 'not_found', 'Not Found'),
     methodNotAllowed: ({ res }, allowed) =>
       sendGatewayError(res, 405, 'method_not_allowed', 'Method Not Allowed', { allow: allowed.join(', ') }),

@@ -1,0 +1,53 @@
+// The gateway of the benchmark, alone in its own process so that its CPU time can be measured:
+// the real gateway surface and listener (routing, credentials, path checks, one pino access
+// line per request at info, written to /dev/null), in front of the benchmark backend.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { readEdgeConfig } from '../../edge/config.ts';
+import type { AppContext } from '../../edge/context.ts';
+import { createGatewaySurface } from '../../edge/gateway/index.ts';
+import { startListener } from '../../edge/http/listener.ts';
+import { createLogger } from '../../services/common/log.ts';
+import { createRecordStore } from '../../services/common/storage/records/index.ts';
+
+const backend = process.argv[2];
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-bench-'));
+const serversFile = path.join(dataDir, 'servers.yaml');
+fs.writeFileSync(serversFile, `default_server: bench
+servers:
+  - name: bench
+    url: ${backend}
+    oauth: { issuer: "http://127.0.0.1:9", client_id: bench, client_secret: bench-secret, scopes: [openid] }
+`);
+const config = readEdgeConfig({
+  DATA_DIR: dataDir,
+  GATEWAY_SERVERS_FILE: serversFile,
+  GATEWAY_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
+  GATEWAY_KEYS: 'bench-operator-key-0123456789',
+  LOG_LEVEL: 'info',
+  ACCESS_LOG: 'true',
+}, os.availableParallelism());
+const logger = createLogger({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+const records = await createRecordStore(config.storage);
+const ctx = {
+  config,
+  logger,
+  clients: {},
+  stores: { records },
+  now: Date.now,
+} as unknown as AppContext;
+const listener = await startListener(createGatewaySurface(ctx), { host: '127.0.0.1', port: 0, logger, accessLogLevel: 'info' });
+process.stdout.write(`${JSON.stringify({ port: listener.port })}\n`);
+process.on('message', (m) => {
+  if (m === 'cpu') process.send!(process.cpuUsage());
+});
+const stop = async () => {
+  await listener.close(0);
+  await records.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());

@@ -1,0 +1,198 @@
+// Gateway benchmark: the same backend driven directly and through the gateway in one run.
+//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--cpu-prof]
+// Three processes share the machine's cores, as in production on a small host: the load
+// generator (autocannon, here), the backend (plain Node HTTP) and the gateway (the real surface,
+// with routing, credential handling, path checks and one pino access line per request).
+// Prints throughput, p50 and p99 latency, the gateway's CPU time per request (process.cpuUsage
+// of its process, over the run) and the ratio to direct; then SSE forwarding latency; with
+// --cpu-prof, where the gateway's CPU goes.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const args = new Map(process.argv.slice(2).map((a) => {
+  const [k, v] = a.replace(/^--/, '').split('=');
+  return [k, v ?? 'true'] as const;
+}));
+const DURATION = Number(args.get('duration') ?? 8);
+const CONNECTIONS = (args.get('connections') ?? '32,128').split(',').map(Number);
+const PROFILE = args.has('cpu-prof');
+const here = path.dirname(new URL(import.meta.url).pathname);
+
+const BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: {
+    name: 'search_memories',
+    arguments: { query: 'how do we rotate the database credentials for the billing service', namespace: 'knowledge', limit: 5 },
+    _meta: { progressToken: 'bench-progress-token-0001' },
+  },
+}).padEnd(300, ' ');
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+  authorization: `Bearer eyJhbGciOiJSUzI1NiJ9.${'e'.repeat(400)}.${'s'.repeat(340)}`,
+};
+
+async function start(file: string, argv: string[], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(path.join(here, file), argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = readline.createInterface({ input: child.stdout! });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+  return { child, port: (JSON.parse(line) as { port: number }).port };
+}
+
+function cpu(child: ChildProcess): Promise<NodeJS.CpuUsage> {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as NodeJS.CpuUsage));
+    child.send('cpu');
+  });
+}
+
+const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-prof-'));
+const backend = await start('gateway-bench-backend.ts', []);
+const gateway = await start('gateway-bench-server.ts', [`http://127.0.0.1:${backend.port}`],
+  PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100'] : []);
+const targets = {
+  direct: `http://127.0.0.1:${backend.port}/mcp`,
+  gateway: `http://127.0.0.1:${gateway.port}/bench/mcp`,
+};
+
+async function load(url: string, connections: number, duration: number): Promise<AutocannonResult> {
+  return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body: BODY, pipelining: 1 });
+}
+
+console.log(`gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${DURATION}s per run`);
+console.log(`request ${Buffer.byteLength(BODY)} bytes, response ${(await (await fetch(targets.direct, { method: 'POST', body: BODY })).text()).length} bytes`);
+// Warm both paths (JIT, keep-alive pools).
+await load(targets.direct, 32, 2);
+await load(targets.gateway, 32, 2);
+
+const rows: string[][] = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'gateway CPU µs/req', 'backend CPU µs/req', 'vs direct']];
+for (const connections of CONNECTIONS) {
+  let direct = 0;
+  for (const [name, url] of Object.entries(targets)) {
+    const g0 = await cpu(gateway.child);
+    const b0 = await cpu(backend.child);
+    const r = await load(url, connections, DURATION);
+    const g1 = await cpu(gateway.child);
+    const b1 = await cpu(backend.child);
+    const perReq = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => ((b.user - a.user + b.system - a.system) / Math.max(1, r.requests.total)).toFixed(1);
+    if (name === 'direct') direct = r.requests.average;
+    rows.push([
+      name,
+      String(connections),
+      r.requests.average.toFixed(0),
+      r.latency.p50.toFixed(2),
+      r.latency.p99.toFixed(2),
+      String(r.errors + r.timeouts + r.non2xx),
+      name === 'gateway' ? perReq(g0, g1) : '-',
+      perReq(b0, b1),
+      name === 'gateway' ? `${(r.requests.average / direct).toFixed(2)}×` : '1.00×',
+    ]);
+  }
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+for (const r of rows) console.log(r.map((c, i) => c.padStart(widths[i])).join('  '));
+
+// SSE: is each event forwarded when it is written, and how late?
+async function sse(url: string): Promise<{ events: number; reads: number; p50: number; p99: number }> {
+  const res = await fetch(url, { headers: { authorization: HEADERS.authorization } });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const delays: number[] = [];
+  let buffer = '';
+  let reads = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    reads++;
+    const now = performance.timeOrigin + performance.now();
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = /data: (.*)/.exec(event)?.[1];
+      if (data) delays.push(now - (JSON.parse(data) as { t: number }).t);
+    }
+  }
+  delays.sort((a, b) => a - b);
+  const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))];
+  return { events: delays.length, reads, p50: at(0.5), p99: at(0.99) };
+}
+console.log('\nSSE (200 events, one every 5 ms): delay from write at the backend to read at the client');
+for (const [name, base] of [['direct', `http://127.0.0.1:${backend.port}`], ['gateway', `http://127.0.0.1:${gateway.port}/bench`]] as const) {
+  const s = await sse(`${base}/sse?count=200&gap=5`);
+  console.log(`${name.padStart(8)}  events ${s.events}  reads ${s.reads}  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+}
+
+backend.child.disconnect();
+const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+gateway.child.disconnect();
+await exited;
+
+if (PROFILE) summarizeProfile(profileDir);
+fs.rmSync(profileDir, { recursive: true, force: true });
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+function summarizeProfile(dir: string): void {
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) {
+    console.log('no CPU profile was written');
+    return;
+  }
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const categories = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busy = 0;
+  for (const [id, micros] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') continue;
+    busy += micros;
+    const category =
+      functionName === '(garbage collector)' ? 'garbage collection'
+        : functionName === '(program)' ? 'native (parser, libuv, syscalls)'
+          : url.includes('/node_modules/undici/') ? 'undici (backend client)'
+            : url.includes('/node_modules/pino') || url.includes('sonic-boom') || url.includes('fast-redact') ? 'pino (access log)'
+              : url.includes('/edge/gateway/') ? 'gateway code (edge/gateway)'
+                : url.includes('/edge/http/') || url.includes('/services/common/') ? 'listener and router (edge/http)'
+                  : url.startsWith('node:internal/http') || url.startsWith('node:_http') || url.startsWith('node:http') ? 'node http server'
+                    : url.startsWith('node:internal/streams') || url.startsWith('node:stream') ? 'node streams'
+                      : url.startsWith('node:net') || url.startsWith('node:internal/net') || url.includes('stream_base_commons') ? 'node net/sockets'
+                        : url.startsWith('node:') ? 'other node internals'
+                          : url === '' ? `native: ${functionName}` : 'other';
+    categories.set(category, (categories.get(category) ?? 0) + micros);
+    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules\/|edge\/|services\/)/, '$1')}:${lineNumber + 1}`;
+    functions.set(name, (functions.get(name) ?? 0) + micros);
+  }
+  console.log(`\nwhere the gateway's CPU goes (--cpu-prof, ${(busy / 1e6).toFixed(1)} s busy, all runs including warm-up):`);
+  for (const [c, t] of [...categories].sort((a, b) => b[1] - a[1])) console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${c}`);
+  console.log('top functions by self time:');
+  for (const [f, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${f}`);
+}
