@@ -103,11 +103,18 @@ async function seedUpTo(total: number, from: number): Promise<void> {
       points.push({ id: memoryPointId(ORG_NAMESPACE, m.key), organizationId: org, vector: v, payload: { namespace: ORG_NAMESPACE, key: m.key, tags: m.tags, updatedAt: now } });
     }
     await platform.ctx.stores.vectors.upsert(points);
+    // Let the event loop run its I/O phase: the stores resolve synchronously, and idle keep-alive
+    // sockets closed meanwhile must be noticed before they are reused (else ECONNRESET).
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
+  await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
-const client = new Client({ name: 'bench', version: '1.0.0' });
-await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token.access_token}` } } }));
+async function connect(): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '1.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token.access_token}` } } }));
+  return c;
+}
 
 const rows: Record<string, string | number>[] = [];
 let population = INGEST;
@@ -116,6 +123,8 @@ for (const scale of SCALES) {
   await seedUpTo(scale, population);
   population = Math.max(population, scale);
   const seeded = (performance.now() - t0) / 1000;
+  // A fresh connection: seeding can outlast the keep-alive of an idle one.
+  const client = await connect();
   // The first search refreshes the lexical index with everything seeded (cold), then warm runs.
   const c0 = performance.now();
   await client.callTool({ name: 'search_memories', arguments: { namespace: 'knowledge', query: 'who owns billing-api', limit: 10 } });
@@ -136,7 +145,7 @@ for (const scale of SCALES) {
     { memories: scale, tool: 'search x8 in flight', 'p50 ms': concurrent.p50, 'p95 ms': concurrent.p95, 'p99 ms': concurrent.p99, 'per s': concurrent.perSecond, 'cold ms': 0, 'seed s': 0, 'rss MiB': rssMiB() },
   );
   printTable(`Through ${mcpUrl} (SDK client, one at a time unless noted), ${scale} memories`, rows.filter((r) => r.memories === scale));
+  await client.close();
 }
 
-await client.close();
 await platform.stop(1_000);

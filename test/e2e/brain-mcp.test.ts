@@ -24,6 +24,7 @@ let mcpUrl: string;
 let authUrl: string;
 
 const REDIRECT = 'http://127.0.0.1:9/mcp-callback';
+const GATEWAY_KEY = 'operator-key-0123456789abcdef';
 
 /** The SDK's OAuth client provider contract, kept in memory like a CLI would keep it on disk. */
 class MemoryOAuthProvider implements OAuthClientProvider {
@@ -94,7 +95,7 @@ const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.
 let alice: Session;
 
 beforeAll(async () => {
-  platform = await startOAuthTestPlatform();
+  platform = await startOAuthTestPlatform({ GATEWAY_KEYS: GATEWAY_KEY });
   mcpUrl = `${platform.ctx.config.publicUrls.gateway}/brain/mcp`;
   authUrl = platform.ctx.config.publicUrls.auth;
   alice = await signIn(newTestUser('alice'));
@@ -289,6 +290,20 @@ describe('organizations and clients', () => {
     } finally {
       await mallory.client.close();
     }
+  });
+
+  it('serves the operator\'s infrastructure with X-Gateway-Key for the organization it names', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-key': GATEWAY_KEY };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fetch_memories', arguments: { namespace: 'knowledge', keys: ['deploy/api'] } } });
+    const unnamed = await fetch(mcpUrl, { method: 'POST', headers, body });
+    expect(unnamed.status).toBe(400);
+    expect(((await unnamed.json()) as any).error.message).toContain('x-mindgate-organization');
+    const named = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'x-mindgate-organization': alice.organizationId }, body });
+    expect(named.status).toBe(200);
+    const result = ((await named.json()) as any).result;
+    expect(result.structuredContent.memories[0].key).toBe('deploy/api');
+    const wrongKey = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'x-gateway-key': 'not-the-key-0123456789', 'x-mindgate-organization': alice.organizationId }, body });
+    expect(wrongKey.status).toBe(401);
   });
 
   it('refuses a revoked client', async () => {
