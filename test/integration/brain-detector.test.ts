@@ -2,7 +2,10 @@
 // the ranking formula.
 import { describe, expect, it } from 'vitest';
 import { detectDisagreement, textOverlap } from '../../services/brain/contradiction-detector.ts';
+import type { MemoryRecord } from '../../services/brain/memory-record.ts';
+import { IndexRegistry, type SequenceDoc } from '../../services/brain/search/index-registry.ts';
 import { LexicalIndex } from '../../services/brain/search/lexical-index.ts';
+import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 import { failureWarning, feedbackScore, fuse } from '../../services/brain/search/ranking.ts';
 import { contentHash, stem } from '../../services/brain/text.ts';
 
@@ -94,5 +97,37 @@ describe('ranking', () => {
     const fused = fuse([{ key: 'a', lexical: 10, semantic: 0.2 }, { key: 'b', lexical: 0, semantic: 0.6 }], 0.7);
     expect(fused.find((f) => f.key === 'a')!.relevance).toBeCloseTo(0.7);
     expect(fused.find((f) => f.key === 'b')!.relevance).toBeCloseTo(0.3);
+  });
+});
+
+describe('index registry', () => {
+  it('builds from the records store in pages and then refreshes from the write sequence', async () => {
+    const store = createSqliteRecordStore({ path: ':memory:', sweepIntervalMs: 0 });
+    try {
+      const memories = store.collection<MemoryRecord>('memories');
+      const sequences = store.collection<SequenceDoc>('memory_sequences');
+      const registry = new IndexRegistry({ memories, sequences, now: Date.now, buildPage: 2 });
+      const write = async (key: string, content: string, deleted = false) => {
+        const seq = await registry.nextSeq('o', 'knowledge');
+        const source = { clientId: '', userId: '', clientName: '' };
+        await memories.put({
+          _id: `o/knowledge/${key}`, organizationId: 'o', namespace: 'knowledge', key, title: '', content, tags: [], entities: [],
+          source, createdBy: source, createdAt: 1, updatedAt: 1, version: 1, rev: seq, seq, contentHash: contentHash(content),
+          stats: { worked: 0, failed: 0 }, ...(deleted ? { deleted: true } : {}),
+        });
+      };
+      for (let i = 0; i < 7; i++) await write(`k${i}`, `alpha word${i}`);
+      await write('k3', 'gone', true);
+      const index = await registry.fresh('o', 'knowledge');
+      expect(index.search('alpha', 10).map((h) => h.key).sort()).toEqual(['k0', 'k1', 'k2', 'k4', 'k5', 'k6']);
+      // Written by "another replica" (straight to the store): seen on the next fresh().
+      await write('k7', 'alpha beta');
+      await write('k0', 'replaced');
+      const again = await registry.fresh('o', 'knowledge');
+      expect(again.search('beta', 10).map((h) => h.key)).toEqual(['k7']);
+      expect(again.search('word0', 10)).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -28,6 +28,8 @@ const FULL_REBUILD_MS = 24 * 3600_000;
 const PENDING_GRACE_MS = 10_000;
 /** In-flight writes of one (organization, namespace) never outnumber this. */
 const MAX_PENDING = 128;
+/** Records read per page when an index is built from scratch. */
+const BUILD_PAGE = 2_000;
 
 interface Entry {
   index: LexicalIndex;
@@ -43,6 +45,8 @@ export interface IndexRegistryOptions {
   memories: RecordCollection<MemoryRecord>;
   sequences: RecordCollection<SequenceDoc>;
   now: () => number;
+  /** Records read per page when an index is built from scratch (default 2,000). */
+  buildPage?: number;
 }
 
 export function sequenceId(organizationId: string, namespace: NamespaceName): string {
@@ -93,21 +97,42 @@ export class IndexRegistry {
     if (entry) apply(entry.index, record);
   }
 
-  private async build(id: string, organizationId: string, namespace: NamespaceName, previous?: Entry): Promise<Entry> {
+  private building = new Map<string, Promise<Entry>>();
+
+  /** Builds (or waits for the build of) the index from scratch. */
+  private build(id: string, organizationId: string, namespace: NamespaceName, previous?: Entry): Promise<Entry> {
+    let pending = this.building.get(id);
+    if (!pending) {
+      pending = this.buildOnce(id, organizationId, namespace, previous).finally(() => this.building.delete(id));
+      this.building.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async buildOnce(id: string, organizationId: string, namespace: NamespaceName, previous?: Entry): Promise<Entry> {
     if (previous?.refreshing) await previous.refreshing;
     const counter = (await this.options.sequences.get(id))?.seq ?? 0;
     const index = new LexicalIndex();
-    const records = await this.options.memories.find({ organizationId, namespace });
     const seen = new Set<number>();
-    for (const record of records) {
-      seen.add(record.seq);
-      if (!record.deleted) apply(index, record);
+    // Pages in sequence order, yielding between them, so that a large organization's first
+    // search does not hold the event loop for the whole load.
+    let after = -1;
+    const pageSize = this.options.buildPage ?? BUILD_PAGE;
+    for (;;) {
+      const page = await this.options.memories.find(
+        { organizationId, namespace, seq: { $gt: after } },
+        { sort: { field: 'seq', direction: 'asc' }, limit: pageSize },
+      );
+      for (const record of page) {
+        seen.add(record.seq);
+        if (!record.deleted) apply(index, record);
+      }
+      if (page.length < pageSize) break;
+      after = page[page.length - 1].seq;
+      await new Promise((resolve) => setImmediate(resolve));
     }
     const entry: Entry = { index, counter, pending: new Map(), builtAt: this.options.now() };
     addPending(entry, Math.max(0, counter - MAX_PENDING), counter, seen, this.options.now());
-    // Another caller may have built it meanwhile; keep the first so waiting callers share it.
-    const existing = this.entries.get(id);
-    if (existing && existing !== previous) return existing;
     this.entries.set(id, entry);
     return entry;
   }
