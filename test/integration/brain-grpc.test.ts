@@ -202,6 +202,9 @@ describe('grpcurl through reflection', () => {
     ]);
     const describe = await run(grpcurl!, ['-plaintext', brainAddress, 'describe', 'mindgate.brain.v1.BrainService']);
     expect(describe.stdout).toContain('rpc SearchMemories ( .mindgate.brain.v1.SearchMemoriesRequest ) returns ( .mindgate.brain.v1.SearchMemoriesResponse );');
+    for (const rpc of ['RecordFeedback', 'FlagContradiction', 'ListContradictions', 'ResolveContradiction', 'AskQuestion', 'ListQuestions', 'ResolveQuestion', 'RecallContext']) {
+      expect(describe.stdout).toContain(`rpc ${rpc} (`);
+    }
     const message = await run(grpcurl!, ['-plaintext', brainAddress, 'describe', 'mindgate.brain.v1.Memory']);
     expect(message.stdout).toContain('.google.protobuf.Timestamp create_time = 9;');
     const call = await run(grpcurl!, [
@@ -210,6 +213,14 @@ describe('grpcurl through reflection', () => {
       brainAddress, 'mindgate.brain.v1.BrainService/SearchMemories',
     ]);
     expect(JSON.parse(call.stdout).results[0].memory.key).toBe('db/failover');
+    const recall = await run(grpcurl!, [
+      '-plaintext', '-H', `x-internal-token: ${platform.internalToken}`,
+      '-d', JSON.stringify({ organization_id: 'org-a', task: 'the database is down', token_budget: 500 }),
+      brainAddress, 'mindgate.brain.v1.BrainService/RecallContext',
+    ]);
+    const recalled = JSON.parse(recall.stdout);
+    expect(recalled.memories[0].memory.key).toBe('db/failover');
+    expect(recalled.context).toContain('### knowledge/db/failover');
     const health = await run(grpcurl!, ['-plaintext', brainAddress, 'grpc.health.v1.Health/Check']);
     expect(JSON.parse(health.stdout)).toEqual({ status: 'SERVING' });
     const denied = await run(grpcurl!, ['-plaintext', '-d', '{}', brainAddress, 'mindgate.brain.v1.BrainService/GetMemories']).catch((e) => e);
