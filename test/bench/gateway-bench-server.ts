@@ -1,6 +1,9 @@
 // The gateway of the benchmark, alone in its own process so that its CPU time can be measured:
 // the real gateway surface and listener (routing, credentials, path checks, one pino access
-// line per request at info, written to /dev/null), in front of the benchmark backend.
+// line per request at info), in front of the benchmark backend. Log lines go to /dev/null:
+// `buffered` (default) writes them in 4 KiB batches, as a production log shipper's pipe would
+// be fed; `sync` writes each line with its own write(2), as pino's default stdout does; `off`
+// is ACCESS_LOG=false (access lines at debug, not written).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +16,7 @@ import { createLogger } from '../../services/common/log.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
 
 const backend = process.argv[2];
+const logMode = process.argv[3] ?? 'buffered';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-bench-'));
 const serversFile = path.join(dataDir, 'servers.yaml');
 fs.writeFileSync(serversFile, `default_server: bench
@@ -27,9 +31,11 @@ const config = readEdgeConfig({
   GATEWAY_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
   GATEWAY_KEYS: 'bench-operator-key-0123456789',
   LOG_LEVEL: 'info',
-  ACCESS_LOG: 'true',
+  ACCESS_LOG: logMode === 'off' ? 'false' : 'true',
 }, os.availableParallelism());
-const logger = createLogger({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+const logger = createLogger({ level: 'info' }, logMode === 'sync'
+  ? pino.destination({ dest: '/dev/null', sync: true })
+  : pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
 const records = await createRecordStore(config.storage);
 const ctx = {
   config,
@@ -38,7 +44,12 @@ const ctx = {
   stores: { records },
   now: Date.now,
 } as unknown as AppContext;
-const listener = await startListener(createGatewaySurface(ctx), { host: '127.0.0.1', port: 0, logger, accessLogLevel: 'info' });
+const listener = await startListener(createGatewaySurface(ctx), {
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+  accessLogLevel: config.accessLog ? 'info' : 'debug',
+});
 process.stdout.write(`${JSON.stringify({ port: listener.port })}\n`);
 process.on('message', (m) => {
   if (m === 'cpu') process.send!(process.cpuUsage());

@@ -1,8 +1,9 @@
 // Gateway benchmark: the same backend driven directly and through the gateway in one run.
-//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--cpu-prof]
+//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=buffered|sync|off] [--cpu-prof]
 // Three processes share the machine's cores, as in production on a small host: the load
 // generator (autocannon, here), the backend (plain Node HTTP) and the gateway (the real surface,
-// with routing, credential handling, path checks and one pino access line per request).
+// with routing, credential handling, path checks and one pino access line per request). A bare
+// tuned Node proxy (undici + .pipe(), nothing else) runs too, as the floor of this environment.
 // Prints throughput, p50 and p99 latency, the gateway's CPU time per request (process.cpuUsage
 // of its process, over the run) and the ratio to direct; then SSE forwarding latency; with
 // --cpu-prof, where the gateway's CPU goes.
@@ -30,6 +31,8 @@ const args = new Map(process.argv.slice(2).map((a) => {
 const DURATION = Number(args.get('duration') ?? 8);
 const CONNECTIONS = (args.get('connections') ?? '32,128').split(',').map(Number);
 const PROFILE = args.has('cpu-prof');
+const LOG = args.get('log') ?? 'buffered';
+const ROUNDS = Number(args.get('rounds') ?? 3);
 const here = path.dirname(new URL(import.meta.url).pathname);
 
 const BODY = JSON.stringify({
@@ -68,44 +71,64 @@ function cpu(child: ChildProcess): Promise<NodeJS.CpuUsage> {
 
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-prof-'));
 const backend = await start('gateway-bench-backend.ts', []);
-const gateway = await start('gateway-bench-server.ts', [`http://127.0.0.1:${backend.port}`],
+const gateway = await start('gateway-bench-server.ts', [`http://127.0.0.1:${backend.port}`, LOG],
   PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100'] : []);
+const bare = await start('gateway-bench-bare.ts', [`http://127.0.0.1:${backend.port}`]);
 const targets = {
   direct: `http://127.0.0.1:${backend.port}/mcp`,
+  'bare proxy': `http://127.0.0.1:${bare.port}/mcp`,
   gateway: `http://127.0.0.1:${gateway.port}/bench/mcp`,
 };
+const cpuOf: Record<string, ChildProcess | undefined> = { direct: undefined, 'bare proxy': bare.child, gateway: gateway.child };
 
 async function load(url: string, connections: number, duration: number): Promise<AutocannonResult> {
   return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body: BODY, pipelining: 1 });
 }
 
-console.log(`gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${DURATION}s per run`);
+console.log(`gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${ROUNDS} rounds of ${DURATION}s per target, access log ${LOG}, load average ${os.loadavg()[0].toFixed(2)}`);
 console.log(`request ${Buffer.byteLength(BODY)} bytes, response ${(await (await fetch(targets.direct, { method: 'POST', body: BODY })).text()).length} bytes`);
 // Warm both paths (JIT, keep-alive pools).
-await load(targets.direct, 32, 2);
-await load(targets.gateway, 32, 2);
+for (const url of Object.values(targets)) await load(url, 32, 2);
 
-const rows: string[][] = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'gateway CPU µs/req', 'backend CPU µs/req', 'vs direct']];
+// Rounds interleave the targets so that a burst of noise from elsewhere on the machine hits
+// them alike; each figure is the median over the rounds.
+interface Sample { rps: number; p50: number; p99: number; errors: number; proxyCpu?: number; backendCpu: number }
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows: string[][] = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'proxy CPU µs/req', 'backend CPU µs/req', 'vs direct']];
 for (const connections of CONNECTIONS) {
-  let direct = 0;
-  for (const [name, url] of Object.entries(targets)) {
-    const g0 = await cpu(gateway.child);
-    const b0 = await cpu(backend.child);
-    const r = await load(url, connections, DURATION);
-    const g1 = await cpu(gateway.child);
-    const b1 = await cpu(backend.child);
-    const perReq = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => ((b.user - a.user + b.system - a.system) / Math.max(1, r.requests.total)).toFixed(1);
-    if (name === 'direct') direct = r.requests.average;
+  const samples = new Map<string, Sample[]>(Object.keys(targets).map((k) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, url] of Object.entries(targets)) {
+      const proxy = cpuOf[name];
+      const g0 = proxy ? await cpu(proxy) : undefined;
+      const b0 = await cpu(backend.child);
+      const r = await load(url, connections, DURATION);
+      const g1 = proxy ? await cpu(proxy) : undefined;
+      const b1 = await cpu(backend.child);
+      const perReq = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => (b.user - a.user + b.system - a.system) / Math.max(1, r.requests.total);
+      samples.get(name)!.push({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors + r.timeouts + r.non2xx,
+        proxyCpu: g0 && g1 ? perReq(g0, g1) : undefined,
+        backendCpu: perReq(b0, b1),
+      });
+    }
+  }
+  const direct = median(samples.get('direct')!.map((x) => x.rps));
+  for (const [name, list] of samples) {
+    const rps = median(list.map((x) => x.rps));
     rows.push([
       name,
       String(connections),
-      r.requests.average.toFixed(0),
-      r.latency.p50.toFixed(2),
-      r.latency.p99.toFixed(2),
-      String(r.errors + r.timeouts + r.non2xx),
-      name === 'gateway' ? perReq(g0, g1) : '-',
-      perReq(b0, b1),
-      name === 'gateway' ? `${(r.requests.average / direct).toFixed(2)}×` : '1.00×',
+      rps.toFixed(0),
+      median(list.map((x) => x.p50)).toFixed(2),
+      median(list.map((x) => x.p99)).toFixed(2),
+      String(list.reduce((n, x) => n + x.errors, 0)),
+      list[0].proxyCpu === undefined ? '-' : median(list.map((x) => x.proxyCpu!)).toFixed(1),
+      median(list.map((x) => x.backendCpu)).toFixed(1),
+      `${(rps / direct).toFixed(2)}×`,
     ]);
   }
 }
@@ -145,6 +168,7 @@ for (const [name, base] of [['direct', `http://127.0.0.1:${backend.port}`], ['ga
 }
 
 backend.child.disconnect();
+bare.child.disconnect();
 const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
 gateway.child.disconnect();
 await exited;
