@@ -73,6 +73,8 @@ export interface GatewayConfig {
   backendConnections: number;
   /** Append to a client's X-Forwarded-For instead of replacing it (behind a trusted proxy). */
   trustForwardedFor: boolean;
+  /** Keep V8's allocation-site pretenuring (off by default: see v8-tuning.ts). */
+  v8Pretenuring: boolean;
 }
 
 /** Names that routes of the gateway itself occupy at the root. */
@@ -107,6 +109,7 @@ export function readGatewayConfig(env: Env): GatewayConfig {
     idleTimeoutMs: readInt(env, 'GATEWAY_IDLE_TIMEOUT_MS', 300_000, { min: 0, max: 86_400_000 }),
     backendConnections: readInt(env, 'GATEWAY_BACKEND_CONNECTIONS', 128, { min: 1, max: 65_536 }),
     trustForwardedFor: readBool(env, 'GATEWAY_TRUST_FORWARDED_FOR', false),
+    v8Pretenuring: readBool(env, 'GATEWAY_V8_PRETENURING', false),
   };
 }
 

@@ -172,35 +172,23 @@ export function createProxy(options: ProxyOptions): Proxy {
   ): void {
     const { req, res } = ctx;
     const backend = server.backend!;
-    const raw = req.rawHeaders;
-    const out: string[] = [];
-    let connectionTokens: string | undefined;
-    let forwardedFor: string | undefined;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i];
-      const lower = name.toLowerCase();
-      if (DROP_REQUEST.has(lower)) {
-        if (lower === 'connection') connectionTokens = raw[i + 1].toLowerCase();
-        else if (lower === 'x-forwarded-for') forwardedFor = forwardedFor ? `${forwardedFor}, ${raw[i + 1]}` : raw[i + 1];
-        continue;
-      }
-      out.push(name, raw[i + 1]);
+    const src = req.headers;
+    const out: Record<string, string | string[] | undefined> = {};
+    for (const name in src) {
+      if (!DROP_REQUEST.has(name)) out[name] = src[name];
     }
+    const connectionTokens = src.connection;
     if (connectionTokens && connectionTokens !== 'keep-alive' && connectionTokens !== 'close') {
-      const named = new Set(connectionTokens.split(',').map((t) => t.trim()));
-      for (let i = out.length - 2; i >= 0; i -= 2) {
-        if (named.has(out[i].toLowerCase())) out.splice(i, 2);
-      }
+      for (const t of connectionTokens.split(',')) delete out[t.trim().toLowerCase()];
     }
+    const forwardedFor = src['x-forwarded-for'];
     const remote = req.socket.remoteAddress ?? '';
-    out.push(
-      'x-forwarded-for', config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote,
-      'x-forwarded-proto', forwardedProto,
-      'x-forwarded-host', forwardedHost,
-      'x-forwarded-prefix', `/${server.name}`,
-      'x-request-id', ctx.requestId,
-    );
-    if (auth === 'gateway-key') out.push('x-gateway-authenticated', 'key');
+    out['x-forwarded-for'] = config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote;
+    out['x-forwarded-proto'] = forwardedProto;
+    out['x-forwarded-host'] = forwardedHost;
+    out['x-forwarded-prefix'] = server.prefix;
+    out['x-request-id'] = ctx.requestId;
+    if (auth === 'gateway-key') out['x-gateway-authenticated'] = 'key';
 
     const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
     // A body without Content-Length is counted as it streams; with one, Node's parser already
@@ -271,7 +259,7 @@ class ProxyHandler implements Dispatcher.DispatchHandler {
   private readonly cors: boolean;
   /** Bytes of a Content-Length body still to come (-1: unknown), and its last chunk, held back. */
   private remaining = -1;
-  private last: Buffer | undefined;
+  private ended = false;
 
   constructor(req: IncomingMessage, res: ServerResponse, server: GatewayServer, logger: Logger, requestId: string, cors: boolean) {
     this.req = req;
@@ -331,7 +319,8 @@ class ProxyHandler implements Dispatcher.DispatchHandler {
       this.remaining -= chunk.length;
       // The last chunk of a sized body goes out with end(): one write, and less work in Node.
       if (this.remaining === 0) {
-        this.last = chunk;
+        this.res.end(chunk);
+        this.ended = true;
         return;
       }
     }
@@ -342,7 +331,7 @@ class ProxyHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.res.end(this.last);
+    if (!this.ended) this.res.end();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {

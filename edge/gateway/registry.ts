@@ -40,6 +40,8 @@ export interface Backend {
 export interface GatewayServer {
   name: string;
   config: GatewayServerConfig;
+  /** `/{name}`: what X-Forwarded-Prefix announces. */
+  prefix: string;
   /** `<base>/{name}`: the per-server issuer of the OAuth facade. */
   base: string;
   /** `<base>/{name}/{mcpPath}`: the MCP endpoint, the resource clients use. */
@@ -90,6 +92,7 @@ export function createServerRegistry(options: RegistryOptions): ServerRegistry {
     const usesOAuth = sc.auth.kind !== 'none';
     servers.set(sc.name, {
       name: sc.name,
+      prefix: `/${sc.name}`,
       config: sc,
       base,
       resource,

@@ -1,5 +1,5 @@
 // Gateway benchmark: the same backend driven directly and through the gateway in one run.
-//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=buffered|sync|off] [--cpu-prof]
+//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof]
 // Three processes share the machine's cores, as in production on a small host: the load
 // generator (autocannon, here), the backend (plain Node HTTP) and the gateway (the real surface,
 // with routing, credential handling, path checks and one pino access line per request). A bare
@@ -31,8 +31,13 @@ const args = new Map(process.argv.slice(2).map((a) => {
 const DURATION = Number(args.get('duration') ?? 8);
 const CONNECTIONS = (args.get('connections') ?? '32,128').split(',').map(Number);
 const PROFILE = args.has('cpu-prof');
-const LOG = args.get('log') ?? 'buffered';
+const LOG = args.get('log') ?? 'sync';
 const ROUNDS = Number(args.get('rounds') ?? 3);
+// V8's young generation for the gateway process (MB); the default sizing makes per-request
+// garbage survive scavenges at proxy rates. Equivalent to NODE_OPTIONS=--max-semi-space-size=N.
+const SEMI_SPACE = args.get('semi-space');
+// GATEWAY_V8_PRETENURING=true: V8's default, which the gateway turns off (edge/gateway/v8-tuning.ts).
+const PRETENURING = args.has('pretenuring');
 const here = path.dirname(new URL(import.meta.url).pathname);
 
 const BODY = JSON.stringify({
@@ -71,8 +76,11 @@ function cpu(child: ChildProcess): Promise<NodeJS.CpuUsage> {
 
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-prof-'));
 const backend = await start('gateway-bench-backend.ts', []);
-const gateway = await start('gateway-bench-server.ts', [`http://127.0.0.1:${backend.port}`, LOG],
-  PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100'] : []);
+const gateway = await start('gateway-bench-server.ts', [`http://127.0.0.1:${backend.port}`, LOG, PRETENURING ? 'pretenuring' : ''],
+  [
+    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100'] : []),
+    ...(SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : []),
+  ]);
 const bare = await start('gateway-bench-bare.ts', [`http://127.0.0.1:${backend.port}`]);
 const targets = {
   direct: `http://127.0.0.1:${backend.port}/mcp`,
@@ -85,7 +93,7 @@ async function load(url: string, connections: number, duration: number): Promise
   return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body: BODY, pipelining: 1 });
 }
 
-console.log(`gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${ROUNDS} rounds of ${DURATION}s per target, access log ${LOG}, load average ${os.loadavg()[0].toFixed(2)}`);
+console.log(`gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${ROUNDS} rounds of ${DURATION}s per target, access log ${LOG}${PRETENURING ? ', V8 pretenuring on' : ''}${SEMI_SPACE ? `, gateway --max-semi-space-size=${SEMI_SPACE}` : ''}, load average ${os.loadavg()[0].toFixed(2)}`);
 console.log(`request ${Buffer.byteLength(BODY)} bytes, response ${(await (await fetch(targets.direct, { method: 'POST', body: BODY })).text()).length} bytes`);
 // Warm both paths (JIT, keep-alive pools).
 for (const url of Object.values(targets)) await load(url, 32, 2);
@@ -210,13 +218,18 @@ function summarizeProfile(dir: string): void {
                     : url.startsWith('node:internal/streams') || url.startsWith('node:stream') ? 'node streams'
                       : url.startsWith('node:net') || url.startsWith('node:internal/net') || url.includes('stream_base_commons') ? 'node net/sockets'
                         : url.startsWith('node:') ? 'other node internals'
-                          : url === '' ? `native: ${functionName}` : 'other';
+                          : url === '' ? (functionName === 'writev' || functionName === 'writeString' || functionName === 'read' ? `syscall: ${functionName}` : 'other native') : 'other';
     categories.set(category, (categories.get(category) ?? 0) + micros);
     const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules\/|edge\/|services\/)/, '$1')}:${lineNumber + 1}`;
     functions.set(name, (functions.get(name) ?? 0) + micros);
   }
-  console.log(`\nwhere the gateway's CPU goes (--cpu-prof, ${(busy / 1e6).toFixed(1)} s busy, all runs including warm-up):`);
-  for (const [c, t] of [...categories].sort((a, b) => b[1] - a[1])) console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${c}`);
+  console.log(`\nwhere the gateway's CPU goes (--cpu-prof: sampling slows it; use the figures above from a run without it; ${(busy / 1e6).toFixed(1)} s busy, all runs including warm-up):`);
+  let small = 0;
+  for (const [c, t] of [...categories].sort((a, b) => b[1] - a[1])) {
+    if (t / busy < 0.005) small += t;
+    else console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${c}`);
+  }
+  console.log(`  ${((100 * small) / busy).toFixed(1).padStart(5)}%  everything else`);
   console.log('top functions by self time:');
   for (const [f, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${f}`);
 }
