@@ -135,11 +135,4 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   return idp;
 }
 
-/** A port that was free a moment ago (for public URLs that must be known before start). */
-export async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from './ports.ts';

@@ -4,23 +4,11 @@
 // the code. Other areas' tests use `obtainAccessToken` to get a token for their resource
 // (for the Brain: `${platform.ctx.config.publicUrls.gateway}/brain/mcp`).
 import { createHash, randomBytes } from 'node:crypto';
-import net from 'node:net';
 import type { Platform } from '../../edge/platform.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
+import { reservePorts } from './ports.ts';
 
-/** Free ports on 127.0.0.1, so that public URLs (issuer, resources) can name the real listeners. */
-export async function reservePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
+export { reservePorts };
 
 /**
  * startTestPlatform with the four public URLs set to the listeners' real addresses
