@@ -34,7 +34,12 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
   });
   const sequences = stores.records.collection<SequenceDoc>('memory_sequences');
   const contradictions = stores.records.collection<ContradictionRecord>('memory_contradictions', {
-    indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
+    indexes: [
+      { fields: ['organizationId', 'status', 'createdAt'] },
+      { fields: ['organizationId', 'refs'] },
+      // Every detector hit looks up an open contradiction of the same members before adding one.
+      { fields: ['organizationId', 'memberSet', 'status'] },
+    ],
   });
   const questions = stores.records.collection<QuestionRecord>('memory_questions', {
     indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
