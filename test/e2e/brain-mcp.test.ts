@@ -19,6 +19,12 @@ import {
 } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
+/** A JSON-RPC 2.0 reply as the MCP endpoint answers it. */
+interface JsonRpcReply {
+  result?: any;
+  error?: { code: number; message: string };
+}
+
 let platform: TestPlatform;
 let mcpUrl: string;
 let authUrl: string;
@@ -144,7 +150,7 @@ describe('authentication', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
     const bad = await fetch(mcpUrl, { method: 'POST', headers, body: '{not json' });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error.code).toBe(-32700);
+    expect(((await bad.json()) as JsonRpcReply).error?.code).toBe(-32700);
     const get = await fetch(mcpUrl, { headers });
     expect(get.status).toBe(405);
     const wrongPath = await fetch(`${mcpUrl}/x`, { method: 'POST', headers, body: '{}' });
@@ -297,10 +303,10 @@ describe('organizations and clients', () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fetch_memories', arguments: { namespace: 'knowledge', keys: ['deploy/api'] } } });
     const unnamed = await fetch(mcpUrl, { method: 'POST', headers, body });
     expect(unnamed.status).toBe(400);
-    expect(((await unnamed.json()) as any).error.message).toContain('x-mindgate-organization');
+    expect(((await unnamed.json()) as JsonRpcReply).error?.message).toContain('x-mindgate-organization');
     const named = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'x-mindgate-organization': alice.organizationId }, body });
     expect(named.status).toBe(200);
-    const result = ((await named.json()) as any).result;
+    const result = ((await named.json()) as JsonRpcReply).result;
     expect(result.structuredContent.memories[0].key).toBe('deploy/api');
     const wrongKey = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'x-gateway-key': 'not-the-key-0123456789', 'x-mindgate-organization': alice.organizationId }, body });
     expect(wrongKey.status).toBe(401);

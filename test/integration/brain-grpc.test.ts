@@ -9,7 +9,7 @@ import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/conn
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrainService, Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { findTool, startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { grpc, loadGrpcPackage, unary } from '../support/grpc-js.ts';
+import { grpc, loadServiceClient, unary } from '../support/grpc-js.ts';
 
 const run = promisify(execFile);
 
@@ -28,10 +28,10 @@ const MEMORIES = [
 beforeAll(async () => {
   platform = await startTestPlatform();
   brainAddress = platform.grpc.brain!;
-  const pkg = loadGrpcPackage('mindgate/brain/v1/brain.proto') as any;
-  brain = new pkg.mindgate.brain.v1.BrainService(brainAddress, grpc.credentials.createInsecure());
-  const healthPkg = loadGrpcPackage('grpc/health/v1/health.proto') as any;
-  health = new healthPkg.grpc.health.v1.Health(brainAddress, grpc.credentials.createInsecure());
+  const BrainClient = loadServiceClient('mindgate/brain/v1/brain.proto', 'mindgate.brain.v1.BrainService');
+  brain = new BrainClient(brainAddress, grpc.credentials.createInsecure());
+  const HealthClient = loadServiceClient('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
+  health = new HealthClient(brainAddress, grpc.credentials.createInsecure());
   auth = { 'x-internal-token': platform.internalToken };
   for (const m of MEMORIES) {
     await unary(brain, 'putMemory', { organizationId: 'org-a', namespace: 'NAMESPACE_KNOWLEDGE', ...m }, auth);

@@ -18,6 +18,14 @@ export function loadGrpcPackage(file: string): grpc.GrpcObject {
   return grpc.loadPackageDefinition(definition);
 }
 
+/** The client constructor of `service` (for example `mindgate.brain.v1.BrainService`) in `file`. */
+export function loadServiceClient(file: string, service: string): grpc.ServiceClientConstructor {
+  let node: unknown = loadGrpcPackage(file);
+  for (const part of service.split('.')) node = (node as grpc.GrpcObject)[part];
+  if (typeof node !== 'function') throw new Error(`${service} is not a service of ${file}`);
+  return node as grpc.ServiceClientConstructor;
+}
+
 /** Promisified unary call on a grpc-js client. */
 export function unary<Res>(
   client: grpc.Client,
