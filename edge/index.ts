@@ -4,6 +4,7 @@ import { createApiSurface } from './api/index.ts';
 import { createGatewaySurface } from './gateway/index.ts';
 import { startListener, type Listener, type Surface } from './http/listener.ts';
 import { createBrainMcpHandler } from './mcp/brain-server.ts';
+import { registerGatewayClients } from './oauth/gateway-client.ts';
 import { createAuthSurface } from './oauth/index.ts';
 import { createWebSurface } from './web/index.ts';
 
@@ -13,11 +14,20 @@ export interface Edge {
 }
 
 const SURFACES: Record<SurfaceName, (ctx: AppContext) => Surface | Promise<Surface>> = {
-  // The Brain's MCP endpoint is served in-process unless a servers file gives `brain` a backend URL.
-  gateway: (ctx) =>
-    createGatewaySurface(ctx, {
+  gateway: async (ctx) => {
+    // The Brain's MCP endpoint is served in-process unless a servers file gives `brain` a backend URL.
+    const surface = createGatewaySurface(ctx, {
       localHandlers: ctx.config.gateway.servers.some((s) => s.name === 'brain' && !s.url) ? { brain: createBrainMcpHandler(ctx) } : {},
-    }),
+    });
+    // The facade's client at this platform's own authorization server (the Brain's facade).
+    try {
+      await registerGatewayClients(ctx.stores.records, surface.platformClients, ctx.logger.child({ component: 'oauth' }));
+    } catch (err) {
+      await surface.close?.();
+      throw err;
+    }
+    return surface;
+  },
   api: createApiSurface,
   web: createWebSurface,
   auth: createAuthSurface,

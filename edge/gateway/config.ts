@@ -21,6 +21,11 @@ export interface UpstreamOAuthConfig {
   /** The client pre-registered at the upstream for this server: what DCR hands out. */
   clientId: string;
   clientSecret?: string;
+  /**
+   * Earlier secrets of the same client, tried in order when the upstream refuses `clientSecret`
+   * with `invalid_client` (the platform's client while a GATEWAY_STATE_SECRET rotation rolls out).
+   */
+  previousClientSecrets?: string[];
   tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
   /** Scopes requested upstream and advertised to MCP clients. */
   scopes: string[];
@@ -38,8 +43,16 @@ export type GatewayServerAuth =
   /** The gateway's stateless OAuth facade in front of an upstream IdP. */
   | { kind: 'facade'; upstream: UpstreamOAuthConfig }
   /**
-   * An authorization server that registers clients itself (the platform's own `{auth_url}` for
-   * the Brain, as `platform`): the gateway only publishes protected-resource metadata naming it.
+   * The platform's own authorization server `{auth_url}` (`authorization_server: platform`, the
+   * Brain's): clients register there themselves, and the gateway's facade also fronts it, with a
+   * confidential client of the gateway's that the platform registers at start
+   * (oauth/platform-client.ts). Protected-resource metadata names `{auth_url}` first, the facade
+   * `{base_url}/{name}` second.
+   */
+  | { kind: 'platform' }
+  /**
+   * Another authorization server that registers clients itself: the gateway only publishes
+   * protected-resource metadata naming it.
    */
   | { kind: 'external'; authorizationServer: string };
 
@@ -89,7 +102,7 @@ export const BRAIN_SERVER: GatewayServerConfig = {
   name: 'brain',
   mcpPath: 'mcp',
   scopes: ['openid', 'profile', 'email', 'offline_access'],
-  auth: { kind: 'external', authorizationServer: 'platform' },
+  auth: { kind: 'platform' },
 };
 
 export function readGatewayConfig(env: Env): GatewayConfig {
@@ -234,6 +247,8 @@ function readServersFile(file: string, env: Env): { servers: GatewayServerConfig
           extraAuthorizeParams: o.extra_authorize_params ?? {},
         },
       };
+    } else if (s.authorization_server === 'platform') {
+      auth = { kind: 'platform' };
     } else if (s.authorization_server) {
       auth = { kind: 'external', authorizationServer: s.authorization_server.replace(/\/+$/, '') || s.authorization_server };
     }
@@ -241,7 +256,7 @@ function readServersFile(file: string, env: Env): { servers: GatewayServerConfig
       name: s.name,
       url: s.url,
       mcpPath: s.mcp_path ?? 'mcp',
-      scopes: s.scopes ?? (auth.kind === 'facade' ? auth.upstream.scopes : auth.kind === 'external' ? BRAIN_SERVER.scopes : []),
+      scopes: s.scopes ?? (auth.kind === 'facade' ? auth.upstream.scopes : auth.kind === 'none' ? [] : BRAIN_SERVER.scopes),
       auth,
     });
   }

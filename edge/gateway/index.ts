@@ -14,6 +14,7 @@ import { createAuthorizeHandlers } from './oauth/authorize.ts';
 import { createCallbackHandler } from './oauth/callback.ts';
 import type { FacadeDeps } from './oauth/facade.ts';
 import { createRegisterHandler } from './oauth/register.ts';
+import { platformClientFor, platformUpstream, type PlatformClient } from './oauth/platform-client.ts';
 import { resolveStateSecrets } from './oauth/secret.ts';
 import { createTokenHandler } from './oauth/token.ts';
 import { createFacadeCrypto } from './oauth/tokens.ts';
@@ -34,6 +35,11 @@ export interface GatewaySurfaceOptions {
 export interface GatewaySurface extends Surface {
   /** The registry, for mounting local handlers after the surface is built. */
   registry: ServerRegistry;
+  /**
+   * The gateway's clients at the platform's authorization server, one per server authorized by
+   * `platform`: the platform registers them at start (edge/index.ts), before the facade is used.
+   */
+  platformClients: PlatformClient[];
 }
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
@@ -47,13 +53,20 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
   const registry = createServerRegistry({ config, publicUrl, platformAuthUrl: ctx.config.publicUrls.auth });
   for (const [name, handler] of Object.entries(options.localHandlers ?? {})) registry.mountLocal(name, handler);
 
+  const stateSecrets = resolveStateSecrets(config.stateSecrets, ctx.config.storage.dataDir);
   const upstreams = new Map<string, UpstreamClient>();
+  const platformClients: PlatformClient[] = [];
   for (const server of registry.list()) {
     if (server.upstream) upstreams.set(server.name, createUpstreamClient(server.upstream, ctx.now));
+    if (server.config.auth.kind === 'platform') {
+      const client = platformClientFor(server, stateSecrets);
+      platformClients.push(client);
+      upstreams.set(server.name, createUpstreamClient(platformUpstream(server, ctx.config.publicUrls.auth, client), ctx.now));
+    }
   }
   const facade: FacadeDeps = {
     registry,
-    crypto: createFacadeCrypto(resolveStateSecrets(config.stateSecrets, ctx.config.storage.dataDir)),
+    crypto: createFacadeCrypto(stateSecrets),
     upstreams,
     replay: ctx.stores.records.collection('gateway_replay'),
     publicUrl,
@@ -87,6 +100,7 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
     name: 'gateway',
     router,
     registry,
+    platformClients,
     before: (ctx) => handleCors(ctx) || proxy.tryDirect(ctx),
     notFound: ({ res }) => sendGatewayError(res, 404, 'not_found', 'Not Found'),
     methodNotAllowed: ({ res }, allowed) =>

@@ -52,7 +52,10 @@ export interface GatewayServer {
   authorizationServers: string[];
   /** True when the gateway challenges requests that carry no credentials. */
   usesOAuth: boolean;
-  /** The facade's upstream, when the server is behind the facade. */
+  /**
+   * The facade's upstream, when the servers file configured one (`oauth`). The upstream of a
+   * server authorized by `platform` is built by the gateway surface, which derives its secret.
+   */
   upstream?: UpstreamOAuthConfig;
   /** `WWW-Authenticate` for a request without credentials. */
   challenge: string;
@@ -86,9 +89,10 @@ export function createServerRegistry(options: RegistryOptions): ServerRegistry {
     const resourceMetadataUrl = `${publicUrl}/.well-known/oauth-protected-resource/${sc.name}/${sc.mcpPath}`;
     let authorizationServers: string[] = [];
     if (sc.auth.kind === 'facade') authorizationServers = [base];
-    if (sc.auth.kind === 'external') {
-      authorizationServers = [sc.auth.authorizationServer === 'platform' ? options.platformAuthUrl : sc.auth.authorizationServer];
-    }
+    if (sc.auth.kind === 'external') authorizationServers = [sc.auth.authorizationServer];
+    // Clients take the first (RFC 9728 allows several): `{auth_url}` itself, where they register
+    // and are listed and revoked per client; the facade in front of it is the alternative.
+    if (sc.auth.kind === 'platform') authorizationServers = [options.platformAuthUrl, base];
     const usesOAuth = sc.auth.kind !== 'none';
     servers.set(sc.name, {
       name: sc.name,

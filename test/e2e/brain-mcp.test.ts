@@ -126,7 +126,8 @@ describe('authentication', () => {
     expect(challenge).toMatch(/scope="[^"]+"/);
     const metadata = (await (await fetch(metadataUrl)).json()) as { resource: string; authorization_servers: string[] };
     expect(metadata.resource).toBe(mcpUrl);
-    expect(metadata.authorization_servers).toEqual([authUrl]);
+    // {auth_url} first (the SDK takes it: see signIn), then the gateway's facade in front of it.
+    expect(metadata.authorization_servers).toEqual([authUrl, `${platform.ctx.config.publicUrls.gateway}/brain`]);
   });
 
   it('refuses invalid tokens and tokens for another audience with invalid_token', async () => {

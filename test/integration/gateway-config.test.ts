@@ -35,7 +35,7 @@ describe('the servers file', () => {
     expect(config.servers.map((s) => s.name)).toEqual(['brain']);
     expect(config.defaultServer).toBe('brain');
     expect(config.servers[0].url).toBeUndefined();
-    expect(config.servers[0].auth).toEqual({ kind: 'external', authorizationServer: 'platform' });
+    expect(config.servers[0].auth).toEqual({ kind: 'platform' });
     expect(config.keys).toEqual([]);
     expect(config.stateSecrets).toEqual([]);
   });
@@ -89,6 +89,18 @@ servers:
       GATEWAY_SERVERS_FILE: file(JSON.stringify({ servers: [{ name: 'x', url: 'http://127.0.0.1:9/' }], default_server: 'x' }), 'json'),
     });
     expect(config.servers.map((s) => s.name)).toEqual(['x', 'brain']);
+  });
+
+  it('reads a file that describes brain itself: authorized by the platform, or by anything else it says', () => {
+    const local = readGatewayConfig({
+      GATEWAY_SERVERS_FILE: file('servers:\n  - name: brain\n    local: true\n    authorization_server: platform\n'),
+    });
+    expect(local.servers).toEqual([{ name: 'brain', url: undefined, mcpPath: 'mcp', scopes: ['openid', 'profile', 'email', 'offline_access'], auth: { kind: 'platform' } }]);
+    const remote = readGatewayConfig({
+      GATEWAY_SERVERS_FILE: file('servers:\n  - name: brain\n    url: http://brain-mcp.internal:7000\n    authorization_server: https://auth.example.com/\n'),
+    });
+    expect(remote.servers).toHaveLength(1);
+    expect(remote.servers[0]).toMatchObject({ url: 'http://brain-mcp.internal:7000', auth: { kind: 'external', authorizationServer: 'https://auth.example.com' } });
   });
 
   it.each([

@@ -146,7 +146,6 @@ describe('discovery', () => {
       '/alpha/.well-known/unknown',
       '/open/.well-known/oauth-protected-resource',
       '/.well-known/oauth-authorization-server/open',
-      '/.well-known/oauth-authorization-server/brain',
     ]) {
       const { status, body, headers } = await getJson(path);
       expect(status, path).toBe(404);
@@ -316,7 +315,10 @@ describe('registration', () => {
     const open = await post('/open/oauth/register', body);
     expect(open.status).toBe(404);
     expect(await open.json()).toMatchObject({ error: 'no_oauth_facade' });
-    expect((await post('/brain/oauth/register', body)).status).toBe(404);
+    // The Brain, authorized by the platform, has the facade too (test/e2e/brain-facade.test.ts).
+    const brain = await post('/brain/oauth/register', body);
+    expect(brain.status).toBe(200);
+    expect(await brain.json()).toMatchObject({ client_id: 'mindgate-gateway-brain', token_endpoint_auth_method: 'none' });
     const bad = await post('/bad%20name/oauth/register', body);
     expect(bad.status).toBe(422);
     expect((await post('/alpha/oauth/register', 'x'.repeat(70_000))).status).toBe(413);

@@ -374,13 +374,13 @@ describe('CORS', () => {
 });
 
 describe('local servers and the Brain', () => {
-  it('challenges the Brain with metadata naming the platform authorization server', async () => {
+  it('challenges the Brain with metadata naming the platform authorization server, then the facade in front of it', async () => {
     const res = await fetch(`${env.base}/brain/mcp`, { method: 'POST', headers: MCP_HEADERS, body: INIT });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${env.base}/.well-known/oauth-protected-resource/brain/mcp"`);
     const prm = (await (await fetch(`${env.base}/.well-known/oauth-protected-resource/brain/mcp`)).json()) as Record<string, unknown>;
     expect(prm.resource).toBe(`${env.base}/brain/mcp`);
-    expect(prm.authorization_servers).toEqual([env.platform.ctx.config.publicUrls.auth]);
+    expect(prm.authorization_servers).toEqual([env.platform.ctx.config.publicUrls.auth, `${env.base}/brain`]);
   });
 
   it('serves a mounted local handler in-process, with the key checked and stripped', async () => {

@@ -5,7 +5,7 @@
 // (for the Brain: `${platform.ctx.config.publicUrls.gateway}/brain/mcp`).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Platform } from '../../edge/platform.ts';
-import { startTestPlatform, type TestPlatform } from './platform.ts';
+import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from './platform.ts';
 import { reservePorts } from './ports.ts';
 
 export { reservePorts };
@@ -15,7 +15,7 @@ export { reservePorts };
  * (http://127.0.0.1:<port>), which OAuth needs: the issuer and the resource indicators are
  * compared code point for code point.
  */
-export async function startOAuthTestPlatform(overrides: Record<string, string> = {}): Promise<TestPlatform> {
+export async function startOAuthTestPlatform(overrides: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const [gateway, api, web, auth] = await reservePorts(4);
   return startTestPlatform({
     GATEWAY_PORT: String(gateway),
@@ -27,7 +27,7 @@ export async function startOAuthTestPlatform(overrides: Record<string, string> =
     PUBLIC_WEB_URL: `http://127.0.0.1:${web}`,
     PUBLIC_AUTH_URL: `http://127.0.0.1:${auth}`,
     ...overrides,
-  });
+  }, options);
 }
 
 /** Cookies by name, as a browser on one host would hold them (paths ignored). */
@@ -239,6 +239,31 @@ export async function driveAuthorization(
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`no code in ${callback.href}`);
   return { code, redirectUri, organizationId, callback, jar };
+}
+
+/**
+ * Plays the browser for an authorization URL of the gateway's facade in front of the platform
+ * (`{base_url}/brain/oauth/authorize`): approves the gateway's consent page, then signs up or in
+ * and picks the organization at `{auth_url}`; the platform sends the browser to the gateway's
+ * callback, which sends it on to the client with the gateway's code.
+ */
+export async function driveFacadeAuthorization(
+  authUrl: string,
+  authorizationUrl: string,
+  redirectUri: string,
+  o: DriveOptions,
+): Promise<Omit<AuthorizeResult, 'verifier'>> {
+  const jar = o.jar ?? new CookieJar();
+  const consent = await browse(jar, authorizationUrl);
+  if (consent.status !== 200) throw new Error(`the gateway's authorize answered ${consent.status}\n${consent.body.slice(0, 2_000)}`);
+  const ticket = formField(consent.body, 'ticket').replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
+  const approved = await browse(jar, new URL(formAction(consent.body, '/oauth/authorize'), authorizationUrl).href, {
+    form: { ticket, decision: 'approve' },
+  });
+  if (approved.status !== 302 || !approved.location?.startsWith(authUrl)) {
+    throw new Error(`expected a redirect to ${authUrl}, got ${approved.status} ${approved.location ?? ''}\n${approved.body.slice(0, 2_000)}`);
+  }
+  return driveAuthorization(authUrl, approved.location, redirectUri, { ...o, jar });
 }
 
 export interface TokenResponse {

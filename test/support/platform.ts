@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { readEdgeConfig } from '../../edge/config.ts';
 import { startPlatform, type Platform } from '../../edge/platform.ts';
 import { createLogger } from '../../services/common/log.ts';
@@ -27,10 +28,22 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
   };
 }
 
-export async function startTestPlatform(overrides: Record<string, string> = {}): Promise<TestPlatform> {
+export interface TestPlatformOptions {
+  /** Collects every log line of the platform (at trace level) into this array. */
+  logs?: string[];
+}
+
+export async function startTestPlatform(overrides: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-test-'));
-  const config = readEdgeConfig(testEnv(dataDir, overrides), 2);
-  const platform = await startPlatform({ config, logger: createLogger({ level: config.logLevel }) });
+  const logs = options.logs;
+  const config = readEdgeConfig(testEnv(dataDir, logs ? { ...overrides, LOG_LEVEL: 'trace' } : overrides), 2);
+  const sink = logs && new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const platform = await startPlatform({ config, logger: createLogger({ level: config.logLevel }, sink) });
   return {
     ...platform,
     dataDir,

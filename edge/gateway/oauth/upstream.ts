@@ -119,37 +119,51 @@ export function createUpstreamClient(config: UpstreamOAuthConfig, now: () => num
     knownEndpoints: () => explicit ?? cached?.value,
     async token(params) {
       const { tokenEndpoint } = await endpoints();
-      const headers: Record<string, string> = {
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      };
-      const body = new URLSearchParams(params);
-      if (config.tokenEndpointAuthMethod === 'client_secret_basic') {
-        // RFC 6749 §2.3.1: the id and secret are form-encoded before base64.
-        const id = encodeURIComponent(config.clientId);
-        const secret = encodeURIComponent(config.clientSecret ?? '');
-        headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
-      } else if (config.tokenEndpointAuthMethod === 'client_secret_post') {
-        body.set('client_id', config.clientId);
-        body.set('client_secret', config.clientSecret ?? '');
-      } else {
-        body.set('client_id', config.clientId);
+      const secrets = config.tokenEndpointAuthMethod === 'none'
+        ? [undefined]
+        : [config.clientSecret ?? '', ...(config.previousClientSecrets ?? [])];
+      let result: UpstreamTokenResult | undefined;
+      for (const secret of secrets) {
+        result = await tokenRequest(tokenEndpoint, params, secret);
+        // A refused client authentication consumes nothing upstream (it is checked before the
+        // grant), so the next secret may be tried with the same code or refresh token.
+        if (result.status !== 401 || result.json?.error !== 'invalid_client') break;
       }
-      let res: Response;
-      try {
-        res = await fetch(tokenEndpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
-      } catch (err) {
-        throw new UpstreamUnavailableError(`upstream token endpoint unreachable: ${(err as Error).message}`);
-      }
-      const text = await res.text();
-      let json: Record<string, unknown> | undefined;
-      try {
-        const parsed = JSON.parse(text);
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
-      } catch {
-        json = undefined;
-      }
-      return { status: res.status, json };
+      return result!;
     },
   };
+
+  async function tokenRequest(tokenEndpoint: string, params: URLSearchParams, clientSecret: string | undefined): Promise<UpstreamTokenResult> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
+    const body = new URLSearchParams(params);
+    if (config.tokenEndpointAuthMethod === 'client_secret_basic') {
+      // RFC 6749 §2.3.1: the id and secret are form-encoded before base64.
+      const id = encodeURIComponent(config.clientId);
+      const secret = encodeURIComponent(clientSecret ?? '');
+      headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    } else if (config.tokenEndpointAuthMethod === 'client_secret_post') {
+      body.set('client_id', config.clientId);
+      body.set('client_secret', clientSecret ?? '');
+    } else {
+      body.set('client_id', config.clientId);
+    }
+    let res: Response;
+    try {
+      res = await fetch(tokenEndpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
+    } catch (err) {
+      throw new UpstreamUnavailableError(`upstream token endpoint unreachable: ${(err as Error).message}`);
+    }
+    const text = await res.text();
+    let json: Record<string, unknown> | undefined;
+    try {
+      const parsed = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, json };
+  }
 }
