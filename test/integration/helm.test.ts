@@ -29,9 +29,16 @@ describe('helm chart', () => {
       BRAIN_SERVICE_ADDR: 'prod-mindgate-brain:50051',
       BILLING_SERVICE_ADDR: 'prod-mindgate-billing:50054',
       INTERNAL_TOKEN: 'secret',
+      GATEWAY_STATE_SECRET: 'secret',
       MONGODB_URL: 'secret',
     });
     expect(env('prod-mindgate-brain')).toMatchObject({ BRAIN_GRPC_PORT: '50051', GRPC_HOST: '0.0.0.0', INTERNAL_TOKEN: 'secret' });
+    expect(env('prod-mindgate-brain')).not.toHaveProperty('GATEWAY_STATE_SECRET');
+    // One generated Secret holds both shared values, each long enough for its variable.
+    const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === 'prod-mindgate-internal');
+    for (const key of ['INTERNAL_TOKEN', 'GATEWAY_STATE_SECRET']) {
+      expect(Buffer.from(secret.data[key], 'base64').toString('utf8').length, key).toBeGreaterThanOrEqual(32);
+    }
     const services = docs.filter((d) => d.kind === 'Service').map((d) => d.metadata.name).sort();
     expect(services).toContain('prod-mindgate-brain');
   });
