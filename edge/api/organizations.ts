@@ -22,6 +22,7 @@ const OrganizationId = z.string().regex(/^org_[A-Za-z0-9]{1,60}$/, { error: 'mus
   .meta({ description: 'Organization id.', example: 'org_3hT9xQ2mZr8vKp1L' });
 const KeyId = z.string().regex(/^k[A-Za-z0-9]{16}$/, { error: 'must be an API key id (k + 16 characters)' });
 const ClientId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, { error: 'must be a client id' });
+const GrantId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, { error: 'must be a grant id' });
 const Name = z.string({ error: 'must be a string' }).trim().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' });
 
 export const OrganizationSchema = z.object({
@@ -124,6 +125,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
   const orgParams = z.object({ organization_id: OrganizationId });
   const keyParams = z.object({ organization_id: OrganizationId, key_id: KeyId });
   const clientParams = z.object({ organization_id: OrganizationId, client_id: ClientId });
+  const grantParams = z.object({ organization_id: OrganizationId, client_id: ClientId, grant_id: GrantId });
 
   const confidential = (c: { clientId: string; clientName: string; organizationId: string; createdAt: number; secretRotatedAt?: number }) => ({
     client_id: c.clientId,
@@ -311,6 +313,26 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
         await requireAdmin(ctx, caller, c.input.params.organization_id);
         const n = await management.revokeClient(c.input.params.organization_id, c.input.params.client_id);
         sendJson(c.res, 200, { client_id: c.input.params.client_id, revoked_grants: n });
+      },
+    }),
+    defineApiRoute({
+      method: 'POST',
+      path: '/organizations/:organization_id/oauth-clients/:client_id/grants/:grant_id/revoke',
+      operationId: 'revokeOAuthGrant',
+      summary: 'Revoke one grant of a client',
+      description:
+        'Revokes one grant, i.e. one authorization by one user (as listed by listOAuthClients): its refresh tokens at once, its access tokens at the REST API and the Brain within seconds. The client\'s other grants keep working. Clients that sign in through the gateway\'s OAuth facade all share the gateway\'s client (mindgate-gateway-brain), so this is how one of them is cut off. Requires a signed-in owner or admin.',
+      tags: ['OAuth clients'],
+      params: grantParams,
+      responses: { '200': json(RevokedSchema, 'What was revoked.'), '401': errors['401'], '403': errors['403'], '404': 'NotFound', '422': errors['422'] },
+      handler: async (c) => {
+        const { organization_id: organizationId, client_id: clientId, grant_id: grantId } = c.input.params;
+        const caller = await authenticate(c);
+        await requireAdmin(ctx, caller, organizationId);
+        if (!(await management.revokeGrant(organizationId, clientId, grantId))) {
+          throw new NotFound(`client "${clientId}" has no grant "${grantId}" in this organization`);
+        }
+        sendJson(c.res, 200, { client_id: clientId, revoked_grants: 1 });
       },
     }),
     {

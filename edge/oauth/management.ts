@@ -1,7 +1,7 @@
 // What the dashboard (the REST API) does to the authorization server's state for an
-// organization: list the clients acting for it and their grants, revoke a client's tokens,
-// issue and manage confidential clients for client_credentials. It works on the records the
-// authorization server uses, so it needs no provider instance and runs on any replica.
+// organization: list the clients acting for it and their grants, revoke a client's tokens or one
+// of its grants, issue and manage confidential clients for client_credentials. It works on the
+// records the authorization server uses, so it needs no provider instance and runs on any replica.
 import { randomBytes } from 'node:crypto';
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { EdgeConfig } from '../config.ts';
@@ -95,6 +95,19 @@ export function createOAuthManagement(records: RecordStore, config: EdgeConfig, 
         await grants.delete(g._id);
       }
       return owned.length;
+    },
+
+    /**
+     * Revokes one grant (one user's authorization of the client for the organization): its
+     * refresh tokens at once, its access tokens within the verifier's cache time. False when the
+     * organization holds no such grant of that client.
+     */
+    async revokeGrant(organizationId: string, clientId: string, grantId: string): Promise<boolean> {
+      const grant = await grants.get(grantId);
+      if (!grant || grant.organizationId !== organizationId || grant.clientId !== clientId) return false;
+      await adapters.revokeGrant(grantId);
+      await grants.delete(grantId);
+      return true;
     },
 
     async createConfidentialClient(organizationId: string, name: string): Promise<{ client: ConfidentialClient; secret: string }> {

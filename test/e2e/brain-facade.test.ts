@@ -421,6 +421,25 @@ describe('grants and revocation', () => {
       .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
+  it('revokes one facade user\'s grant from the dashboard without touching the other facade users', async () => {
+    const one = await facadeTokens(alice.user, alice.organizationId);
+    const other = await facadeTokens(alice.user, alice.organizationId);
+    const admin = await obtainAccessToken(platform, { resource: apiUrl, user: alice.user, mode: 'sign-in', organizationId: alice.organizationId });
+    const grantId = decodeJwt(one.access_token).gid as string;
+    const revoked = await fetch(`${apiUrl}/organizations/${alice.organizationId}/oauth-clients/${CLIENT_ID}/grants/${grantId}/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.access_token}` },
+    });
+    expect(revoked.status).toBe(200);
+    const denied = await rawCall(one.access_token);
+    expect(denied.status).toBe(401);
+    expect(denied.challenge).toContain('revoked');
+    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: one.refresh_token, client_id: CLIENT_ID }))
+      .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await rawCall(other.access_token)).status).toBe(200);
+    expect((await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: other.refresh_token, client_id: CLIENT_ID })).status).toBe(200);
+  });
+
   it('lists facade grants under the gateway\'s client, and revoking that client cuts every facade user of the organization only', async () => {
     const bob = newTestUser('bob');
     const bobDirect = await obtainAccessToken(platform, { resource: mcpUrl, user: bob });

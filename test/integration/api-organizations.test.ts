@@ -218,6 +218,32 @@ describe('OAuth clients and revocation from the dashboard', () => {
     expect((await call('/organizations', { token: a.access_token })).status).toBe(200);
   });
 
+  it('revokes one grant of a client: that authorization stops working, the client\'s other grant does not', async () => {
+    const first = await obtainAccessToken(platform, { resource: api, user: a.user, mode: 'sign-in' });
+    const second = await obtainAccessToken(platform, { resource: api, user: a.user, mode: 'sign-in', client: first.client });
+    const grants = (await call(`/organizations/${a.organizationId}/oauth-clients`, { token: a.access_token })).json.clients
+      .find((c: Json) => c.client_id === first.clientId).grants as Json[];
+    expect(grants).toHaveLength(2);
+    const gid = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')).gid as string;
+    expect(grants.map((g) => g.id).sort()).toEqual([gid(first.access_token), gid(second.access_token)].sort());
+
+    const path = (grantId: string, org = a.organizationId, client = first.clientId) => `/organizations/${org}/oauth-clients/${client}/grants/${grantId}/revoke`;
+    expect((await call(path(gid(first.access_token)), { token: b.access_token, method: 'POST' })).status).toBe(403);
+    expect((await call(path(gid(first.access_token), a.organizationId, a.clientId), { token: a.access_token, method: 'POST' })).status).toBe(404);
+    expect((await call(path('no-such-grant'), { token: a.access_token, method: 'POST' })).status).toBe(404);
+    const malformed = await call(path('bad%20grant'), { token: a.access_token, method: 'POST' });
+    expect(malformed.status).toBe(422);
+
+    const r = await call(path(gid(first.access_token)), { token: a.access_token, method: 'POST' });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ client_id: first.clientId, revoked_grants: 1 });
+    expect((await call('/organizations', { token: first.access_token })).status).toBe(401);
+    const refreshed = await tokenRequest(auth, { grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: first.clientId });
+    expect(((await refreshed.json()) as Json).error).toBe('invalid_grant');
+    expect((await call('/organizations', { token: second.access_token })).status).toBe(200);
+    expect((await call(path(gid(first.access_token)), { token: a.access_token, method: 'POST' })).status).toBe(404);
+  });
+
   it('does not let another organization revoke a client', async () => {
     const r = await call(`/organizations/${a.organizationId}/oauth-clients/${a.clientId}/revoke`, { token: b.access_token, method: 'POST' });
     expect(r.status).toBe(403);
