@@ -7,6 +7,7 @@
 // by the gateway), calls the Brain's tools, and refreshes through the facade. Memories are shared
 // with clients that went to `{auth_url}` directly; grants and the dashboard's revocation still
 // cut access; malformed input gets the documented errors. Everything over real HTTP.
+import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   discoverAuthorizationServerMetadata,
@@ -24,6 +25,7 @@ import { derivePlatformClientSecret } from '../../edge/gateway/oauth/platform-cl
 import { startListener, type Listener } from '../../edge/http/listener.ts';
 import { collectionName } from '../../edge/oauth/adapter.ts';
 import { registerGatewayClients } from '../../edge/oauth/gateway-client.ts';
+import { createLogger } from '../../services/common/log.ts';
 import {
   CookieJar,
   driveFacadeAuthorization,
@@ -265,6 +267,38 @@ describe('the gateway\'s client at the authorization server', () => {
       expect(outcomes).toEqual({ [CLIENT_ID]: 'unchanged' });
     } finally {
       await surface.close?.();
+    }
+  });
+
+  it('warns, without the secrets, when a process with another GATEWAY_STATE_SECRET registered it', async () => {
+    const records = platform.ctx.stores.records;
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info' }, new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    }));
+    const ours = createGatewaySurface(platform.ctx);
+    const otherSecret = 'a-replica-with-another-state-secret-0123';
+    const other = createGatewaySurface({ ...platform.ctx, config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret] } } });
+    try {
+      expect(await registerGatewayClients(records, other.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(lines.filter((l) => l.includes('replicas must share GATEWAY_STATE_SECRET'))).toHaveLength(2);
+      for (const secret of [otherSecret, STATE_SECRET, derivePlatformClientSecret(otherSecret, CLIENT_ID), derivePlatformClientSecret(STATE_SECRET, CLIENT_ID)]) {
+        expect(lines.join('\n')).not.toContain(secret);
+      }
+      // A rotation is not a clash: a secret derived from one of the configured secrets is expected.
+      lines.length = 0;
+      const rotated = createGatewaySurface({ ...platform.ctx, config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret, STATE_SECRET] } } });
+      expect(await registerGatewayClients(records, rotated.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(lines.filter((l) => l.includes('replicas must share'))).toHaveLength(1);
+      await rotated.close?.();
+    } finally {
+      await registerGatewayClients(records, ours.platformClients, logger);
+      await Promise.all([ours.close?.(), other.close?.()]);
     }
   });
 
