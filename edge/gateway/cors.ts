@@ -2,7 +2,6 @@
 // are made from another origin with an Authorization header. No cookies are involved in those
 // calls, so any origin is allowed without credentials; the consent and callback pages are
 // top-level navigations and need no CORS.
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { RouteContext } from '../http/router.ts';
 
 export const CORS_ALLOW_HEADERS = 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id';
@@ -32,11 +31,7 @@ export function handleCors(ctx: RouteContext): boolean {
   return false;
 }
 
-/** A backend's own CORS headers are replaced by the gateway's. */
-export function applyCorsToBackendHeaders(headers: OutgoingHttpHeaders): void {
-  for (const name in headers) {
-    if (name.startsWith('access-control-')) delete headers[name];
-  }
-  headers['access-control-allow-origin'] = '*';
-  headers['access-control-expose-headers'] = CORS_EXPOSE_HEADERS;
+/** A backend's own CORS headers (lower-case `name`) give way to the gateway's. */
+export function isCorsHeader(name: string): boolean {
+  return name.startsWith('access-control-');
 }

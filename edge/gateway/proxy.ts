@@ -1,17 +1,16 @@
 // The streaming proxy: `GET|POST|PUT|DELETE /{server_name}/{path}` to the server's backend.
-// Bodies stream both ways without buffering: the request is handed to undici as a stream, and
-// each response chunk (an SSE event, say) is written to the client as it arrives, with
-// backpressure both ways. This is the hot path: no per-request URL parsing, no stream.pipeline,
-// no logging beyond the listener's one line.
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
+// Bodies stream both ways without buffering: the request body goes to the backend as Node's
+// parser hands it over, and each response chunk (an SSE event, say) is written to the client as
+// it arrives, with backpressure both ways (backend-client.ts). This is the hot path: no
+// per-request URL parsing, no stream.pipeline, no logging beyond the listener's one line.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { secretsEqual } from '../../services/common/rpc/interceptors.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
 import type { GatewayConfig } from './config.ts';
-import { applyCorsToBackendHeaders } from './cors.ts';
+import { BackendError, type Exchange, type ResponseHandler } from './backend-client.ts';
+import { isCorsHeader } from './cors.ts';
 import { sendGatewayError, serverNameError } from './errors.ts';
 import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRegistry } from './registry.ts';
 
@@ -23,17 +22,15 @@ export interface ProxyOptions {
   logger: Logger;
 }
 
-/** Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), ours, and the ones we set. */
+/**
+ * Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), ours, the ones we set, and the
+ * framing the backend client writes itself (Host, Content-Length, Transfer-Encoding).
+ */
 const DROP_REQUEST = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'host', 'expect', 'http2-settings',
+  'transfer-encoding', 'content-length', 'upgrade', 'host', 'expect', 'http2-settings',
   'x-gateway-key', 'x-gateway-authenticated',
   'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'x-forwarded-port', 'forwarded',
-]);
-
-/** Response headers never passed back: hop-by-hop ones. */
-const DROP_RESPONSE = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade',
 ]);
 
 const FORWARD_LIMIT_CHECK = /(^|\/)\.\.?(\/|$)/;
@@ -149,17 +146,18 @@ export function createProxy(options: ProxyOptions): Proxy {
       return sendGatewayError(res, 503, 'backend_unavailable', `Server ${name} is not available on this gateway.`);
     }
 
+    // Node's parser accepts a Content-Length only alone and well-formed, and holds the body to
+    // it; a body without one is chunked, and counted as it streams.
     const declared = headers['content-length'];
-    let hasBody = false;
+    let bodyLength = 0;
     if (declared !== undefined) {
-      const n = Number(declared);
-      if (n > maxBody) return sendGatewayError(res, 413, 'payload_too_large', `The request body exceeds ${maxBody} bytes.`);
-      hasBody = n > 0;
+      bodyLength = Number(declared);
+      if (bodyLength > maxBody) return sendGatewayError(res, 413, 'payload_too_large', `The request body exceeds ${maxBody} bytes.`);
     } else if (headers['transfer-encoding'] !== undefined) {
-      hasBody = true;
+      bodyLength = -1;
     }
 
-    forward(ctx, server, rest + search, auth, hasBody && declared === undefined, hasBody);
+    forward(ctx, server, rest + search, auth, bodyLength);
   }
 
   function forward(
@@ -167,47 +165,47 @@ export function createProxy(options: ProxyOptions): Proxy {
     server: GatewayServer,
     pathAndQuery: string,
     auth: GatewayAuthMode,
-    countBody: boolean,
-    hasBody: boolean,
+    bodyLength: number,
   ): void {
     const { req, res } = ctx;
     const backend = server.backend!;
     const src = req.headers;
-    const out: Record<string, string | string[] | undefined> = {};
-    for (const name in src) {
-      if (!DROP_REQUEST.has(name)) out[name] = src[name];
-    }
     const connectionTokens = src.connection;
-    if (connectionTokens && connectionTokens !== 'keep-alive' && connectionTokens !== 'close') {
-      for (const t of connectionTokens.split(',')) delete out[t.trim().toLowerCase()];
+    const named = connectionTokens && connectionTokens !== 'keep-alive' && connectionTokens !== 'close'
+      ? new Set(connectionTokens.toLowerCase().split(',').map((t) => t.trim()))
+      : undefined;
+    // Node's parser has validated every name and value: they go out as they came in.
+    let lines = '';
+    for (const name in src) {
+      if (DROP_REQUEST.has(name) || named?.has(name)) continue;
+      const value = src[name]!;
+      if (typeof value === 'string') lines += `${name}: ${value}\r\n`;
+      else for (const v of value) lines += `${name}: ${v}\r\n`;
     }
     const forwardedFor = src['x-forwarded-for'];
     const remote = req.socket.remoteAddress ?? '';
-    out['x-forwarded-for'] = config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote;
-    out['x-forwarded-proto'] = forwardedProto;
-    out['x-forwarded-host'] = forwardedHost;
-    out['x-forwarded-prefix'] = server.prefix;
-    out['x-request-id'] = ctx.requestId;
-    if (auth === 'gateway-key') out['x-gateway-authenticated'] = 'key';
+    lines += `x-forwarded-for: ${config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote}\r\n`;
+    lines += `x-forwarded-proto: ${forwardedProto}\r\nx-forwarded-host: ${forwardedHost}\r\n`;
+    lines += `x-forwarded-prefix: ${server.prefix}\r\nx-request-id: ${ctx.requestId}\r\n`;
+    if (auth === 'gateway-key') lines += 'x-gateway-authenticated: key\r\n';
 
-    const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
-    // A body without Content-Length is counted as it streams; with one, Node's parser already
-    // holds it to the declared length, which was checked against the limit.
-    const body = !hasBody ? null : countBody ? Readable.from(limitBody(req, maxBody, handler), { objectMode: false }) : req;
-    res.once('close', () => {
-      if (!res.writableFinished) handler.abort(new Error('client disconnected'));
-    });
     let target = backend.basePath + pathAndQuery;
     if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
-    backend.pool.dispatch(
+    const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
+    handler.exchange = backend.client.request(
       {
-        path: target,
         method: req.method!,
-        headers: out,
-        body,
+        path: target,
+        headerLines: lines,
+        body: bodyLength === 0 ? null : req,
+        bodyLength,
+        maxBodyBytes: maxBody,
       },
       handler,
     );
+    res.once('close', () => {
+      if (!res.writableFinished) handler.abort();
+    });
   }
 
   function tryDirect(ctx: RouteContext): boolean {
@@ -229,37 +227,21 @@ export function createProxy(options: ProxyOptions): Proxy {
   return { handle, tryDirect };
 }
 
-/** Streams `req`, failing the request once more than `limit` bytes went through. */
-async function* limitBody(req: IncomingMessage, limit: number, handler: ProxyHandler): AsyncGenerator<Buffer> {
-  let seen = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    seen += chunk.length;
-    if (seen > limit) {
-      handler.tooLarge = true;
-      throw new Error('request body too large');
-    }
-    yield chunk;
-  }
-}
-
 export function unknownServer(res: ServerResponse, name: string): void {
   sendGatewayError(res, 404, 'unknown_server', `No MCP server named ${name} is registered on this gateway.`);
 }
 
 /** Relays one backend response to the client, chunk by chunk. */
-class ProxyHandler implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
-  private abortReason: Error | undefined;
-  tooLarge = false;
+class ProxyHandler implements ResponseHandler {
+  exchange: Exchange | undefined;
+  private aborted = false;
+  private ended = false;
   private readonly req: IncomingMessage;
   private readonly res: ServerResponse;
   private readonly server: GatewayServer;
   private readonly logger: Logger;
   private readonly requestId: string;
   private readonly cors: boolean;
-  /** Bytes of a Content-Length body still to come (-1: unknown), and its last chunk, held back. */
-  private remaining = -1;
-  private ended = false;
 
   constructor(req: IncomingMessage, res: ServerResponse, server: GatewayServer, logger: Logger, requestId: string, cors: boolean) {
     this.req = req;
@@ -270,73 +252,60 @@ class ProxyHandler implements Dispatcher.DispatchHandler {
     this.cors = cors;
   }
 
-  abort(reason: Error): void {
-    if (this.abortReason) return;
-    this.abortReason = reason;
-    this.controller?.abort(reason);
+  /** The client went away: the backend request is closed too. */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.exchange?.abort();
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    if (this.abortReason) controller.abort(this.abortReason);
-  }
-
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: IncomingHttpHeaders,
-    statusMessage?: string,
-  ): void {
-    if (statusCode < 200) return; // 1xx informational: Node answers 100-continue itself.
+  onHead(status: number, reason: string, headers: string[]): void {
     const res = this.res;
-    if (res.destroyed) {
-      controller.abort(new Error('client disconnected'));
-      return;
+    if (res.destroyed) return this.abort();
+    if ((status === 401 || status === 403) && this.server.usesOAuth) {
+      let challenge: string | undefined;
+      for (let i = headers.length - 2; i >= 0; i -= 2) {
+        if (headers[i] === 'www-authenticate') {
+          challenge = challenge === undefined ? headers[i + 1] : `${headers[i + 1]}, ${challenge}`;
+          headers.splice(i, 2);
+        }
+      }
+      headers.push('www-authenticate', rewriteChallenge(challenge, this.server, status));
     }
-    const out: OutgoingHttpHeaders = {};
-    for (const name in headers) {
-      if (DROP_RESPONSE.has(name)) continue;
-      out[name] = headers[name];
+    // The gateway's CORS headers (set before routing) replace the backend's own.
+    if (this.cors) {
+      for (let i = headers.length - 2; i >= 0; i -= 2) if (isCorsHeader(headers[i]!)) headers.splice(i, 2);
     }
-    if (headers.connection) {
-      for (const token of String(headers.connection).split(',')) delete out[token.trim().toLowerCase()];
-    }
-    if ((statusCode === 401 || statusCode === 403) && this.server.usesOAuth) {
-      out['www-authenticate'] = rewriteChallenge(headers['www-authenticate'], this.server, statusCode);
-    }
-    if (this.cors) applyCorsToBackendHeaders(out);
-    out['x-accel-buffering'] = 'no';
-    res.writeHead(statusCode, statusMessage || undefined, out);
-    const length = headers['content-length'];
-    if (typeof length === 'string') this.remaining = Number(length);
-    const type = headers['content-type'];
+    headers.push('x-accel-buffering', 'no');
+    res.writeHead(status, reason || undefined, headers);
     // Headers go out now for streams, so that a client sees the stream open before any event.
-    if (typeof type === 'string' && type.startsWith('text/event-stream')) res.flushHeaders();
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.remaining >= 0) {
-      this.remaining -= chunk.length;
-      // The last chunk of a sized body goes out with end(): one write, and less work in Node.
-      if (this.remaining === 0) {
-        this.res.end(chunk);
-        this.ended = true;
-        return;
+    for (let i = 0; i < headers.length; i += 2) {
+      if (headers[i] === 'content-type') {
+        if (headers[i + 1]!.startsWith('text/event-stream')) res.flushHeaders();
+        break;
       }
     }
-    if (!this.res.write(chunk)) {
-      controller.pause();
-      this.res.once('drain', () => controller.resume());
-    }
   }
 
-  onResponseEnd(): void {
+  onData(chunk: Buffer, last: boolean): boolean {
+    // The last chunk of a sized body goes out with end(): one write, and less work in Node.
+    if (last) {
+      this.ended = true;
+      this.res.end(chunk);
+      return true;
+    }
+    if (this.res.write(chunk)) return true;
+    this.res.once('drain', () => this.exchange?.resume());
+    return false;
+  }
+
+  onEnd(): void {
     if (!this.ended) this.res.end();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+  onError(err: BackendError): void {
     const res = this.res;
-    if (this.tooLarge) {
+    if (err.code === 'body_too_large') {
       if (!res.headersSent) {
         sendGatewayError(res, 413, 'payload_too_large', 'The request body is too large.', { connection: 'close' });
       } else {
@@ -345,20 +314,14 @@ class ProxyHandler implements Dispatcher.DispatchHandler {
       this.req.resume();
       return;
     }
-    if (this.abortReason) {
-      // The client went away: nothing to answer.
-      if (!res.destroyed) res.destroy();
-      return;
-    }
-    const code = (err as { code?: string }).code ?? '';
+    if (this.aborted) return;
     if (res.headersSent) {
-      this.logger.warn({ requestId: this.requestId, server: this.server.name, code }, 'backend stream failed');
+      this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend stream failed');
       res.destroy();
       return;
     }
-    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-    this.logger.warn({ requestId: this.requestId, server: this.server.name, code }, 'backend request failed');
-    if (timeout) {
+    this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend request failed');
+    if (err.code === 'connect_timeout' || err.code === 'response_timeout' || err.code === 'idle_timeout') {
       sendGatewayError(res, 504, 'gateway_timeout', `Server ${this.server.name} did not answer in time.`);
     } else {
       sendGatewayError(res, 502, 'bad_gateway', `Server ${this.server.name} is unreachable.`);
@@ -370,8 +333,8 @@ class ProxyHandler implements Dispatcher.DispatchHandler {
  * A backend's challenge names the backend's own metadata; clients must see the gateway's.
  * The error, its description and the scopes of the backend's challenge are kept.
  */
-export function rewriteChallenge(original: string | string[] | undefined, server: GatewayServer, status: number): string {
-  const header = Array.isArray(original) ? original.join(', ') : original ?? '';
+export function rewriteChallenge(original: string | undefined, server: GatewayServer, status: number): string {
+  const header = original ?? '';
   const extra: Record<string, string> = {};
   let scope: string | undefined;
   const param = /([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g;

@@ -1,8 +1,8 @@
 // The registry of MCP servers the gateway fronts: each with its public URLs (resource, issuer,
-// metadata), its authorization mode, and either a backend (a keep-alive undici pool) or a local
+// metadata), its authorization mode, and either a backend (a keep-alive connection pool) or a local
 // in-process handler mounted by the platform (the Brain).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Pool } from 'undici';
+import { createBackendClient, type BackendClient } from './backend-client.ts';
 import type { GatewayConfig, GatewayServerConfig, UpstreamOAuthConfig } from './config.ts';
 
 /** How the gateway let a request through to a server. */
@@ -34,7 +34,7 @@ export interface Backend {
   origin: string;
   /** The backend's base path without a trailing slash (`` for the root). */
   basePath: string;
-  pool: Pool;
+  client: BackendClient;
 }
 
 export interface GatewayServer {
@@ -121,7 +121,7 @@ export function createServerRegistry(options: RegistryOptions): ServerRegistry {
       server.local = handler;
     },
     async close() {
-      await Promise.allSettled([...servers.values()].map((s) => s.backend?.pool.close()));
+      await Promise.allSettled([...servers.values()].map((s) => s.backend?.client.close()));
     },
   };
 }
@@ -131,13 +131,12 @@ function createBackend(url: string, config: GatewayConfig): Backend {
   return {
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, ''),
-    pool: new Pool(u.origin, {
+    client: createBackendClient({
+      url: u,
       connections: config.backendConnections,
-      pipelining: 1,
-      connectTimeout: config.connectTimeoutMs,
-      headersTimeout: config.responseTimeoutMs,
-      bodyTimeout: config.idleTimeoutMs,
-      keepAliveTimeout: 4_000,
+      connectTimeoutMs: config.connectTimeoutMs,
+      responseTimeoutMs: config.responseTimeoutMs,
+      idleTimeoutMs: config.idleTimeoutMs,
     }),
   };
 }

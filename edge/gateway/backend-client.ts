@@ -1,0 +1,721 @@
+// The proxy's HTTP/1.1 client for MCP backends: a keep-alive connection pool per backend that
+// writes each request head (and a body that is already in) in one write, parses responses in
+// place and hands body chunks on as they arrive, with backpressure both ways.
+//
+// Why not undici: on the proxy's hot path, undici's general machinery (request objects, header
+// validation of headers Node already validated, a WASM parser behind a JS shim, a timer per
+// request) cost as much CPU per request as Node's own HTTP server. test/bench/gateway.bench.ts
+// measures this client against a bare undici proxy in the same run (docs/gateway.md).
+//
+// What it speaks, and refuses (RFC 9112):
+// - One request at a time per connection (no pipelining). Connections are reused while the
+//   backend keeps them alive: never after `Connection: close`, an HTTP/1.0 answer, a response
+//   delimited by closing the connection, a response that carried both Transfer-Encoding and
+//   Content-Length (§6.3), bytes after the end of a response, or a response that ended before
+//   the request body was sent.
+// - An idle connection is dropped after `keepAliveMs`, or a second less than the backend's
+//   `Keep-Alive: timeout=` hint, so that it is not reused just as the backend closes it.
+//   Requests are never retried (a POST may have been executed): a backend that closes a
+//   connection just as it is reused costs one 502.
+// - Response framing: no body for HEAD, 1xx, 204 and 304; chunked (extensions and trailers
+//   read and dropped); Content-Length; or until the connection closes. Interim 1xx responses
+//   are skipped; 101 is refused (the gateway never asks to upgrade).
+// - A response head over `maxHeadBytes`, a malformed status line, a header name that is not a
+//   token, control characters, obs-fold, a bad or conflicting Content-Length, or a malformed
+//   chunk is an `invalid_response` error and closes the connection.
+// - Request bodies stream as they arrive: with their Content-Length when the client gave one
+//   (Node's parser holds the body to it), chunked otherwise, counted against `maxBodyBytes`.
+// - Timeouts: connecting (including TLS), waiting for the response head from when the request
+//   was written, and silence inside a response body. One coarse timer per client checks every
+//   deadline (at a quarter of the shortest timeout, at least every 10 ms, at most every
+//   second), instead of a timer per request.
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import tls from 'node:tls';
+
+export type BackendErrorCode =
+  /** Connecting failed: refused, unreachable, DNS, TLS. */
+  | 'connect_failed'
+  | 'connect_timeout'
+  /** No response head within the response timeout. */
+  | 'response_timeout'
+  /** No body bytes within the idle timeout. */
+  | 'idle_timeout'
+  /** The connection closed or failed before the response was complete. */
+  | 'connection_closed'
+  /** The backend's answer is not valid HTTP/1.1. */
+  | 'invalid_response'
+  /** A body of unknown length went over `maxBodyBytes`. */
+  | 'body_too_large';
+
+export class BackendError extends Error {
+  readonly code: BackendErrorCode;
+  constructor(code: BackendErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'BackendError';
+    this.code = code;
+  }
+}
+
+export interface BackendClientOptions {
+  /** The backend's origin; `http:` or `https:`. Its path is not used here. */
+  url: URL;
+  /** Connections at most (idle, busy and connecting); further requests wait in line. */
+  connections: number;
+  connectTimeoutMs: number;
+  /** From writing the request until the response head is in. */
+  responseTimeoutMs: number;
+  /** Longest silence inside a response body; 0 for none. */
+  idleTimeoutMs: number;
+  /** Longest time an idle connection is kept; default 4,000 ms. */
+  keepAliveMs?: number;
+  /** Largest response head; default 64 KiB. */
+  maxHeadBytes?: number;
+  /** Extra TLS options (a private CA, say) for https backends. */
+  tls?: tls.ConnectionOptions;
+}
+
+export interface BackendRequest {
+  method: string;
+  /** The request target, starting with `/`, as it goes on the request line. */
+  path: string;
+  /**
+   * End-to-end header lines, each `name: value\r\n`: never Host, Content-Length,
+   * Transfer-Encoding or Connection, which this client writes itself. Latin-1, as Node's
+   * parser decoded them, so the bytes go out as they came in.
+   */
+  headerLines: string;
+  /** The body to stream (the client's request, usually), or null. */
+  body: Readable | null;
+  /** The body's declared length; -1 when unknown (it is sent chunked). */
+  bodyLength: number;
+  /** Largest body of unknown length. */
+  maxBodyBytes: number;
+}
+
+/** Receives one response. Called in order: onHead, onData*, then onEnd or onError (once). */
+export interface ResponseHandler {
+  /** `headers` is flat: lower-case name, value, name, value… without hop-by-hop fields. */
+  onHead(status: number, reason: string, headers: string[]): void;
+  /**
+   * A part of the body, as it arrived. `last`: it completes a body of known length (onEnd
+   * follows at once). False pauses reading from the backend until `Exchange.resume()`.
+   */
+  onData(chunk: Buffer, last: boolean): boolean;
+  onEnd(): void;
+  onError(error: BackendError): void;
+}
+
+export interface Exchange {
+  /** Stops the exchange; its connection is closed, and the handler hears nothing more. */
+  abort(): void;
+  /** Resumes reading after onData returned false. */
+  resume(): void;
+}
+
+export interface BackendClient {
+  request(request: BackendRequest, handler: ResponseHandler): Exchange;
+  /** Closes every connection; requests still running fail with `connection_closed`. */
+  close(): Promise<void>;
+  /** Connections open now (for tests and metrics). */
+  readonly connections: number;
+}
+
+const CRLF = 0x0d0a;
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Any character a header line may not hold (RFC 9110 §5.5), CR and LF included. */
+const BAD_LINE = /[^\t\x20-\x7e\x80-\xff]/;
+const DIGITS = /^\d{1,15}$/;
+const STATUS_LINE = /^HTTP\/1\.[01] [1-9]\d\d(?: |$)/;
+const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,;])timeout\s*=\s*(\d+)/i;
+const CHUNK_SIZE = /^[0-9A-Fa-f]{1,12}[\t ]*(?:;.*)?$/;
+/** Response fields that describe this connection, not the message. */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+]);
+const MAX_LINE = 4096;
+const MAX_TRAILER_BYTES = 64 * 1024;
+
+// Parser states.
+const HEAD = 0;
+const LENGTH = 1;
+const CHUNK_SIZE_LINE = 2;
+const CHUNK_DATA = 3;
+const CHUNK_DATA_END = 4;
+const TRAILERS = 5;
+const UNTIL_CLOSE = 6;
+const DONE = 7;
+
+const CONNECTING = 0;
+const IDLE = 1;
+const BUSY = 2;
+const CLOSED = 3;
+
+export function createBackendClient(options: BackendClientOptions): BackendClient {
+  const url = options.url;
+  const secure = url.protocol === 'https:';
+  if (!secure && url.protocol !== 'http:') throw new Error(`backend URL must be http or https: ${url.href}`);
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const port = Number(url.port) || (secure ? 443 : 80);
+  const hostHeader = url.host;
+  const keepAliveMs = options.keepAliveMs ?? 4_000;
+  const maxHeadBytes = options.maxHeadBytes ?? 64 * 1024;
+  const timeouts = [options.connectTimeoutMs, options.responseTimeoutMs, options.idleTimeoutMs, keepAliveMs].filter((t) => t > 0);
+  const sweepEvery = Math.min(1_000, Math.max(10, Math.floor(Math.min(...timeouts) / 4)));
+
+  const all = new Set<Connection>();
+  /** Idle connections, most recently used last (reused first: its peer is least likely to time out). */
+  const idle: Connection[] = [];
+  const waiting: Call[] = [];
+  let sweeper: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  function ensureSweeper(): void {
+    if (sweeper || all.size === 0) return;
+    sweeper = setInterval(sweep, sweepEvery);
+    sweeper.unref();
+  }
+
+  function sweep(): void {
+    const now = performance.now();
+    for (const conn of all) {
+      if (conn.deadline > 0 && now >= conn.deadline) conn.expire();
+    }
+    if (all.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  }
+
+  /** A request and its handler, from `request()` until its response ends or fails. */
+  class Call implements Exchange {
+    readonly request: BackendRequest;
+    readonly handler: ResponseHandler;
+    conn: Connection | undefined;
+    finished = false;
+
+    constructor(request: BackendRequest, handler: ResponseHandler) {
+      this.request = request;
+      this.handler = handler;
+    }
+
+    abort(): void {
+      if (this.finished) return;
+      this.finished = true;
+      const at = waiting.indexOf(this);
+      if (at >= 0) waiting.splice(at, 1);
+      this.conn?.destroy();
+    }
+
+    resume(): void {
+      const conn = this.conn;
+      if (conn && conn.call === this) conn.socket.resume();
+    }
+
+    fail(error: BackendError): void {
+      if (this.finished) return;
+      this.finished = true;
+      this.handler.onError(error);
+    }
+  }
+
+  class Connection {
+    readonly socket: net.Socket;
+    state: number = CONNECTING;
+    call: Call | undefined;
+    /** performance.now() deadline of whatever is awaited now; 0 for none. */
+    deadline: number;
+    private keepAliveHintMs = Infinity;
+    // Response parser.
+    private phase: number = DONE;
+    private pending: Buffer | undefined;
+    private remaining = 0;
+    private trailerBytes = 0;
+    private headSeen = false;
+    private reusable = true;
+    private requestSent = false;
+    private failure: Error | undefined;
+
+    constructor() {
+      this.deadline = performance.now() + options.connectTimeoutMs;
+      this.socket = secure
+        ? tls.connect({
+            host: hostname,
+            port,
+            servername: net.isIP(hostname) ? undefined : hostname,
+            ALPNProtocols: ['http/1.1'],
+            ...options.tls,
+          })
+        : net.connect({ host: hostname, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 30_000 });
+      if (secure) this.socket.setNoDelay(true);
+      this.socket.once(secure ? 'secureConnect' : 'connect', () => this.connected());
+      this.socket.on('data', (chunk: Buffer) => this.received(chunk));
+      this.socket.on('error', (err) => {
+        this.failure ??= err;
+      });
+      this.socket.on('close', () => this.closed());
+      all.add(this);
+      ensureSweeper();
+    }
+
+    private connected(): void {
+      if (this.state !== CONNECTING) return;
+      this.state = IDLE;
+      this.deadline = 0;
+      release(this);
+    }
+
+    /** Starts `call` on this connection. */
+    start(call: Call): void {
+      this.state = BUSY;
+      this.call = call;
+      call.conn = this;
+      this.phase = HEAD;
+      this.headSeen = false;
+      this.requestSent = false;
+      this.trailerBytes = 0;
+      this.write(call);
+    }
+
+    private write(call: Call): void {
+      const { method, path, headerLines, body, bodyLength } = call.request;
+      const socket = this.socket;
+      let head = `${method} ${path} HTTP/1.1\r\nhost: ${hostHeader}\r\n${headerLines}`;
+      if (body === null) {
+        if (bodyLength === 0 && (method === 'POST' || method === 'PUT')) head += 'content-length: 0\r\n';
+      } else if (bodyLength >= 0) {
+        head += `content-length: ${bodyLength}\r\n`;
+      } else {
+        head += 'transfer-encoding: chunked\r\n';
+      }
+      head += '\r\n';
+      this.deadline = performance.now() + options.responseTimeoutMs;
+      if (body === null) {
+        socket.write(head, 'latin1');
+        this.requestSent = true;
+        return;
+      }
+      // The head and whatever part of the body came in the same read from the client (all of a
+      // small JSON-RPC message, usually) leave in one write. The body flows only from a
+      // nextTick of Node's stream machinery, so the uncork waits for the check phase.
+      socket.cork();
+      socket.write(head, 'latin1');
+      setImmediate(uncork, socket);
+      this.stream(call, body, bodyLength < 0);
+    }
+
+    private stream(call: Call, body: Readable, chunked: boolean): void {
+      const socket = this.socket;
+      const limit = call.request.maxBodyBytes;
+      let sent = 0;
+      const resumeBody = () => body.resume();
+      const onData = (chunk: Buffer) => {
+        if (this.call !== call) return detach();
+        let ok: boolean;
+        if (chunked) {
+          sent += chunk.length;
+          if (sent > limit) {
+            detach();
+            call.fail(new BackendError('body_too_large', `the request body exceeds ${limit} bytes`));
+            this.destroy();
+            return;
+          }
+          socket.cork();
+          socket.write(`${chunk.length.toString(16)}\r\n`, 'latin1');
+          socket.write(chunk);
+          ok = socket.write('\r\n', 'latin1');
+          process.nextTick(uncork, socket);
+        } else {
+          ok = socket.write(chunk);
+        }
+        if (!ok) {
+          body.pause();
+          socket.once('drain', resumeBody);
+        }
+      };
+      const onEnd = () => {
+        detach();
+        if (this.call !== call) return;
+        if (chunked) socket.write('0\r\n\r\n', 'latin1');
+        this.requestSent = true;
+      };
+      const detach = () => {
+        body.off('data', onData);
+        body.off('end', onEnd);
+        socket.off('drain', resumeBody);
+      };
+      body.on('data', onData);
+      body.on('end', onEnd);
+    }
+
+    private received(chunk: Buffer): void {
+      const call = this.call;
+      if (!call || call.finished) {
+        // Bytes from a backend that owes us nothing: the connection cannot be trusted.
+        this.destroy();
+        return;
+      }
+      let buf = chunk;
+      if (this.pending) {
+        buf = Buffer.concat([this.pending, chunk]);
+        this.pending = undefined;
+      }
+      if (this.phase !== HEAD && options.idleTimeoutMs > 0) this.deadline = performance.now() + options.idleTimeoutMs;
+      try {
+        this.parse(call, buf);
+      } catch (err) {
+        // The handler failed to relay what was parsed (a bug, or a header Node refuses).
+        call.fail(new BackendError('invalid_response', `the response could not be relayed: ${describe(err as Error)}`, { cause: err }));
+        this.destroy();
+      }
+    }
+
+    /** Runs the response parser over `buf`; stops when the response is complete or given up. */
+    private parse(call: Call, buf: Buffer): void {
+      let offset = 0;
+      const end = buf.length;
+      while (offset < end) {
+        switch (this.phase) {
+          case HEAD: {
+            const stop = buf.indexOf(HEAD_END, offset);
+            if (stop === -1 ? end - offset > maxHeadBytes : stop - offset > maxHeadBytes) {
+              return this.invalid(`the response head exceeds ${maxHeadBytes} bytes`);
+            }
+            if (stop === -1) {
+              this.pending = buf.subarray(offset);
+              return;
+            }
+            const problem = this.head(call, buf.toString('latin1', offset, stop));
+            offset = stop + 4;
+            if (problem) return this.invalid(problem);
+            if (this.call !== call || call.finished) return;
+            if (this.bodyless()) return this.complete(offset < end);
+            break;
+          }
+          case LENGTH:
+          case CHUNK_DATA: {
+            const take = Math.min(this.remaining, end - offset);
+            const part = offset === 0 && take === end ? buf : buf.subarray(offset, offset + take);
+            offset += take;
+            this.remaining -= take;
+            const last = this.remaining === 0 && this.phase === LENGTH;
+            if (this.remaining === 0) this.phase = last ? DONE : CHUNK_DATA_END;
+            if (!call.handler.onData(part, last)) this.socket.pause();
+            if (this.call !== call || call.finished) return;
+            if (last) return this.complete(offset < end);
+            break;
+          }
+          case CHUNK_SIZE_LINE: {
+            const lineEnd = buf.indexOf('\r\n', offset, 'latin1');
+            if (lineEnd === -1) {
+              if (end - offset > MAX_LINE) return this.invalid('a chunk-size line is too long');
+              this.pending = buf.subarray(offset);
+              return;
+            }
+            const line = buf.toString('latin1', offset, lineEnd);
+            offset = lineEnd + 2;
+            if (!CHUNK_SIZE.test(line)) return this.invalid('a chunk-size line is malformed');
+            const size = Number.parseInt(line, 16);
+            this.remaining = size;
+            this.phase = size === 0 ? TRAILERS : CHUNK_DATA;
+            break;
+          }
+          case CHUNK_DATA_END: {
+            if (end - offset < 2) {
+              this.pending = buf.subarray(offset);
+              return;
+            }
+            if (buf.readUInt16BE(offset) !== CRLF) return this.invalid('a chunk does not end with CRLF');
+            offset += 2;
+            this.phase = CHUNK_SIZE_LINE;
+            break;
+          }
+          case TRAILERS: {
+            const lineEnd = buf.indexOf('\r\n', offset, 'latin1');
+            if (lineEnd === -1) {
+              if (end - offset > MAX_LINE) return this.invalid('a trailer line is too long');
+              this.pending = buf.subarray(offset);
+              return;
+            }
+            this.trailerBytes += lineEnd - offset + 2;
+            if (this.trailerBytes > MAX_TRAILER_BYTES) return this.invalid('the trailers are too large');
+            const empty = lineEnd === offset;
+            offset = lineEnd + 2;
+            if (empty) {
+              this.phase = DONE;
+              return this.complete(offset < end);
+            }
+            break;
+          }
+          case UNTIL_CLOSE: {
+            if (!call.handler.onData(offset === 0 ? buf : buf.subarray(offset), false)) this.socket.pause();
+            return;
+          }
+          default:
+            return this.destroy();
+        }
+      }
+    }
+
+    /**
+     * Reads a response head into the parser's state and hands it to the handler (a final
+     * one; interim 1xx heads are skipped). Returns what is wrong with it, if anything.
+     */
+    private head(call: Call, head: string): string | undefined {
+      const lineEnd = head.indexOf('\r\n');
+      const statusLine = lineEnd === -1 ? head : head.slice(0, lineEnd);
+      if (BAD_LINE.test(statusLine)) return 'the status line holds control characters';
+      // HTTP/1.x SP 3DIGIT [SP reason]
+      const minor = statusLine.charCodeAt(7);
+      if (!STATUS_LINE.test(statusLine) || (minor !== 48 && minor !== 49)) return 'the status line is malformed';
+      const status = Number(statusLine.slice(9, 12));
+      const reason = statusLine.length > 13 ? statusLine.slice(13) : '';
+
+      const headers: string[] = [];
+      let length = -1;
+      let chunked = false;
+      let transferCoded = false;
+      let close = minor === 48;
+      let dropNamed: string[] | undefined;
+      let keepAliveHintMs = Infinity;
+      let pos = lineEnd === -1 ? head.length : lineEnd + 2;
+      while (pos < head.length) {
+        let next = head.indexOf('\r\n', pos);
+        if (next === -1) next = head.length;
+        const line = head.slice(pos, next);
+        pos = next + 2;
+        if (BAD_LINE.test(line)) return 'a header line holds control characters';
+        const first = line.charCodeAt(0);
+        if (first === 32 || first === 9) return 'the response head uses obsolete line folding';
+        const colon = line.indexOf(':');
+        if (colon <= 0) return 'a header line has no name';
+        const raw = line.slice(0, colon);
+        if (!TOKEN.test(raw)) return 'a header name is not a token';
+        const name = raw.toLowerCase();
+        const value = line.slice(colon + 1).trim();
+        switch (name) {
+          case 'content-length': {
+            if (!DIGITS.test(value)) return 'Content-Length is not a number';
+            const n = Number(value);
+            if (length !== -1 && length !== n) return 'Content-Length values disagree';
+            if (length === -1) headers.push(name, value);
+            length = n;
+            break;
+          }
+          case 'transfer-encoding': {
+            transferCoded = true;
+            const codings = value.toLowerCase().split(',');
+            chunked = codings[codings.length - 1]!.trim() === 'chunked';
+            break;
+          }
+          case 'connection':
+            for (const token of value.toLowerCase().split(',')) {
+              const t = token.trim();
+              if (t === 'close') close = true;
+              else if (t === 'keep-alive') close &&= minor !== 48;
+              else if (t) (dropNamed ??= []).push(t);
+            }
+            break;
+          case 'keep-alive': {
+            const m = KEEP_ALIVE_TIMEOUT.exec(value);
+            if (m) keepAliveHintMs = Number(m[1]) * 1000;
+            break;
+          }
+          default:
+            if (!HOP_BY_HOP.has(name)) headers.push(name, value);
+        }
+      }
+
+      if (status < 200) {
+        // Interim response: the real one follows.
+        return status === 101 ? 'the backend switched protocols without being asked' : undefined;
+      }
+      if (dropNamed) {
+        for (let i = headers.length - 2; i >= 0; i -= 2) {
+          if (dropNamed.includes(headers[i]!)) headers.splice(i, 2);
+        }
+      }
+      if (transferCoded && length !== -1) {
+        // RFC 9112 §6.3: Transfer-Encoding wins, and the connection is not to be trusted after.
+        for (let i = 0; i < headers.length; i += 2) {
+          if (headers[i] === 'content-length') {
+            headers.splice(i, 2);
+            break;
+          }
+        }
+        length = -1;
+        close = true;
+      }
+      this.keepAliveHintMs = keepAliveHintMs;
+      this.headSeen = true;
+      if (close) this.reusable = false;
+      if (call.request.method === 'HEAD' || status === 204 || status === 304) {
+        this.phase = DONE;
+      } else if (transferCoded) {
+        this.phase = chunked ? CHUNK_SIZE_LINE : UNTIL_CLOSE;
+      } else if (length >= 0) {
+        this.phase = length === 0 ? DONE : LENGTH;
+        this.remaining = length;
+      } else {
+        this.phase = UNTIL_CLOSE;
+      }
+      if (this.phase === UNTIL_CLOSE) this.reusable = false;
+      this.deadline = options.idleTimeoutMs > 0 ? performance.now() + options.idleTimeoutMs : 0;
+      call.handler.onHead(status, reason, headers);
+      return undefined;
+    }
+
+    /** The head just read ends its response (no body follows). */
+    private bodyless(): boolean {
+      return this.phase === DONE;
+    }
+
+    /** The response is complete; `extra`: more bytes followed it. */
+    private complete(extra: boolean): void {
+      const call = this.call!;
+      // A backend that answered before the request body was all sent (or sent more than one
+      // response) leaves the connection in a state that is not worth repairing.
+      if (extra || !this.requestSent) this.reusable = false;
+      call.finished = true;
+      this.finish();
+      call.handler.onEnd();
+    }
+
+    /** Gives the connection back, or closes it. */
+    private finish(): void {
+      if (this.state !== BUSY) return;
+      this.call = undefined;
+      if (!this.reusable || closed || this.keepAliveHintMs <= 1_000) return this.destroy();
+      this.state = IDLE;
+      this.socket.resume();
+      this.deadline = performance.now() + Math.min(keepAliveMs, this.keepAliveHintMs - 1_000);
+      release(this);
+    }
+
+    private invalid(message: string): void {
+      this.call?.fail(new BackendError('invalid_response', `invalid response from the backend: ${message}`));
+      this.destroy();
+    }
+
+    /** A deadline passed. */
+    expire(): void {
+      this.deadline = 0;
+      const call = this.call;
+      if (this.state === CONNECTING) {
+        this.failure = new BackendError('connect_timeout', `connecting took longer than ${options.connectTimeoutMs} ms`);
+      } else if (call && !this.headSeen) {
+        call.fail(new BackendError('response_timeout', `no response within ${options.responseTimeoutMs} ms`));
+      } else if (call) {
+        call.fail(new BackendError('idle_timeout', `the response body was silent for ${options.idleTimeoutMs} ms`));
+      }
+      this.destroy();
+    }
+
+    destroy(): void {
+      if (this.state === CLOSED) return;
+      this.socket.destroy();
+      this.closedNow();
+    }
+
+    private closed(): void {
+      if (this.state === CLOSED) return;
+      this.closedNow();
+    }
+
+    private closedNow(): void {
+      const wasConnecting = this.state === CONNECTING;
+      this.state = CLOSED;
+      this.deadline = 0;
+      all.delete(this);
+      const at = idle.indexOf(this);
+      if (at >= 0) idle.splice(at, 1);
+      const call = this.call;
+      this.call = undefined;
+      if (wasConnecting) {
+        const reason = this.failure;
+        const error = reason instanceof BackendError
+          ? reason
+          : new BackendError('connect_failed', `cannot connect to ${url.origin}: ${reason ? describe(reason) : 'closed'}`, { cause: reason });
+        // Requests waiting for a connection fail with it only when no other connection can serve them.
+        failWaiting(error);
+        return;
+      }
+      if (call && !call.finished) {
+        if (this.phase === UNTIL_CLOSE && !this.failure) {
+          call.finished = true;
+          call.handler.onEnd();
+        } else {
+          const detail = this.failure ? describe(this.failure) : 'closed';
+          call.fail(new BackendError('connection_closed', `the backend connection ended before the response was complete (${detail})`, { cause: this.failure }));
+        }
+      }
+      // A slot is free: a waiting request may open a new connection.
+      if (waiting.length > 0 && !closed) openFor();
+    }
+  }
+
+  function uncork(socket: net.Socket): void {
+    socket.uncork();
+  }
+
+  /** Hands an idle connection to the next waiting request, or keeps it idle. */
+  function release(conn: Connection): void {
+    for (;;) {
+      const call = waiting.shift();
+      if (!call) break;
+      if (call.finished) continue;
+      conn.start(call);
+      return;
+    }
+    idle.push(conn);
+    ensureSweeper();
+  }
+
+  function failWaiting(error: BackendError): void {
+    // While another connection is being opened or is busy, waiting requests keep waiting for it.
+    let connecting = 0;
+    for (const c of all) if (c.state === CONNECTING) connecting++;
+    if (connecting >= waiting.length) return;
+    while (waiting.length > connecting) waiting.shift()!.fail(error);
+  }
+
+  function openFor(): void {
+    let connecting = 0;
+    for (const c of all) if (c.state === CONNECTING) connecting++;
+    if (connecting < waiting.length && all.size < options.connections) new Connection();
+  }
+
+  return {
+    request(request, handler) {
+      const call = new Call(request, handler);
+      if (closed) {
+        queueMicrotask(() => call.fail(new BackendError('connection_closed', 'the backend client is closed')));
+        return call;
+      }
+      const conn = idle.pop();
+      if (conn) {
+        conn.start(call);
+        return call;
+      }
+      waiting.push(call);
+      if (all.size < options.connections) new Connection();
+      return call;
+    },
+    async close() {
+      closed = true;
+      for (const call of waiting.splice(0)) call.fail(new BackendError('connection_closed', 'the backend client is closed'));
+      for (const conn of [...all]) conn.destroy();
+      if (sweeper) clearInterval(sweeper);
+      sweeper = undefined;
+    },
+    get connections() {
+      return all.size;
+    },
+  };
+}
+
+function describe(error: Error): string {
+  const code = (error as { code?: string }).code;
+  return code ? `${code}: ${error.message}` : error.message;
+}
