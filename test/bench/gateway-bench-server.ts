@@ -1,9 +1,10 @@
 // The gateway of the benchmark, alone in its own process so that its CPU time can be measured:
 // the real gateway surface and listener (routing, credentials, path checks, one pino access
 // line per request at info), in front of the benchmark backend. Log lines go to /dev/null:
-// `sync` (default) writes each line with its own write(2), as pino's default stdout does;
-// `buffered` batches them in 4 KiB asynchronous writes (measured costlier: string
-// concatenation, and the writes on libuv's thread pool); `off` is ACCESS_LOG=false.
+// `turn` (default, what the platform's logger does) writes each event-loop turn's lines in one
+// write(2); `sync` writes each line with its own write(2), as pino's default destination does;
+// `buffered` batches them in 4 KiB asynchronous writes on libuv's thread pool; `off` is
+// ACCESS_LOG=false.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,11 +13,11 @@ import { readEdgeConfig } from '../../edge/config.ts';
 import type { AppContext } from '../../edge/context.ts';
 import { createGatewaySurface } from '../../edge/gateway/index.ts';
 import { startListener } from '../../edge/http/listener.ts';
-import { createLogger } from '../../services/common/log.ts';
+import { createLogger, createTurnBatchedDestination } from '../../services/common/log.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
 
 const backend = process.argv[2];
-const logMode = process.argv[3] || 'sync';
+const logMode = process.argv[3] || 'turn';
 const pretenuring = process.argv[4] === 'pretenuring';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-bench-'));
 const serversFile = path.join(dataDir, 'servers.yaml');
@@ -37,7 +38,9 @@ const config = readEdgeConfig({
 }, os.availableParallelism());
 const logger = createLogger({ level: 'info' }, logMode === 'sync'
   ? pino.destination({ dest: '/dev/null', sync: true })
-  : pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
+  : logMode === 'buffered'
+    ? pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })
+    : createTurnBatchedDestination(fs.openSync('/dev/null', 'w')));
 const records = await createRecordStore(config.storage);
 const ctx = {
   config,

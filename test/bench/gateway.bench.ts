@@ -1,5 +1,5 @@
 // Gateway benchmark: the same backend driven directly and through the gateway in one run.
-//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof]
+//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=turn|sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof]
 // Three processes share the machine's cores, as in production on a small host: the load
 // generator (autocannon, here), the backend (plain Node HTTP) and the gateway (the real surface,
 // with routing, credential handling, path checks and one pino access line per request). A bare
@@ -31,7 +31,7 @@ const args = new Map(process.argv.slice(2).map((a) => {
 const DURATION = Number(args.get('duration') ?? 8);
 const CONNECTIONS = (args.get('connections') ?? '32,128').split(',').map(Number);
 const PROFILE = args.has('cpu-prof');
-const LOG = args.get('log') ?? 'sync';
+const LOG = args.get('log') ?? 'turn';
 const ROUNDS = Number(args.get('rounds') ?? 3);
 // V8's young generation for the gateway process (MB); the default sizing makes per-request
 // garbage survive scavenges at proxy rates. Equivalent to NODE_OPTIONS=--max-semi-space-size=N.
