@@ -92,6 +92,17 @@ describe('USE-lite embedder', () => {
     concurrent.flat().forEach((vector, i) => expectSameVector(vector, reference[i]!));
   });
 
+  it('batches concurrent one-text calls together and gives each its own vector', async () => {
+    // Twenty one-text calls at once, as concurrent writes make them: the pool sends them to the
+    // workers several to a message, and each vector must come back to its own caller.
+    const texts = Array.from({ length: 20 }, (_, i) => `memory ${i}: the ${['deploy', 'billing', 'alerts', 'search', 'backup'][i % 5]} runbook changed on day ${i}`);
+    const together = await Promise.all(texts.map(async (text) => (await embedder.embed([text]))[0]!));
+    for (let i = 0; i < texts.length; i += 5) {
+      const [alone] = await embedder.embed([texts[i]!]);
+      expectSameVector(together[i]!, alone!);
+    }
+  });
+
   it('lets a short call finish before a long one submitted earlier', async () => {
     const order: string[] = [];
     const bulk = embedder
