@@ -207,38 +207,144 @@ export const SERVER_INSTRUCTIONS =
 
 // ---- Tools --------------------------------------------------------------------------------
 
+// Tool definitions are built once: a zod schema costs more to construct than the rest of a
+// stateless request, and the server registers every tool on each request.
+const RECALL_CONTEXT_TOOL = {
+  title: 'Recall context for a task',
+  description:
+    'Call this FIRST, at the start of a task. In one call it searches both namespaces for the task, adds the memories ' +
+    'that mention the named entities and the exact keys you ask for, and returns one context block within a token ' +
+    'budget, with the open contradictions and questions that touch those memories. Memories that failed in use carry a WARNING. ' +
+    'Afterwards: record new learnings with manage_memories and report outcomes with feedback_memories.',
+  inputSchema: z.object({
+    task: z.string().max(4_000).optional().describe('what you are about to do, in a sentence or two'),
+    entities: z.array(z.string().min(1).max(200)).max(20).optional().describe('people, systems or organizations involved'),
+    keys: z.array(refSchema).max(20).optional().describe('memories you already know you need'),
+    namespaces: z.array(namespaceSchema).max(2).optional().describe('namespaces searched for the task (default both)'),
+    token_budget: z.number().int().min(200).max(20_000).optional().describe('estimated tokens the context may use (default 2000)'),
+    limit: z.number().int().min(1).max(50).optional().describe('memories at most (default 12)'),
+  }),
+  outputSchema: z.object({
+    context: z.string(),
+    estimated_tokens: z.number(),
+    truncated: z.boolean(),
+    memories: z.array(z.object({ namespace: namespaceSchema, key: z.string(), title: z.string(), version: z.number(), reasons: z.array(z.string()), warning: warningOut.optional() })),
+    contradictions: z.array(contradictionOut),
+    questions: z.array(questionOut),
+    missing: z.array(refSchema),
+  }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+const SEARCH_MEMORIES_TOOL = {
+  title: 'Search memories',
+  description:
+    'Search one namespace (knowledge or episodes) of the organization memory by words and meaning. Use it at the start ' +
+    'of a task when you need one namespace or filters (tags, entities, time); recall_context covers both namespaces at once. ' +
+    'Each result says why it ranked (scores) and carries a WARNING when it failed in use recently: then prefer another memory ' +
+    'or verify it. Read whole memories with fetch_memories.',
+  inputSchema: z.object({
+    namespace: namespaceSchema,
+    query: z.string().min(1).max(2_000).describe('what you are looking for'),
+    limit: z.number().int().min(1).max(50).optional().describe('results at most (default 10)'),
+    tags: z.array(z.string().min(1).max(64)).max(16).optional().describe('only memories carrying every one of these tags'),
+    entities: z.array(z.string().min(1).max(200)).max(16).optional().describe('only memories mentioning one of these entities'),
+    updated_after: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time'),
+    updated_before: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time'),
+    token_budget: z.number().int().min(100).max(50_000).optional().describe('stop before results exceed this many estimated tokens'),
+  }),
+  outputSchema: z.object({
+    namespace: namespaceSchema,
+    searched_memories: z.number(),
+    truncated: z.boolean(),
+    results: z.array(memoryOut.extend({ scores: scoresOut, warning: warningOut.optional() })),
+  }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+const FETCH_MEMORIES_TOOL = {
+  title: 'Fetch memories, contradictions or questions',
+  description:
+    'Read whole memories by exact key (with their namespace), or a flagged contradiction (id ctr_…) or open question ' +
+    '(id q_…) by id, as named by recall_context, search_memories or manage_memories.',
+  inputSchema: z.object({
+    namespace: namespaceSchema.optional().describe('namespace of the keys (required with keys)'),
+    keys: z.array(keySchema).max(100).optional(),
+    ids: z.array(z.string().regex(/^(ctr|q)_[a-z2-7]{20}$/)).max(100).optional().describe('contradiction (ctr_…) or question (q_…) ids'),
+  }),
+  outputSchema: z.object({
+    memories: z.array(memoryOut),
+    missing_keys: z.array(z.string()),
+    contradictions: z.array(contradictionOut),
+    questions: z.array(questionOut),
+    missing_ids: z.array(z.string()),
+  }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+const MANAGE_MEMORIES_TOOL = {
+  title: 'Create, update or delete memories; flag and resolve contradictions and questions',
+  description:
+    'Call this at the END of a task to record what you learned (namespace "knowledge": reusable how-tos, facts, decisions) ' +
+    'or what happened (namespace "episodes"). Actions: create (fails if the key exists), update (needs expected_version ' +
+    'from a read), delete, flag_contradiction (memories + reason), ask_question (question, optional memories/entities), ' +
+    'resolve (id of a contradiction ctr_… or question q_…, with status and resolution). A create or update whose text ' +
+    'already exists under another key is NOT written: the similar keys are returned; update that memory instead, or pass ' +
+    'allow_duplicate. Writes that disagree with a close memory are stored and flag a contradiction: resolve it or fix a memory.',
+  inputSchema: z.object({
+    action: z.enum(['create', 'update', 'delete', 'flag_contradiction', 'ask_question', 'resolve']),
+    namespace: namespaceSchema.optional(),
+    key: keySchema.optional(),
+    title: z.string().max(300).optional().describe('one-line summary'),
+    content: z.string().max(32_000).optional().describe('the memory, self-contained: a reader has no other context'),
+    tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+    entities: z.array(z.string().min(1).max(200)).max(64).optional().describe('people, systems, organizations mentioned'),
+    expected_version: z.number().int().min(0).optional().describe('version you read (update and delete)'),
+    allow_duplicate: z.boolean().optional(),
+    memories: z.array(refSchema).max(20).optional().describe('for flag_contradiction (2+) and ask_question'),
+    reason: z.string().max(2_000).optional().describe('why the memories disagree (flag_contradiction)'),
+    question: z.string().max(2_000).optional().describe('what is not known (ask_question)'),
+    id: z.string().optional().describe('contradiction or question id (resolve)'),
+    status: z.enum(['resolved', 'dismissed']).optional().describe('resolve: resolved (settled) or dismissed (not real)'),
+    resolution: z.string().max(4_000).optional().describe('resolve: how it was settled, or the answer'),
+  }),
+  outputSchema: z.object({
+    action: z.string(),
+    outcome: z.enum(['created', 'updated', 'unchanged', 'duplicate', 'deleted', 'flagged', 'already_flagged', 'asked', 'resolved']),
+    memory: memoryOut.optional(),
+    duplicates: z.array(duplicateOut),
+    contradictions: z.array(contradictionOut),
+    question: questionOut.optional(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+};
+
+const FEEDBACK_MEMORIES_TOOL = {
+  title: 'Report whether memories worked',
+  description:
+    'Call this at the END of a task for the memories you relied on: outcome "worked" or "failed", with a short note on ' +
+    'what went wrong. Later searches rank memories that worked higher, and show a WARNING (when, who, your note) on ' +
+    'memories that failed.',
+  inputSchema: z.object({
+    outcome: z.enum(['worked', 'failed']),
+    memories: z.array(refSchema).min(1).max(50),
+    note: z.string().max(1_000).optional().describe('what worked, or what went wrong'),
+  }),
+  outputSchema: z.object({
+    outcome: z.enum(['worked', 'failed']),
+    updated: z.array(refSchema.extend({ worked: z.number(), failed: z.number() })),
+    missing: z.array(refSchema),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+};
+
 export function registerBrainTools(server: McpServer, brain: BrainClient, caller: ToolCaller): void {
   const organizationId = caller.organizationId;
   const source = create(SourceSchema, { clientId: caller.clientId, userId: caller.userId });
 
   server.registerTool(
     'recall_context',
-    {
-      title: 'Recall context for a task',
-      description:
-        'Call this FIRST, at the start of a task. In one call it searches both namespaces for the task, adds the memories ' +
-        'that mention the named entities and the exact keys you ask for, and returns one context block within a token ' +
-        'budget, with the open contradictions and questions that touch those memories. Memories that failed in use carry a WARNING. ' +
-        'Afterwards: record new learnings with manage_memories and report outcomes with feedback_memories.',
-      inputSchema: {
-        task: z.string().max(4_000).optional().describe('what you are about to do, in a sentence or two'),
-        entities: z.array(z.string().min(1).max(200)).max(20).optional().describe('people, systems or organizations involved'),
-        keys: z.array(refSchema).max(20).optional().describe('memories you already know you need'),
-        namespaces: z.array(namespaceSchema).max(2).optional().describe('namespaces searched for the task (default both)'),
-        token_budget: z.number().int().min(200).max(20_000).optional().describe('estimated tokens the context may use (default 2000)'),
-        limit: z.number().int().min(1).max(50).optional().describe('memories at most (default 12)'),
-      },
-      outputSchema: {
-        context: z.string(),
-        estimated_tokens: z.number(),
-        truncated: z.boolean(),
-        memories: z.array(z.object({ namespace: namespaceSchema, key: z.string(), title: z.string(), version: z.number(), reasons: z.array(z.string()), warning: warningOut.optional() })),
-        contradictions: z.array(contradictionOut),
-        questions: z.array(questionOut),
-        missing: z.array(refSchema),
-      },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
+    RECALL_CONTEXT_TOOL,
     (args) =>
       run(async () => {
         if (!args.task?.trim() && !args.keys?.length && !args.entities?.length) {
@@ -280,31 +386,7 @@ export function registerBrainTools(server: McpServer, brain: BrainClient, caller
 
   server.registerTool(
     'search_memories',
-    {
-      title: 'Search memories',
-      description:
-        'Search one namespace (knowledge or episodes) of the organization memory by words and meaning. Use it at the start ' +
-        'of a task when you need one namespace or filters (tags, entities, time); recall_context covers both namespaces at once. ' +
-        'Each result says why it ranked (scores) and carries a WARNING when it failed in use recently: then prefer another memory ' +
-        'or verify it. Read whole memories with fetch_memories.',
-      inputSchema: {
-        namespace: namespaceSchema,
-        query: z.string().min(1).max(2_000).describe('what you are looking for'),
-        limit: z.number().int().min(1).max(50).optional().describe('results at most (default 10)'),
-        tags: z.array(z.string().min(1).max(64)).max(16).optional().describe('only memories carrying every one of these tags'),
-        entities: z.array(z.string().min(1).max(200)).max(16).optional().describe('only memories mentioning one of these entities'),
-        updated_after: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time'),
-        updated_before: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time'),
-        token_budget: z.number().int().min(100).max(50_000).optional().describe('stop before results exceed this many estimated tokens'),
-      },
-      outputSchema: {
-        namespace: namespaceSchema,
-        searched_memories: z.number(),
-        truncated: z.boolean(),
-        results: z.array(memoryOut.extend({ scores: scoresOut, warning: warningOut.optional() })),
-      },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
+    SEARCH_MEMORIES_TOOL,
     (args) =>
       run(async () => {
         const res = await brain.searchMemories({
@@ -332,25 +414,7 @@ export function registerBrainTools(server: McpServer, brain: BrainClient, caller
 
   server.registerTool(
     'fetch_memories',
-    {
-      title: 'Fetch memories, contradictions or questions',
-      description:
-        'Read whole memories by exact key (with their namespace), or a flagged contradiction (id ctr_…) or open question ' +
-        '(id q_…) by id, as named by recall_context, search_memories or manage_memories.',
-      inputSchema: {
-        namespace: namespaceSchema.optional().describe('namespace of the keys (required with keys)'),
-        keys: z.array(keySchema).max(100).optional(),
-        ids: z.array(z.string().regex(/^(ctr|q)_[a-z2-7]{20}$/)).max(100).optional().describe('contradiction (ctr_…) or question (q_…) ids'),
-      },
-      outputSchema: {
-        memories: z.array(memoryOut),
-        missing_keys: z.array(z.string()),
-        contradictions: z.array(contradictionOut),
-        questions: z.array(questionOut),
-        missing_ids: z.array(z.string()),
-      },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
+    FETCH_MEMORIES_TOOL,
     (args) =>
       run(async () => {
         const keys = args.keys ?? [];
@@ -380,42 +444,7 @@ export function registerBrainTools(server: McpServer, brain: BrainClient, caller
 
   server.registerTool(
     'manage_memories',
-    {
-      title: 'Create, update or delete memories; flag and resolve contradictions and questions',
-      description:
-        'Call this at the END of a task to record what you learned (namespace "knowledge": reusable how-tos, facts, decisions) ' +
-        'or what happened (namespace "episodes"). Actions: create (fails if the key exists), update (needs expected_version ' +
-        'from a read), delete, flag_contradiction (memories + reason), ask_question (question, optional memories/entities), ' +
-        'resolve (id of a contradiction ctr_… or question q_…, with status and resolution). A create or update whose text ' +
-        'already exists under another key is NOT written: the similar keys are returned; update that memory instead, or pass ' +
-        'allow_duplicate. Writes that disagree with a close memory are stored and flag a contradiction: resolve it or fix a memory.',
-      inputSchema: {
-        action: z.enum(['create', 'update', 'delete', 'flag_contradiction', 'ask_question', 'resolve']),
-        namespace: namespaceSchema.optional(),
-        key: keySchema.optional(),
-        title: z.string().max(300).optional().describe('one-line summary'),
-        content: z.string().max(32_000).optional().describe('the memory, self-contained: a reader has no other context'),
-        tags: z.array(z.string().min(1).max(64)).max(32).optional(),
-        entities: z.array(z.string().min(1).max(200)).max(64).optional().describe('people, systems, organizations mentioned'),
-        expected_version: z.number().int().min(0).optional().describe('version you read (update and delete)'),
-        allow_duplicate: z.boolean().optional(),
-        memories: z.array(refSchema).max(20).optional().describe('for flag_contradiction (2+) and ask_question'),
-        reason: z.string().max(2_000).optional().describe('why the memories disagree (flag_contradiction)'),
-        question: z.string().max(2_000).optional().describe('what is not known (ask_question)'),
-        id: z.string().optional().describe('contradiction or question id (resolve)'),
-        status: z.enum(['resolved', 'dismissed']).optional().describe('resolve: resolved (settled) or dismissed (not real)'),
-        resolution: z.string().max(4_000).optional().describe('resolve: how it was settled, or the answer'),
-      },
-      outputSchema: {
-        action: z.string(),
-        outcome: z.enum(['created', 'updated', 'unchanged', 'duplicate', 'deleted', 'flagged', 'already_flagged', 'asked', 'resolved']),
-        memory: memoryOut.optional(),
-        duplicates: z.array(duplicateOut),
-        contradictions: z.array(contradictionOut),
-        question: questionOut.optional(),
-      },
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    },
+    MANAGE_MEMORIES_TOOL,
     (args) =>
       run(async () => {
         const empty = { duplicates: [], contradictions: [] as ReturnType<typeof contradictionJson>[] };
@@ -524,24 +553,7 @@ export function registerBrainTools(server: McpServer, brain: BrainClient, caller
 
   server.registerTool(
     'feedback_memories',
-    {
-      title: 'Report whether memories worked',
-      description:
-        'Call this at the END of a task for the memories you relied on: outcome "worked" or "failed", with a short note on ' +
-        'what went wrong. Later searches rank memories that worked higher, and show a WARNING (when, who, your note) on ' +
-        'memories that failed.',
-      inputSchema: {
-        outcome: z.enum(['worked', 'failed']),
-        memories: z.array(refSchema).min(1).max(50),
-        note: z.string().max(1_000).optional().describe('what worked, or what went wrong'),
-      },
-      outputSchema: {
-        outcome: z.enum(['worked', 'failed']),
-        updated: z.array(refSchema.extend({ worked: z.number(), failed: z.number() })),
-        missing: z.array(refSchema),
-      },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
+    FEEDBACK_MEMORIES_TOOL,
     (args) =>
       run(async () => {
         const res = await brain.recordFeedback({
