@@ -2,6 +2,10 @@
 // of the platform (the REST API, the Brain MCP server). Validation is local: signature against
 // the published keys, issuer, audience, expiry, type; then a revocation check against the records
 // store, cached for at most two seconds, so a token revoked anywhere stops working within seconds.
+// A client sends the same token with every request until it expires, and the RS256 signature
+// check was the largest part of an authenticated MCP call's own CPU: the outcome of the checks
+// that cannot change (signature, issuer, type, audience) is remembered per token for a bounded
+// number of tokens, while expiry and revocation are checked on every call.
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type { RevocationStore } from './revocations.ts';
 
@@ -50,6 +54,8 @@ export interface TokenVerifierOptions {
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** Tokens whose signature checks are remembered (about 1 KB each). */
+const VERIFIED_CACHE_SIZE = 4_096;
 
 export function isJwtShaped(token: string): boolean {
   return token.length < 16_384 && JWT_SHAPE.test(token);
@@ -59,19 +65,35 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const keySet = createLocalJWKSet(options.jwks);
   const now = options.now ?? Date.now;
 
-  async function check(token: string, audience: string | undefined): Promise<AccessTokenClaims> {
-    if (typeof token !== 'string' || !isJwtShaped(token)) throw new InvalidTokenError('the access token is malformed');
-    let payload: JWTPayload;
+  /** Payloads of tokens that passed the signature, issuer, type and audience checks, oldest first. */
+  const verified = new Map<string, JWTPayload>();
+  const tolerance = options.clockToleranceSeconds ?? 5;
+
+  async function verifySignature(token: string, audience: string | undefined): Promise<JWTPayload> {
+    const cacheKey = audience === undefined ? token : `${audience}\n${token}`;
+    const known = verified.get(cacheKey);
+    if (known) {
+      // jwtVerify checked these when the token was first seen; time has moved on since.
+      const seconds = now() / 1000;
+      if ((known.exp as number) + tolerance <= seconds) {
+        verified.delete(cacheKey);
+        throw new InvalidTokenError('the access token has expired');
+      }
+      return known;
+    }
     try {
-      ({ payload } = await jwtVerify(token, keySet, {
+      const { payload } = await jwtVerify(token, keySet, {
         issuer: options.issuer,
         audience,
         typ: 'at+jwt',
         algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
-        clockTolerance: options.clockToleranceSeconds ?? 5,
+        clockTolerance: tolerance,
         currentDate: new Date(now()),
         requiredClaims: ['exp', 'iat', 'jti', 'sub', 'aud'],
-      }));
+      });
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+      verified.set(cacheKey, payload);
+      return payload;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('the access token has expired');
       if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') {
@@ -79,6 +101,11 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       }
       throw new InvalidTokenError('the access token is invalid');
     }
+  }
+
+  async function check(token: string, audience: string | undefined): Promise<AccessTokenClaims> {
+    if (typeof token !== 'string' || !isJwtShaped(token)) throw new InvalidTokenError('the access token is malformed');
+    const payload = await verifySignature(token, audience);
     const organizationId = payload.org;
     const clientId = payload.client_id;
     if (typeof organizationId !== 'string' || !organizationId || typeof clientId !== 'string') {
