@@ -58,12 +58,16 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    let query: URLSearchParams | undefined;
     const ctx: RouteContext = {
       req,
       res,
       params: {},
       path,
-      query: new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)),
+      // Parsed on first use: the proxy's hot path forwards the query string as it is.
+      get query() {
+        return (query ??= new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)));
+      },
       requestId,
     };
     res.once('close', () => {
