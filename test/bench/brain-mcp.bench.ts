@@ -1,6 +1,9 @@
 // Brain benchmark through the MCP endpoint, on the embedded stores:
-//   1. ingest throughput of PutMemory (embedding in EMBEDDINGS_THREADS worker threads, default 2),
-//      with the event loop's delay measured meanwhile (it must never block on embedding);
+//   1. ingest throughput (embedding in EMBEDDINGS_THREADS worker threads, default 2), 16 writes
+//      in flight, through manage_memories on {base_url}/brain/mcp and through PutMemory, for short
+//      notes (~90 characters, the "short texts" of the issue's embedder figure) and for memories
+//      of the labeled set (~190 characters), each beside the embedder's own rate on the same
+//      texts (its ceiling), with the event loop's delay (it must never block on embedding);
 //   2. search_memories and recall_context p50/p95 through {base_url}/brain/mcp (real HTTP, a real
 //      token, the SDK client) at 10,000 and 100,000 memories in one organization, with the
 //      resident memory of the process.
@@ -17,11 +20,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { createBrainContext } from '../../services/brain/context.ts';
-import { memoryId, memoryPointId, type MemoryRecord } from '../../services/brain/memory-record.ts';
+import { memoryId, memoryPointId, memoryText, type MemoryRecord } from '../../services/brain/memory-record.ts';
 import { contentHash } from '../../services/brain/text.ts';
 import { createLogger } from '../../services/common/log.ts';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
-import { measure, printTable, rssMiB } from './support.ts';
+import { measure, printTable, rssMiB, syntheticMemory } from './support.ts';
 
 const INGEST = Number(process.env.INGEST ?? 1_000);
 const SCALES = (process.env.SCALES ?? '10000,100000').split(',').map(Number);
@@ -47,17 +50,59 @@ const variant = (i: number) => {
   return { ...base, key: `bench/${i}`, content: round ? `${base.content} (revision ${round}, note ${i})` : base.content };
 };
 
-// 1. Ingest through PutMemory, 16 in flight.
-const loop = monitorEventLoopDelay({ resolution: 10 });
-loop.enable();
-const ingest = await measure(INGEST, 16, (i) => {
-  const m = variant(i);
-  return brain.putMemory({ organizationId: org, namespace: Namespace.KNOWLEDGE, key: m.key, title: m.title, content: m.content, tags: m.tags, entities: m.entities, allowDuplicate: true });
-});
-loop.disable();
-printTable(`Ingest: PutMemory through the edge client (embedding + duplicate/contradiction check + write), 16 in flight`, [
-  { memories: INGEST, 'memories/s': ingest.perSecond, 'p50 ms': ingest.p50, 'p95 ms': ingest.p95, 'loop delay p99 ms': loop.percentile(99) / 1e6, 'loop delay max ms': loop.max / 1e6, 'rss MiB': rssMiB() },
-]);
+// 1. Ingest, 16 writes in flight.
+interface IngestMemory { key: string; title: string; content: string; tags: string[]; entities: string[] }
+/** A short note: one sentence and a detail, ~90 characters with its tag. */
+const shortNote = (i: number): IngestMemory => {
+  const m = syntheticMemory(i);
+  return { key: `note/${i}`, title: '', content: m.content.replace(/^Note \d+: /, ''), tags: m.tags, entities: [] };
+};
+const labeled = (i: number): IngestMemory => ({ ...variant(i), key: `labeled/${i}` });
+
+/** The embedder alone on the texts PutMemory would embed, 16 calls in flight: the ceiling. */
+async function embedderRate(memories: IngestMemory[]): Promise<number> {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < memories.length) await platform.ctx.stores.embedder.embed([memoryText(memories[next++]!)]);
+  }));
+  return memories.length / ((performance.now() - t) / 1000);
+}
+
+const mcpWriter = await connect();
+const ingestRows: Record<string, string | number>[] = [];
+let offset = 0;
+for (const [texts, make] of [['short notes', shortNote], ['labeled-set memories', labeled]] as const) {
+  for (const path of ['manage_memories (MCP)', 'PutMemory (gRPC client)'] as const) {
+    const base = offset;
+    offset += INGEST;
+    const batch = Array.from({ length: INGEST }, (_, i) => make(base + i));
+    const chars = Math.round(batch.reduce((n, m) => n + memoryText(m).length, 0) / batch.length);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const ingest = await measure(INGEST, 16, async (i) => {
+      const m = batch[i]!;
+      if (path === 'PutMemory (gRPC client)') {
+        await brain.putMemory({ organizationId: org, namespace: Namespace.KNOWLEDGE, key: m.key, title: m.title, content: m.content, tags: m.tags, entities: m.entities, allowDuplicate: true });
+        return;
+      }
+      const r = await mcpWriter.callTool({
+        name: 'manage_memories',
+        arguments: { action: 'create', namespace: 'knowledge', key: m.key, ...(m.title ? { title: m.title } : {}), content: m.content, tags: m.tags, entities: m.entities, allow_duplicate: true },
+      });
+      if (r.isError) throw new Error(JSON.stringify(r.content));
+    });
+    loop.disable();
+    const ceiling = await embedderRate(Array.from({ length: Math.min(INGEST, 400) }, (_, i) => make(base + i)));
+    ingestRows.push({
+      texts, chars, path, 'memories/s': ingest.perSecond, 'embedder alone /s': ceiling, 'p50 ms': ingest.p50, 'p95 ms': ingest.p95,
+      'loop delay p99 ms': loop.percentile(99) / 1e6, 'rss MiB': rssMiB(),
+    });
+  }
+}
+await mcpWriter.close();
+printTable('Ingest: 16 writes in flight (embedding + duplicate/contradiction check + record + vector + index)', ingestRows);
+const ingested = offset;
 
 // Vectors of the base texts, to seed the larger populations.
 const seedCtx = createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' }));
@@ -117,7 +162,7 @@ async function connect(): Promise<Client> {
 }
 
 const rows: Record<string, string | number>[] = [];
-let population = INGEST;
+let population = ingested;
 for (const scale of SCALES) {
   const t0 = performance.now();
   await seedUpTo(scale, population);
