@@ -3,6 +3,7 @@
 # second run is a no-op. Called by .ci/run (CI=true) and by developers once per machine.
 #
 #   grpcurl            ~/go/bin/grpcurl (Go module proxy)
+#   helm               ~/go/bin/helm (Go module proxy; the chart's lint and template test)
 #   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
 #
@@ -30,6 +31,24 @@ install_grpcurl() {
   fi
   log "installing grpcurl ${GRPCURL_VERSION}"
   go install "github.com/fullstorydev/grpcurl/cmd/grpcurl@${GRPCURL_VERSION}"
+}
+
+# --- helm ----------------------------------------------------------------------------------
+# test/integration/helm.test.ts lints and renders the chart, and fails under CI=true without
+# helm. Built from the Go module proxy like grpcurl (about 150 s cold on 2 cores).
+HELM_VERSION="v3.16.4"
+install_helm() {
+  if [ -x "$GOBIN_DIR/helm" ] \
+    && go version -m "$GOBIN_DIR/helm" 2>/dev/null | grep -Eq "^\s+mod\s+helm.sh/helm/v3\s+${HELM_VERSION}\s"; then
+    log "helm ${HELM_VERSION} already installed at $GOBIN_DIR/helm"
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    log "go is not installed: cannot install helm"
+    return 1
+  fi
+  log "installing helm ${HELM_VERSION}"
+  go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 }
 
 # --- MongoDB-wire server -------------------------------------------------------------------
@@ -148,6 +167,7 @@ EOF
 }
 
 install_grpcurl
+install_helm
 install_mongo_wire_server
 
 # --- Chromium (identity: the sign-up → consent screenshot test, driven by playwright-core) ---
