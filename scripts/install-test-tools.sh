@@ -15,40 +15,34 @@ set -euo pipefail
 
 log() { printf '[install-test-tools] %s\n' "$*" >&2; }
 
-# --- grpcurl -------------------------------------------------------------------------------
-GRPCURL_VERSION="v1.9.3"
+# --- Go tools: grpcurl, helm -----------------------------------------------------------------
 GOBIN_DIR="$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
-install_grpcurl() {
-  # `go install` builds say "dev build" to -version; the module version is in the build info.
-  if [ -x "$GOBIN_DIR/grpcurl" ] \
-    && go version -m "$GOBIN_DIR/grpcurl" 2>/dev/null | grep -Eq "^\s+mod\s+github.com/fullstorydev/grpcurl\s+${GRPCURL_VERSION}\s"; then
-    log "grpcurl ${GRPCURL_VERSION} already installed at $GOBIN_DIR/grpcurl"
+# go_install_pinned NAME MODULE PACKAGE VERSION: `go install PACKAGE@VERSION` unless $GOBIN_DIR/NAME
+# is already that version. (`go install` builds say "dev build" to -version; the module version
+# is in the build info.)
+go_install_pinned() {
+  local name="$1" module="$2" package="$3" version="$4"
+  if [ -x "$GOBIN_DIR/$name" ] \
+    && go version -m "$GOBIN_DIR/$name" 2>/dev/null | grep -Eq "^\s+mod\s+${module}\s+${version}\s"; then
+    log "$name ${version} already installed at $GOBIN_DIR/$name"
     return
   fi
   if ! command -v go >/dev/null 2>&1; then
-    log "go is not installed: cannot install grpcurl"
+    log "go is not installed: cannot install $name"
     return 1
   fi
-  log "installing grpcurl ${GRPCURL_VERSION}"
-  go install "github.com/fullstorydev/grpcurl/cmd/grpcurl@${GRPCURL_VERSION}"
+  log "installing $name ${version}"
+  go install "${package}@${version}"
 }
-
-# --- helm ----------------------------------------------------------------------------------
+GRPCURL_VERSION="v1.9.3"
+install_grpcurl() {
+  go_install_pinned grpcurl github.com/fullstorydev/grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl "$GRPCURL_VERSION"
+}
 # test/integration/helm.test.ts lints and renders the chart, and fails under CI=true without
-# helm. Built from the Go module proxy like grpcurl (about 150 s cold on 2 cores).
+# helm (about 150 s to build cold on 2 cores).
 HELM_VERSION="v3.16.4"
 install_helm() {
-  if [ -x "$GOBIN_DIR/helm" ] \
-    && go version -m "$GOBIN_DIR/helm" 2>/dev/null | grep -Eq "^\s+mod\s+helm.sh/helm/v3\s+${HELM_VERSION}\s"; then
-    log "helm ${HELM_VERSION} already installed at $GOBIN_DIR/helm"
-    return
-  fi
-  if ! command -v go >/dev/null 2>&1; then
-    log "go is not installed: cannot install helm"
-    return 1
-  fi
-  log "installing helm ${HELM_VERSION}"
-  go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
+  go_install_pinned helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
 }
 
 # --- MongoDB-wire server -------------------------------------------------------------------
