@@ -37,6 +37,11 @@ import {
 } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
+/** FastAPI's HTTPValidationError, as the facade answers malformed input. */
+interface HTTPValidationBody {
+  detail: { type: string; loc: (string | number)[]; msg: string }[];
+}
+
 const STATE_SECRET = 'brain-facade-state-secret-0123456789abcdef';
 const CLIENT_ID = 'mindgate-gateway-brain';
 const REDIRECT = 'http://127.0.0.1:9/facade-callback';
@@ -507,10 +512,10 @@ describe('malformed input at the Brain\'s facade', () => {
     const post = (body: string) => fetch(`${facade}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const missing = await post('{}');
     expect(missing.status).toBe(422);
-    expect(((await missing.json()) as any).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'redirect_uris'] });
+    expect(((await missing.json()) as HTTPValidationBody).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'redirect_uris'] });
     const broken = await post('{"redirect_uris": [');
     expect(broken.status).toBe(422);
-    expect(((await broken.json()) as any).detail[0].type).toBe('json_invalid');
+    expect(((await broken.json()) as HTTPValidationBody).detail[0].type).toBe('json_invalid');
     const evil = await post(JSON.stringify({ redirect_uris: ['javascript:alert(1)'] }));
     expect(evil.status).toBe(400);
     expect(await evil.json()).toMatchObject({ error: 'invalid_redirect_uri' });
@@ -535,7 +540,7 @@ describe('malformed input at the Brain\'s facade', () => {
   it('answers the token endpoint with a 422 or an RFC 6749 error', async () => {
     const json = await fetch(`${facade}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"authorization_code"}' });
     expect(json.status).toBe(422);
-    expect(((await json.json()) as any).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'grant_type'] });
+    expect(((await json.json()) as HTTPValidationBody).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'grant_type'] });
     expect(await postForm(`${facade}/oauth/token`, { grant_type: 'authorization_code', code: 'x', client_id: 'someone-else' }))
       .toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     expect(await postForm(`${facade}/oauth/token`, { grant_type: 'authorization_code', code: 'mgc1.forged', redirect_uri: REDIRECT, code_verifier: pkcePair().verifier, client_id: CLIENT_ID }))
