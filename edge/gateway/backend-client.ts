@@ -232,7 +232,6 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     private pending: Buffer | undefined;
     private remaining = 0;
     private trailerBytes = 0;
-    private headSeen = false;
     private reusable = true;
     private requestSent = false;
     private failure: Error | undefined;
@@ -272,7 +271,6 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       this.call = call;
       call.conn = this;
       this.phase = HEAD;
-      this.headSeen = false;
       this.requestSent = false;
       this.trailerBytes = 0;
       this.write(call);
@@ -407,12 +405,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             break;
           }
           case CHUNK_SIZE_LINE: {
-            const lineEnd = buf.indexOf('\r\n', offset, 'latin1');
-            if (lineEnd === -1) {
-              if (end - offset > MAX_LINE) return this.invalid('a chunk-size line is too long');
-              this.pending = buf.subarray(offset);
-              return;
-            }
+            const lineEnd = this.lineEnd(buf, offset, 'a chunk-size line');
+            if (lineEnd === -1) return;
             const line = buf.toString('latin1', offset, lineEnd);
             offset = lineEnd + 2;
             if (!CHUNK_SIZE.test(line)) return this.invalid('a chunk-size line is malformed');
@@ -432,12 +426,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             break;
           }
           case TRAILERS: {
-            const lineEnd = buf.indexOf('\r\n', offset, 'latin1');
-            if (lineEnd === -1) {
-              if (end - offset > MAX_LINE) return this.invalid('a trailer line is too long');
-              this.pending = buf.subarray(offset);
-              return;
-            }
+            const lineEnd = this.lineEnd(buf, offset, 'a trailer line');
+            if (lineEnd === -1) return;
             this.trailerBytes += lineEnd - offset + 2;
             if (this.trailerBytes > MAX_TRAILER_BYTES) return this.invalid('the trailers are too large');
             const empty = lineEnd === offset;
@@ -456,6 +446,18 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             return this.destroy();
         }
       }
+    }
+
+    /**
+     * Where the CRLF ending the line at `offset` is; -1 when the line is not all in yet (the rest
+     * waits in `pending`) or is longer than any line may be (the connection is given up).
+     */
+    private lineEnd(buf: Buffer, offset: number, what: string): number {
+      const at = buf.indexOf('\r\n', offset, 'latin1');
+      if (at !== -1) return at;
+      if (buf.length - offset > MAX_LINE) this.invalid(`${what} is too long`);
+      else this.pending = buf.subarray(offset);
+      return -1;
     }
 
     /**
@@ -548,7 +550,6 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         close = true;
       }
       this.keepAliveHintMs = keepAliveHintMs;
-      this.headSeen = true;
       if (close) this.reusable = false;
       if (call.request.method === 'HEAD' || status === 204 || status === 304) {
         this.phase = DONE;
@@ -604,7 +605,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       const call = this.call;
       if (this.state === CONNECTING) {
         this.failure = new BackendError('connect_timeout', `connecting took longer than ${options.connectTimeoutMs} ms`);
-      } else if (call && !this.headSeen) {
+      } else if (call && this.phase === HEAD) {
         call.fail(new BackendError('response_timeout', `no response within ${options.responseTimeoutMs} ms`));
       } else if (call) {
         call.fail(new BackendError('idle_timeout', `the response body was silent for ${options.idleTimeoutMs} ms`));
@@ -672,18 +673,21 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     ensureSweeper();
   }
 
-  function failWaiting(error: BackendError): void {
-    // While another connection is being opened or is busy, waiting requests keep waiting for it.
-    let connecting = 0;
-    for (const c of all) if (c.state === CONNECTING) connecting++;
-    if (connecting >= waiting.length) return;
-    while (waiting.length > connecting) waiting.shift()!.fail(error);
+  function connecting(): number {
+    let n = 0;
+    for (const c of all) if (c.state === CONNECTING) n++;
+    return n;
   }
 
+  /** A connection attempt failed: waiting requests that no other attempt is opened for fail with it. */
+  function failWaiting(error: BackendError): void {
+    const opening = connecting();
+    while (waiting.length > opening) waiting.shift()!.fail(error);
+  }
+
+  /** A connection closed: a waiting request that no attempt is opened for gets a new one. */
   function openFor(): void {
-    let connecting = 0;
-    for (const c of all) if (c.state === CONNECTING) connecting++;
-    if (connecting < waiting.length && all.size < options.connections) new Connection();
+    if (connecting() < waiting.length && all.size < options.connections) new Connection();
   }
 
   return {
