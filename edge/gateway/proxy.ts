@@ -235,7 +235,6 @@ export function unknownServer(res: ServerResponse, name: string): void {
 class ProxyHandler implements ResponseHandler {
   exchange: Exchange | undefined;
   private aborted = false;
-  private ended = false;
   private readonly req: IncomingMessage;
   private readonly res: ServerResponse;
   private readonly server: GatewayServer;
@@ -290,7 +289,6 @@ class ProxyHandler implements ResponseHandler {
   onData(chunk: Buffer, last: boolean): boolean {
     // The last chunk of a sized body goes out with end(): one write, and less work in Node.
     if (last) {
-      this.ended = true;
       this.res.end(chunk);
       return true;
     }
@@ -300,7 +298,7 @@ class ProxyHandler implements ResponseHandler {
   }
 
   onEnd(): void {
-    if (!this.ended) this.res.end();
+    if (!this.res.writableEnded) this.res.end();
   }
 
   onError(err: BackendError): void {
