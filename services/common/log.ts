@@ -97,6 +97,12 @@ export function createTurnBatchedDestination(fd = 1): pino.DestinationStream & {
   };
 }
 
+/**
+ * Standard output, shared by every logger of the process: one buffer keeps the lines of all of
+ * them in the order they were logged, and one exit handler flushes it.
+ */
+let stdout: ReturnType<typeof createTurnBatchedDestination> | undefined;
+
 export function createLogger(options: LogOptions, destination?: pino.DestinationStream): Logger {
   const config: LoggerOptions = {
     level: options.level,
@@ -105,5 +111,5 @@ export function createLogger(options: LogOptions, destination?: pino.Destination
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: isoTimeOncePerMillisecond,
   };
-  return pino(config, destination ?? createTurnBatchedDestination(1));
+  return pino(config, destination ?? (stdout ??= createTurnBatchedDestination(1)));
 }

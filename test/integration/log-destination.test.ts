@@ -25,11 +25,13 @@ describe('turn-batched log destination', () => {
     fs.closeSync(fd);
   });
 
-  it('writes what is pending when the process exits in the same turn', () => {
+  it('writes what is pending when the process exits in the same turn, every logger in the order logged', () => {
     const script = `
       import { createLogger } from ${JSON.stringify(path.resolve('services/common/log.ts'))};
       const logger = createLogger({ level: 'info' });
+      const other = createLogger({ level: 'info', name: 'other' });
       logger.info('before exit');
+      other.warn('from another logger');
       logger.error({ code: 2 }, 'exiting');
       process.exit(3);
     `;
@@ -41,6 +43,6 @@ describe('turn-batched log destination', () => {
       expect(e.status).toBe(3);
       stdout = e.stdout;
     }
-    expect(stdout.trim().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['before exit', 'exiting']);
+    expect(stdout.trim().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['before exit', 'from another logger', 'exiting']);
   });
 });
