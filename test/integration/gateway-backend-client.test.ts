@@ -389,6 +389,26 @@ describe('connections', () => {
     expect(server.accepted).toBe(1);
   });
 
+  it('never sends a request aborted while it waited for a connection, and serves the next one', async () => {
+    let answerFirst!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => (answerFirst = resolve));
+    const server = await rawServer((s, _r, i) => {
+      if (i === 0) void firstAnswered.then(() => s.write(ok('first')));
+      else s.write(ok(`r${i}`));
+    });
+    const c = client(server.port, { connections: 1 });
+    const first = send(c);
+    await expect.poll(() => server.requests.length).toBe(1);
+    const abandoned = send(c);
+    abandoned.abort();
+    const third = send(c);
+    answerFirst();
+    expect((await first).body.toString()).toBe('first');
+    expect((await third).body.toString()).toBe('r1');
+    expect(server.requests).toHaveLength(2);
+    expect(server.accepted).toBe(1);
+  });
+
   it('fails at once when the backend refuses connections, and every waiting request with it', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
