@@ -31,13 +31,15 @@ export interface PlatformOptions {
   logger: Logger;
   /** Stores to use instead of opening them from config.storage (tests share one set). */
   stores?: Stores;
+  /** The platform's clock: the edge's and, for stores it opens, the records' expiries. */
   now?: () => number;
 }
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const { config, logger } = options;
   const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
-  const stores = options.stores ?? (await openStores(config.storage));
+  const now = options.now ?? Date.now;
+  const stores = options.stores ?? (await openStores(config.storage, now));
   const servers: RpcServer[] = [];
   const targets = {} as Record<ServiceName, ServiceTarget>;
   const grpc: Partial<Record<ServiceName, string>> = {};
@@ -61,7 +63,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       targets[name] = { module };
     }
     const clients = createServiceClients({ targets, internalToken, logger });
-    const now = options.now ?? Date.now;
     const authKeys = await loadAuthKeys(config.auth, stores.records);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,

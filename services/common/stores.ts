@@ -16,8 +16,9 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export async function openStores(config: StorageConfig): Promise<Stores> {
-  const records = await createRecordStore(config);
+/** `now` is the clock of the records store's expiries: the platform's own, so tests can move it. */
+export async function openStores(config: StorageConfig, now: () => number = Date.now): Promise<Stores> {
+  const records = await createRecordStore(config, now);
   const embedder = await createEmbedder(config.embeddings);
   const vectors = await createVectorStore(config, embedder.dimensions);
   return {

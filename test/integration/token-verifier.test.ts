@@ -15,6 +15,8 @@ import type { RecordStore } from '../../services/common/storage/records/interfac
 const ISSUER = 'https://auth.example.test';
 const BRAIN = 'https://gateway.example.test/brain/mcp';
 const API = 'https://api.example.test';
+// One fixed clock for the verifier, the revocation store and the records store's expiries alike,
+// so nothing here depends on today's date.
 let clock = Date.UTC(2026, 10, 23, 12, 0, 0);
 const now = () => clock;
 
@@ -26,7 +28,7 @@ let sign: (claims: Record<string, unknown>, lifetimeSeconds?: number) => Promise
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'token-verifier-'));
-  records = await createSqliteRecordStore({ path: path.join(dir, 'records.sqlite') });
+  records = await createSqliteRecordStore({ path: path.join(dir, 'records.sqlite'), now });
   revocations = createRevocationStore(records, now);
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };

@@ -21,9 +21,9 @@ let dataDir: string;
 let platform: Platform;
 let replica: Platform;
 let web: string;
-// Frozen unless a test moves it; one second into a window, ahead of real time (the embedded
-// store expires counters by real time).
-let clock = Math.ceil(Date.now() / 60_000) * 60_000 + 61_000;
+// Frozen unless a test moves it, one second into a window, and the same for the records store's
+// expiries; before the deprecated route's sunset, whatever today's date is.
+let clock = Date.UTC(2026, 11, 1, 0, 0, 1);
 let ipCounter = 0;
 /** A fresh client address (the platform trusts 127.0.0.1 as a proxy), so tests do not share quotas. */
 const newClient = () => `198.51.100.${++ipCounter}`;

@@ -24,12 +24,14 @@ export { createSqliteRecordStore, type SqliteRecordStoreOptions } from './sqlite
 /** The file the embedded store keeps in `dataDir`. */
 export const EMBEDDED_RECORDS_FILE = 'records.sqlite';
 
+/** `now` is the clock that decides which documents have expired (tests move it). */
 export async function createRecordStore(
   config: Pick<StorageConfig, 'dataDir' | 'mongodbUrl' | 'mongodbDatabase'>,
+  now: () => number = Date.now,
 ): Promise<RecordStore> {
   if (config.mongodbUrl) {
-    return createMongoRecordStore({ url: config.mongodbUrl, database: config.mongodbDatabase });
+    return createMongoRecordStore({ url: config.mongodbUrl, database: config.mongodbDatabase, now });
   }
   mkdirSync(config.dataDir, { recursive: true });
-  return createSqliteRecordStore({ path: join(config.dataDir, EMBEDDED_RECORDS_FILE) });
+  return createSqliteRecordStore({ path: join(config.dataDir, EMBEDDED_RECORDS_FILE), now });
 }
