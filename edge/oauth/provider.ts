@@ -12,7 +12,7 @@ import type { Accounts } from './accounts.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { AuthKeys } from './keys.ts';
 import { escapeHtml, messagePage } from './pages.ts';
-import { classifyRedirectUri } from './redirect-policy.ts';
+import { applyRegistrationPolicy } from './registration-policy.ts';
 import type { RevocationStore } from './revocations.ts';
 
 export const SCOPES = ['openid', 'profile', 'email', 'offline_access'];
@@ -136,7 +136,8 @@ export function createAuthServer(options: AuthServerOptions) {
         if (value !== undefined) {
           throw new errors.InvalidClientMetadata('organization_id cannot be registered; confidential clients are issued by an organization');
         }
-        applyRegistrationPolicy(metadata as Record<string, unknown>, ownOrigins);
+        const body = (ctx.oidc.body ?? {}) as Record<string, unknown>;
+        applyRegistrationPolicy(metadata as Record<string, unknown>, body, ownOrigins);
       },
     },
     extraTokenClaims: async (ctx, token) => {
@@ -210,35 +211,6 @@ export function organizationOf(client: unknown): string | undefined {
   const c = client as { metadata?: () => Record<string, unknown> } | undefined;
   const org = c?.metadata?.().organization_id;
   return typeof org === 'string' && org ? org : undefined;
-}
-
-/** Dynamic registration is for public clients using the code flow (see docs/identity.md). */
-function applyRegistrationPolicy(metadata: Record<string, unknown>, ownOrigins: string[]): void {
-  // RFC 7591 defaults to client_secret_basic when the field is absent; registration here only
-  // creates public clients, which the response states.
-  metadata.token_endpoint_auth_method = 'none';
-  delete metadata.client_secret;
-  delete metadata.client_secret_expires_at;
-  const grantTypes = Array.isArray(metadata.grant_types) ? (metadata.grant_types as string[]) : ['authorization_code'];
-  for (const g of grantTypes) {
-    if (g !== 'authorization_code' && g !== 'refresh_token') {
-      throw new errors.InvalidClientMetadata(`grant type ${String(g)} is not available to dynamically registered clients`);
-    }
-  }
-  // Some clients register only authorization_code and refresh anyway.
-  metadata.grant_types = ['authorization_code', 'refresh_token'];
-  const redirectUris = metadata.redirect_uris;
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0) {
-    throw new errors.InvalidRedirectUri('redirect_uris must contain at least one URI');
-  }
-  let native = false;
-  redirectUris.forEach((uri, i) => {
-    const verdict = classifyRedirectUri(uri as string, ownOrigins);
-    if ('error' in verdict) throw new errors.InvalidRedirectUri(`redirect_uris[${i}] ${verdict.error}`);
-    if (verdict.kind !== 'https') native = true;
-  });
-  // Loopback redirects match on any port (RFC 8252 §7.3), which oidc-provider applies to native clients.
-  if (native) metadata.application_type = 'native';
 }
 
 export type { KoaContextWithOIDC };
