@@ -11,7 +11,8 @@ import type { EdgeConfig } from '../config.ts';
 import type { Accounts } from './accounts.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { AuthKeys } from './keys.ts';
-import { escapeHtml, messagePage } from './pages.ts';
+import { escapeHtml, logoutPage, logoutSuccessPage, messagePage } from './pages.ts';
+import { addProviderEdges } from './provider-edges.ts';
 import { applyRegistrationPolicy } from './registration-policy.ts';
 import type { RevocationStore } from './revocations.ts';
 
@@ -108,6 +109,17 @@ export function createAuthServer(options: AuthServerOptions) {
           client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
       },
       clientCredentials: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = logoutPage(form, ctx.oidc.client?.clientName);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.body = logoutSuccessPage(ctx.oidc.client?.clientName);
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources.api,
@@ -193,6 +205,7 @@ export function createAuthServer(options: AuthServerOptions) {
   const provider = new Provider(issuer, configuration);
   // Behind a TLS-terminating ingress (an https issuer), trust its X-Forwarded-Proto.
   provider.proxy = issuer.startsWith('https:');
+  addProviderEdges(provider, configuration.routes!.registration!);
   provider.on('server_error', (_ctx: unknown, err: Error) => options.logger.error({ err }, 'authorization server error'));
 
   return {

@@ -1,6 +1,7 @@
 // Dynamic registration at {auth_url}/register, over real HTTP: the platform's one redirect-URI
 // policy, the other URI-valued client metadata, the RFC 7591 error codes, and CORS for browser
-// clients such as the MCP Inspector, which register from another origin.
+// clients such as the MCP Inspector, which register from another origin (the same policy as the
+// token endpoint's).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -9,6 +10,8 @@ let platform: TestPlatform;
 let auth: string;
 
 type Json = Record<string, any>;
+
+const INSPECTOR = 'http://localhost:6274';
 
 beforeAll(async () => {
   platform = await startOAuthTestPlatform();
@@ -32,6 +35,38 @@ async function register(metadata: unknown, headers: Record<string, string> = {})
   } catch {}
   return { status: res.status, json, headers: res.headers };
 }
+
+function preflight(path: string, origin = INSPECTOR) {
+  return fetch(`${auth}${path}`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' },
+  });
+}
+
+describe('CORS on dynamic registration', () => {
+  it('answers a preflight for /register as it does for /token', async () => {
+    const res = await preflight('/register');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(INSPECTOR);
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-allow-headers')).toBe('content-type, mcp-protocol-version');
+    const token = await preflight('/token');
+    expect(token.status).toBe(204);
+    for (const name of ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age']) {
+      expect(res.headers.get(name), name).toBe(token.headers.get(name));
+    }
+  });
+
+  it('lets the browser read the registration response and its errors', async () => {
+    const ok = await register({ redirect_uris: [`${INSPECTOR}/oauth/callback`] }, { origin: INSPECTOR });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(INSPECTOR);
+    expect(ok.headers.get('vary')).toMatch(/origin/i);
+    const refused = await register({ redirect_uris: ['javascript:alert(1)'] }, { origin: INSPECTOR });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(INSPECTOR);
+  });
+});
 
 describe('redirect URIs at registration', () => {
   it.each([
