@@ -21,6 +21,9 @@ describe('checkRedirectUri', () => {
     ['IPv6 loopback', 'http://[::1]:8000/cb', 'loopback'],
     ['RFC 8252 reverse-domain scheme', 'com.example.app:/oauth2redirect', 'private-use'],
     ['https with a query', 'https://app.example.com/cb?tenant=1', 'https'],
+    // Browser extensions get an https redirect from the browser (chrome.identity, browser.identity).
+    ['a Chrome extension', 'https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb', 'https'],
+    ['a Firefox extension', 'https://0a1b2c3d.extensions.allizom.org/', 'https'],
   ])('accepts %s (%s)', (_client, uri, kind) => {
     const check = checkRedirectUri(uri, OWN);
     expect(check).toMatchObject({ ok: true, kind });
