@@ -10,7 +10,7 @@ import { Router, type RouteContext } from '../http/router.ts';
 import { isRequestValidationError } from '../http/validation.ts';
 import { SCOPES } from '../oauth/provider.ts';
 import { createAuthenticator, ForbiddenError, UnauthenticatedError } from './auth.ts';
-import { registerDocs } from './docs.ts';
+import { addDocsPage } from '../http/docs-page.ts';
 import { MediaTypeError, NotFoundError, organizationRoutes, type RestRoute } from './organizations.ts';
 
 export const API_VERSION = '1.0.0';
@@ -83,7 +83,7 @@ export function createApiSurface(ctx: AppContext): Surface {
   mountApiRoutes(router, routes, {
     onInvalid: (c, invalid) => sendInvalid(c, invalid),
   });
-  registerDocs(router, { title: 'Mindgate Agents API', specUrl: '/openapi.json' });
+  addDocsPage(router, { title: 'Mindgate Agents API', openapiUrl: '/openapi.json' });
 
   return {
     name: 'api',

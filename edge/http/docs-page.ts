@@ -1,8 +1,12 @@
-// An interactive API reference (Swagger UI) that works offline: its assets are served from the
-// swagger-ui-dist package in node_modules, never from a CDN. Any surface can mount it.
+// The interactive API reference (Swagger UI) of the REST API and of the gateway. It works
+// offline: its assets come from the installed swagger-ui-dist package, never from a CDN. There
+// is no inline script or style, so the page runs under the platform's page security headers
+// with a CSP that allows only its own origin (Swagger UI styles elements through the CSSOM,
+// which style-src does not restrict).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pageSecurityHeaders } from './page-headers.ts';
 import type { Router } from './router.ts';
 
 export interface DocsPageOptions {
@@ -20,6 +24,11 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
+const PAGE_HEADERS = {
+  ...pageSecurityHeaders({ script: "'self'", style: "'self'", img: "'self' data:", connect: "'self'" }),
+  'cache-control': 'no-cache',
+};
+
 let distDir: string | undefined;
 const cache = new Map<string, Buffer>();
 
@@ -33,28 +42,29 @@ function asset(name: string): Buffer {
   return data;
 }
 
-export function addDocsPage(router: Router, options: DocsPageOptions): void {
-  const prefix = options.prefix ?? '/docs';
-  const html = `<!doctype html>
+function pageHtml(options: DocsPageOptions, prefix: string): string {
+  const spec = escape(options.openapiUrl);
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(options.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="${prefix}/assets/swagger-ui.css">
 <link rel="icon" type="image/png" href="${prefix}/assets/favicon-32x32.png">
-</head><body><div id="swagger-ui"></div>
+</head><body><noscript><p>The interactive reference needs JavaScript. The description itself is at <code>${spec}</code>.</p></noscript>
+<main id="swagger-ui"></main>
 <script src="${prefix}/assets/swagger-ui-bundle.js"></script>
 <script src="${prefix}/assets/init.js"></script>
 </body></html>`;
+}
+
+export function addDocsPage(router: Router, options: DocsPageOptions): void {
+  const prefix = options.prefix ?? '/docs';
+  const html = pageHtml(options, prefix);
   const init = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: ${JSON.stringify(options.openapiUrl)}, dom_id: '#swagger-ui', deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });
 });\n`;
-  const headers = {
-    'cache-control': 'no-cache',
-    'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-    'x-content-type-options': 'nosniff',
-  };
   router.get(prefix, ({ res }) => {
-    res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
+    res.writeHead(200, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
     res.end(res.req.method === 'HEAD' ? undefined : html);
   });
   router.get(`${prefix}/assets/:name`, ({ res, params }) => {

@@ -13,8 +13,8 @@ import { loadAuthKeys } from './keys.ts';
 import { createMailer } from './mail.ts';
 import { messagePage, PAGE_HEADERS } from './pages.ts';
 import { createAuthServer, type AuthServer } from './provider.ts';
-import { createRevocationStore } from './revocations.ts';
-import { createTokenVerifier, isJwtShaped, type TokenVerifier } from './verify.ts';
+import { createRevocationStore, type RevocationStore } from './revocations.ts';
+import { createTokenVerifier, isJwtShaped, type AccessTokenClaims, type TokenVerifier } from './verify.ts';
 
 const TOKEN_FORM_LIMIT = 56 * 1024;
 
@@ -66,7 +66,24 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
   const toProvider = async (c: RouteContext) => {
     await callback(c.req, c.res);
   };
+  const router = createAuthRouter(server, verifier, revocations, toProvider);
+  registerInteractions(router, { app: ctx, server, accounts, mailer, cookieKey: keys.cookieKeys[0] });
+  return {
+    name: 'auth',
+    router,
+    notFound: toProvider,
+    methodNotAllowed: toProvider,
+    onError: (c, err) => sendErrorPage(ctx, c, err),
+  };
+}
 
+/** Our own routes in front of oidc-provider's. */
+function createAuthRouter(
+  server: AuthServer,
+  verifier: TokenVerifier,
+  revocations: RevocationStore,
+  toProvider: (c: RouteContext) => Promise<void>,
+): Router {
   const router = new Router();
   router.get('/health', ({ res }) => sendJson(res, 200, { status: 'ok', service: 'auth' }));
   // RFC 8414 name of the same document oidc-provider serves as OpenID discovery.
@@ -87,27 +104,22 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
   });
   router.post('/revoke', (c) => jwtAwareTokenEndpoint(c, 'revocation', server, verifier, revocations, toProvider));
   router.post('/introspect', (c) => jwtAwareTokenEndpoint(c, 'introspection', server, verifier, revocations, toProvider));
-  registerInteractions(router, { app: ctx, server, accounts, mailer, cookieKey: keys.cookieKeys[0] });
+  return router;
+}
 
-  return {
-    name: 'auth',
-    router,
-    notFound: toProvider,
-    methodNotAllowed: toProvider,
-    onError(c, err) {
-      if (err instanceof FormError || err instanceof BodyTooLargeError) {
-        const status = err instanceof BodyTooLargeError ? 413 : 400;
-        c.res.writeHead(status, PAGE_HEADERS);
-        c.res.end(messagePage('Request refused', err.message, 'error'));
-        return;
-      }
-      const e = toHttpError(err);
-      if (e.internal) ctx.logger.error({ requestId: c.requestId, err }, 'request failed');
-      const html = messagePage('Something went wrong', e.internal ? 'Try again in a moment.' : e.message, 'error');
-      c.res.writeHead(e.status, PAGE_HEADERS);
-      c.res.end(html);
-    },
-  };
+/** Errors of our own routes, as a page: the caller's (a form, a body too large) or ours. */
+function sendErrorPage(ctx: AppContext, c: RouteContext, err: unknown): void {
+  if (err instanceof FormError || err instanceof BodyTooLargeError) {
+    const status = err instanceof BodyTooLargeError ? 413 : 400;
+    c.res.writeHead(status, PAGE_HEADERS);
+    c.res.end(messagePage('Request refused', err.message, 'error'));
+    return;
+  }
+  const e = toHttpError(err);
+  if (e.internal) ctx.logger.error({ requestId: c.requestId, err }, 'request failed');
+  const html = messagePage('Something went wrong', e.internal ? 'Try again in a moment.' : e.message, 'error');
+  c.res.writeHead(e.status, PAGE_HEADERS);
+  c.res.end(html);
 }
 
 /**
@@ -121,7 +133,7 @@ async function jwtAwareTokenEndpoint(
   kind: 'revocation' | 'introspection',
   server: AuthServer,
   verifier: TokenVerifier,
-  revocations: ReturnType<typeof createRevocationStore>,
+  revocations: RevocationStore,
   next: (c: RouteContext) => Promise<void>,
 ): Promise<void> {
   const type = (c.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -141,20 +153,9 @@ async function jwtAwareTokenEndpoint(
     return next(c);
   }
   if (form.getAll('token').length > 1) return oauthError(c, 400, 'invalid_request', "'token' parameter must not be provided twice");
-  const basic = basicCredentials(c.req);
-  const clientId = basic?.id ?? form.get('client_id') ?? '';
-  const client = clientId ? await server.provider.Client.find(clientId).catch(() => undefined) : undefined;
-  const unauthenticated = () =>
-    oauthError(c, 401, 'invalid_client', 'client authentication failed', basic ? { 'www-authenticate': 'Basic realm="token"' } : {});
-  if (!client) return unauthenticated();
-  if (client.clientAuthMethod !== 'none') {
-    const presented = basic?.secret ?? form.get('client_secret') ?? '';
-    const expected = client.clientSecret ?? '';
-    const a = Buffer.from(presented);
-    const b = Buffer.from(expected);
-    if (!expected || a.length !== b.length || !timingSafeEqual(a, b)) return unauthenticated();
-  }
-  let claims;
+  const client = await authenticatedClient(c, form, server);
+  if (!client) return;
+  let claims: AccessTokenClaims | undefined;
   try {
     claims = await verifier.verifyAnyAudience(token);
   } catch {
@@ -171,22 +172,40 @@ async function jwtAwareTokenEndpoint(
   if (!claims || (!own && client.clientAuthMethod === 'none')) {
     return sendJson(c.res, 200, { active: false }, { 'cache-control': 'no-store' });
   }
-  sendJson(
-    c.res,
-    200,
-    {
-      active: true,
-      iss: server.provider.issuer,
-      sub: claims.subject,
-      client_id: claims.clientId,
-      aud: claims.audience,
-      scope: claims.scopes.join(' ') || undefined,
-      exp: claims.expiresAt,
-      iat: claims.issuedAt,
-      jti: claims.tokenId,
-      token_type: 'Bearer',
-      org: claims.organizationId,
-    },
-    { 'cache-control': 'no-store' },
-  );
+  sendJson(c.res, 200, introspection(server, claims), { 'cache-control': 'no-store' });
+}
+
+/** The client, authenticated as at the token endpoint; otherwise a 401 has been answered. */
+async function authenticatedClient(c: RouteContext, form: URLSearchParams, server: AuthServer) {
+  const basic = basicCredentials(c.req);
+  const clientId = basic?.id ?? form.get('client_id') ?? '';
+  const client = clientId ? await server.provider.Client.find(clientId).catch(() => undefined) : undefined;
+  const unauthenticated = () =>
+    oauthError(c, 401, 'invalid_client', 'client authentication failed', basic ? { 'www-authenticate': 'Basic realm="token"' } : {});
+  if (!client) return unauthenticated();
+  if (client.clientAuthMethod !== 'none') {
+    const presented = basic?.secret ?? form.get('client_secret') ?? '';
+    const expected = client.clientSecret ?? '';
+    const a = Buffer.from(presented);
+    const b = Buffer.from(expected);
+    if (!expected || a.length !== b.length || !timingSafeEqual(a, b)) return unauthenticated();
+  }
+  return client;
+}
+
+/** An active token's RFC 7662 answer. */
+function introspection(server: AuthServer, claims: AccessTokenClaims) {
+  return {
+    active: true,
+    iss: server.provider.issuer,
+    sub: claims.subject,
+    client_id: claims.clientId,
+    aud: claims.audience,
+    scope: claims.scopes.join(' ') || undefined,
+    exp: claims.expiresAt,
+    iat: claims.issuedAt,
+    jti: claims.tokenId,
+    token_type: 'Bearer',
+    org: claims.organizationId,
+  };
 }

@@ -1,6 +1,7 @@
 // Server-rendered pages of the authorization server: plain HTML forms that work without
 // JavaScript, with labels, an error summary announced to assistive technology, and no external
 // resources.
+import { pageSecurityHeaders } from '../http/page-headers.ts';
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -19,13 +20,18 @@ button.secondary{background:#e6e8eb;color:#1b1f24}.hint{color:#4a5059;font-size:
 ul.scopes{padding-left:1.25rem}.or{text-align:center;color:#4a5059;margin:1.25rem 0 0}dl{margin:0}dt{font-weight:600}dd{margin:0 0 .5rem}
 `;
 
+/** Security headers of every page the authorization server renders, its own and oidc-provider's. */
+export const PAGE_SECURITY_HEADERS = pageSecurityHeaders({
+  style: "'unsafe-inline'",
+  img: "'self' data:",
+  // Consent and logout forms post here, then redirect to the client.
+  formAction: "'self' http: https:",
+});
+
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
+  ...PAGE_SECURITY_HEADERS,
 };
 
 export function layout(title: string, body: string): string {
@@ -172,4 +178,20 @@ ${
 
 export function messagePage(title: string, message: string, status: 'error' | 'notice' = 'notice'): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1>${status === 'error' ? errorBox(message) : noticeBox(message)}`);
+}
+
+/** RP-initiated logout: `form` is oidc-provider's hidden form (id op.logoutForm) carrying its xsrf token. */
+export function logoutPage(form: string, clientName?: string): string {
+  return layout(
+    'Sign out',
+    `<h1>Sign out of Mindgate?</h1>
+${clientName ? `<p>${escapeHtml(clientName)} asks to sign you out.</p>` : ''}
+${form}
+<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm" class="secondary">No, stay signed in</button>`,
+  );
+}
+
+export function logoutSuccessPage(clientName?: string): string {
+  return messagePage('Signed out', clientName ? `You are signed out of Mindgate and ${clientName}.` : 'You are signed out of Mindgate.');
 }

@@ -5,14 +5,15 @@
 // with offline_access (rotated, reuse revokes the family), client_credentials for an
 // organization's confidential clients, revocation and introspection.
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
+import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { EdgeConfig } from '../config.ts';
 import type { Accounts } from './accounts.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { AuthKeys } from './keys.ts';
-import { escapeHtml, messagePage } from './pages.ts';
-import { classifyRedirectUri } from './redirect-policy.ts';
+import { escapeHtml, logoutPage, logoutSuccessPage, messagePage } from './pages.ts';
+import { addProviderEdges } from './provider-edges.ts';
+import { applyRegistrationPolicy } from './registration-policy.ts';
 import type { RevocationStore } from './revocations.ts';
 
 export const SCOPES = ['openid', 'profile', 'email', 'offline_access'];
@@ -45,12 +46,10 @@ export function resourceIndicators(config: EdgeConfig): { api: string; brain: st
 }
 
 export function createAuthServer(options: AuthServerOptions) {
-  const { config, records, accounts, now } = options;
+  const { config, records, now } = options;
   const auth = config.auth;
   const issuer = config.publicUrls.auth;
   const resources = resourceIndicators(config);
-  const allowedResources = new Set([resources.api, resources.brain]);
-  const ownOrigins = Object.values(config.publicUrls).map((u) => new URL(u).origin);
   const grants = records.collection<GrantRecord>('auth_grants', {
     indexes: [{ fields: ['organizationId', 'clientId'] }, { fields: ['clientId'] }],
   });
@@ -60,17 +59,48 @@ export function createAuthServer(options: AuthServerOptions) {
     accessTokenTtl: auth.accessTokenTtl,
     now,
   });
+  const configuration = buildConfiguration({ options, resources, grants, adapters });
 
-  const policy = interactionPolicy.base();
-  // Consent is asked on every authorization, because it is where the user picks the
-  // organization the client acts for (and the MCP security practices want consent per client).
-  policy.get('consent')!.checks.add(
-    new interactionPolicy.Check('organization_choice', 'the user picks the organization', 'consent_required', (ctx) =>
-      ctx.oidc.result?.consent ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
-    ),
-  );
+  const provider = new Provider(issuer, configuration);
+  // Behind a TLS-terminating ingress (an https issuer), trust its X-Forwarded-Proto.
+  provider.proxy = issuer.startsWith('https:');
+  addProviderEdges(provider, ROUTES.registration);
+  provider.on('server_error', (_ctx: unknown, err: Error) => options.logger.error({ err }, 'authorization server error'));
 
-  const configuration: Configuration = {
+  return {
+    provider,
+    grants,
+    adapters,
+    resources,
+    /** Records which organization a new grant acts for. */
+    async recordGrant(grant: Omit<GrantRecord, 'createdAt' | 'expiresAt'>) {
+      await grants.put({ ...grant, createdAt: now(), expiresAt: now() + auth.refreshTokenTtl * 1000 } as GrantRecord);
+    },
+  };
+}
+
+const ROUTES = {
+  authorization: '/authorize',
+  registration: '/register',
+  token: '/token',
+  revocation: '/revoke',
+  introspection: '/introspect',
+  jwks: '/jwks',
+  end_session: '/session/end',
+  pushed_authorization_request: '/par',
+};
+
+interface ConfigurationDeps {
+  options: AuthServerOptions;
+  resources: { api: string; brain: string };
+  grants: RecordCollection<GrantRecord>;
+  adapters: ReturnType<typeof createAdapterFactory>;
+}
+
+function buildConfiguration({ options, resources, grants, adapters }: ConfigurationDeps): Configuration {
+  const { config, accounts } = options;
+  const ownOrigins = Object.values(config.publicUrls).map((u) => new URL(u).origin);
+  return {
     adapter: adapters.adapter as unknown as Configuration['adapter'],
     clients: [],
     jwks: options.keys.signing as Configuration['jwks'],
@@ -86,69 +116,10 @@ export function createAuthServer(options: AuthServerOptions) {
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    routes: {
-      authorization: '/authorize',
-      registration: '/register',
-      token: '/token',
-      revocation: '/revoke',
-      introspection: '/introspect',
-      jwks: '/jwks',
-      end_session: '/session/end',
-      pushed_authorization_request: '/par',
-    },
-    features: {
-      devInteractions: { enabled: false },
-      userinfo: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false },
-      revocation: { enabled: true },
-      introspection: {
-        enabled: true,
-        // A public client may introspect only its own tokens.
-        allowedPolicy: async (ctx, client, token) =>
-          client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
-      },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources.api,
-        // A token request without `resource` gets the resource that was authorized.
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (ctx, indicator, client) => {
-          if (!allowedResources.has(indicator)) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
-          if (ctx.oidc.route === 'token' && client.grantTypeAllowed('client_credentials') && !organizationOf(client)) {
-            throw new errors.InvalidTarget('this client acts for no organization');
-          }
-          return {
-            scope: SCOPES.join(' '),
-            audience: indicator,
-            accessTokenTTL: auth.accessTokenTtl,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
-          };
-        },
-      },
-    },
-    extraClientMetadata: {
-      properties: ['organization_id'],
-      validator(ctx, key, value, metadata) {
-        if (key !== 'organization_id') return;
-        if (ctx?.oidc?.route !== 'registration') return; // issued by an organization, or loaded from storage
-        if (value !== undefined) {
-          throw new errors.InvalidClientMetadata('organization_id cannot be registered; confidential clients are issued by an organization');
-        }
-        applyRegistrationPolicy(metadata as Record<string, unknown>, ownOrigins);
-      },
-    },
-    extraTokenClaims: async (ctx, token) => {
-      if (token.kind === 'ClientCredentials') {
-        const org = organizationOf(ctx.oidc.client);
-        return org ? { org } : undefined;
-      }
-      const grantId = (token as { grantId?: string }).grantId;
-      if (!grantId) return undefined;
-      const grant = await grants.get(grantId);
-      return grant ? { org: grant.organizationId, gid: grantId } : { gid: grantId };
-    },
+    routes: ROUTES,
+    features: features(config, resources),
+    extraClientMetadata: organizationMetadata(ownOrigins),
+    extraTokenClaims: (ctx, token) => tokenClaims(grants, ctx, token),
     findAccount: async (_ctx, sub) => {
       const user = await accounts.get(sub);
       if (!user) return undefined;
@@ -164,19 +135,9 @@ export function createAuthServer(options: AuthServerOptions) {
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
-    ttl: {
-      AccessToken: auth.accessTokenTtl,
-      ClientCredentials: auth.accessTokenTtl,
-      AuthorizationCode: 60,
-      IdToken: 3600,
-      Interaction: 3600,
-      Session: auth.sessionTtl,
-      Grant: auth.refreshTokenTtl,
-      // A rotated refresh token keeps the family's expiry: rotation never extends a grant.
-      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? auth.refreshTokenTtl,
-    },
+    ttl: lifetimes(config.auth),
     interactions: {
-      policy,
+      policy: interactionPolicyWithConsent(),
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
     clientBasedCORS: (_ctx, origin, client) =>
@@ -188,57 +149,121 @@ export function createAuthServer(options: AuthServerOptions) {
     },
     enableHttpPostMethods: false,
   };
+}
 
-  const provider = new Provider(issuer, configuration);
-  // Behind a TLS-terminating ingress (an https issuer), trust its X-Forwarded-Proto.
-  provider.proxy = issuer.startsWith('https:');
-  provider.on('server_error', (_ctx: unknown, err: Error) => options.logger.error({ err }, 'authorization server error'));
-
+function features(config: EdgeConfig, resources: { api: string; brain: string }): Configuration['features'] {
   return {
-    provider,
-    grants,
-    adapters,
-    resources,
-    /** Records which organization a new grant acts for. */
-    async recordGrant(grant: Omit<GrantRecord, 'createdAt' | 'expiresAt'>) {
-      await grants.put({ ...grant, createdAt: now(), expiresAt: now() + auth.refreshTokenTtl * 1000 } as GrantRecord);
+    devInteractions: { enabled: false },
+    userinfo: { enabled: false },
+    registration: { enabled: true, initialAccessToken: false },
+    revocation: { enabled: true },
+    introspection: {
+      enabled: true,
+      // A public client may introspect only its own tokens.
+      allowedPolicy: async (ctx, client, token) =>
+        client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+    },
+    clientCredentials: { enabled: true },
+    rpInitiatedLogout: {
+      enabled: true,
+      logoutSource: async (ctx, form) => {
+        ctx.type = 'html';
+        ctx.body = logoutPage(form, ctx.oidc.client?.clientName);
+      },
+      postLogoutSuccessSource: async (ctx) => {
+        ctx.type = 'html';
+        ctx.body = logoutSuccessPage(ctx.oidc.client?.clientName);
+      },
+    },
+    resourceIndicators: resourceIndicatorsFeature(config.auth.accessTokenTtl, resources),
+  };
+}
+
+type Features = NonNullable<Configuration['features']>;
+
+function resourceIndicatorsFeature(accessTokenTtl: number, resources: { api: string; brain: string }): Features['resourceIndicators'] {
+  const allowedResources = new Set([resources.api, resources.brain]);
+  return {
+    enabled: true,
+    defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources.api,
+    // A token request without `resource` gets the resource that was authorized.
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (ctx, indicator, client) => {
+      if (!allowedResources.has(indicator)) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+      if (ctx.oidc.route === 'token' && client.grantTypeAllowed('client_credentials') && !organizationOf(client)) {
+        throw new errors.InvalidTarget('this client acts for no organization');
+      }
+      return {
+        scope: SCOPES.join(' '),
+        audience: indicator,
+        accessTokenTTL: accessTokenTtl,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'RS256' } },
+      };
     },
   };
+}
+
+/** `organization_id` is set when an organization issues a confidential client, never by registration. */
+function organizationMetadata(ownOrigins: string[]): Configuration['extraClientMetadata'] {
+  return {
+    properties: ['organization_id'],
+    validator(ctx, key, value, metadata) {
+      if (key !== 'organization_id') return;
+      if (ctx?.oidc?.route !== 'registration') return; // issued by an organization, or loaded from storage
+      if (value !== undefined) {
+        throw new errors.InvalidClientMetadata('organization_id cannot be registered; confidential clients are issued by an organization');
+      }
+      const body = (ctx.oidc.body ?? {}) as Record<string, unknown>;
+      applyRegistrationPolicy(metadata as Record<string, unknown>, body, ownOrigins);
+    },
+  };
+}
+
+/** Access tokens carry the organization they act for (`org`) and their grant (`gid`). */
+async function tokenClaims(grants: RecordCollection<GrantRecord>, ctx: KoaContextWithOIDC, token: { kind: string }) {
+  if (token.kind === 'ClientCredentials') {
+    const org = organizationOf(ctx.oidc.client);
+    return org ? { org } : undefined;
+  }
+  const grantId = (token as { grantId?: string }).grantId;
+  if (!grantId) return undefined;
+  const grant = await grants.get(grantId);
+  return grant ? { org: grant.organizationId, gid: grantId } : { gid: grantId };
+}
+
+function lifetimes(auth: EdgeConfig['auth']): Configuration['ttl'] {
+  return {
+    AccessToken: auth.accessTokenTtl,
+    ClientCredentials: auth.accessTokenTtl,
+    AuthorizationCode: 60,
+    IdToken: 3600,
+    Interaction: 3600,
+    Session: auth.sessionTtl,
+    Grant: auth.refreshTokenTtl,
+    // A rotated refresh token keeps the family's expiry: rotation never extends a grant.
+    RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? auth.refreshTokenTtl,
+  };
+}
+
+/**
+ * Consent is asked on every authorization, because it is where the user picks the organization
+ * the client acts for (and the MCP security practices want consent per client).
+ */
+function interactionPolicyWithConsent() {
+  const policy = interactionPolicy.base();
+  policy.get('consent')!.checks.add(
+    new interactionPolicy.Check('organization_choice', 'the user picks the organization', 'consent_required', (ctx) =>
+      ctx.oidc.result?.consent ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
+    ),
+  );
+  return policy;
 }
 
 export function organizationOf(client: unknown): string | undefined {
   const c = client as { metadata?: () => Record<string, unknown> } | undefined;
   const org = c?.metadata?.().organization_id;
   return typeof org === 'string' && org ? org : undefined;
-}
-
-/** Dynamic registration is for public clients using the code flow (see docs/identity.md). */
-function applyRegistrationPolicy(metadata: Record<string, unknown>, ownOrigins: string[]): void {
-  // RFC 7591 defaults to client_secret_basic when the field is absent; registration here only
-  // creates public clients, which the response states.
-  metadata.token_endpoint_auth_method = 'none';
-  delete metadata.client_secret;
-  delete metadata.client_secret_expires_at;
-  const grantTypes = Array.isArray(metadata.grant_types) ? (metadata.grant_types as string[]) : ['authorization_code'];
-  for (const g of grantTypes) {
-    if (g !== 'authorization_code' && g !== 'refresh_token') {
-      throw new errors.InvalidClientMetadata(`grant type ${String(g)} is not available to dynamically registered clients`);
-    }
-  }
-  // Some clients register only authorization_code and refresh anyway.
-  metadata.grant_types = ['authorization_code', 'refresh_token'];
-  const redirectUris = metadata.redirect_uris;
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0) {
-    throw new errors.InvalidRedirectUri('redirect_uris must contain at least one URI');
-  }
-  let native = false;
-  redirectUris.forEach((uri, i) => {
-    const verdict = classifyRedirectUri(uri as string, ownOrigins);
-    if ('error' in verdict) throw new errors.InvalidRedirectUri(`redirect_uris[${i}] ${verdict.error}`);
-    if (verdict.kind !== 'https') native = true;
-  });
-  // Loopback redirects match on any port (RFC 8252 §7.3), which oidc-provider applies to native clients.
-  if (native) metadata.application_type = 'native';
 }
 
 export type { KoaContextWithOIDC };

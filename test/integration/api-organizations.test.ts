@@ -328,9 +328,9 @@ describe('OpenAPI and /docs', () => {
     const page = await fetch(`${api}/docs`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('/docs/swagger-ui-bundle.js');
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
     expect(html).not.toMatch(/https?:\/\//);
-    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js']) {
+    for (const asset of ['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/assets/init.js']) {
       const res = await fetch(`${api}${asset}`);
       expect(res.status, asset).toBe(200);
       await res.arrayBuffer();

@@ -22,7 +22,7 @@ import {
   type FacadeDeps,
   type FacadeServer,
 } from './facade.ts';
-import { checkRedirectUri, redirectHost } from './redirect-policy.ts';
+import { checkRedirectUri, redirectHost } from '../../http/redirect-uri-policy.ts';
 import { bindingDigest, randomId, s256 } from './tokens.ts';
 import { UpstreamUnavailableError } from './upstream.ts';
 
@@ -73,7 +73,7 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
     if (q.client_id !== fs.upstream.config.clientId) {
       return refuse('invalid_client', `Unknown client_id for server ${fs.server.name}. Register the client first.`);
     }
-    const redirect = checkRedirectUri(q.redirect_uri, gatewayOrigin);
+    const redirect = checkRedirectUri(q.redirect_uri, [gatewayOrigin]);
     if (!redirect.ok) return refuse('invalid_request', `The redirect_uri is not acceptable: ${redirect.reason}.`);
     if (q.response_type !== 'code') return refuse('unsupported_response_type', 'Only response_type=code is supported.');
     if ((q.code_challenge_method ?? 'plain') !== 'S256') {

@@ -1,6 +1,7 @@
 // POST /{server_name}/oauth/register: stateless dynamic client registration. Every client gets
-// the server's pre-registered upstream client_id; nothing is stored, so the redirect-URI policy
-// applied here is applied again, identically, at /authorize.
+// the server's pre-registered upstream client_id; nothing is stored, so the platform's one
+// redirect-URI policy (edge/http/redirect-uri-policy.ts) applied here is applied again,
+// identically, at /authorize.
 import type { RouteContext } from '../../http/router.ts';
 import { readBody } from '../../http/respond.ts';
 import { parseJsonBody, validate } from '../../http/validation.ts';
@@ -8,7 +9,7 @@ import { sendJson } from '../../http/respond.ts';
 import { DCRRequestSchema, type DCRResponse } from '../schemas.ts';
 import { OAuthError, sendOAuthError } from '../errors.ts';
 import { facadeServer, type FacadeDeps } from './facade.ts';
-import { checkRedirectUri } from './redirect-policy.ts';
+import { checkRedirectUri } from '../../http/redirect-uri-policy.ts';
 
 const MAX_REGISTRATION_BYTES = 64 * 1024;
 
@@ -20,7 +21,7 @@ export function createRegisterHandler(deps: FacadeDeps, root: boolean) {
     const body = parseJsonBody(await readBody(ctx.req, MAX_REGISTRATION_BYTES));
     const request = validate(DCRRequestSchema, body, 'body');
     for (const uri of request.redirect_uris) {
-      const check = checkRedirectUri(uri, gatewayOrigin);
+      const check = checkRedirectUri(uri, [gatewayOrigin]);
       if (!check.ok) return sendOAuthError(ctx.res, new OAuthError('invalid_redirect_uri', `${uri}: ${check.reason}`));
     }
     const native = request.redirect_uris.every((uri) => {

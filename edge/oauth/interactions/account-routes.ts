@@ -1,0 +1,54 @@
+// Standalone pages, for people who arrive from the website rather than from an application:
+// sign-up, the sign-in explainer, and e-mail verification.
+import type { Router } from '../../http/router.ts';
+import { messagePage } from '../pages.ts';
+import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
+import { signUp } from './onboarding.ts';
+import { renderSignUp } from './views.ts';
+
+export function registerAccountRoutes(router: Router, kit: InteractionKit): void {
+  router.get('/sign-up', (c) => {
+    const csrf = kit.standaloneCsrf(c.req, c.res);
+    renderSignUp(kit, c, { action: '/sign-up', signInHref: '/sign-in', csrf });
+  });
+  router.post('/sign-up', async (c) => {
+    const form = await readForm(c.req);
+    if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
+    const csrf = kit.standaloneCsrf(c.req, c.res);
+    const user = await signUp(kit, form, (error, field) =>
+      renderSignUp(kit, c, { action: '/sign-up', signInHref: '/sign-in', csrf, status: 400, error, field, form }),
+    );
+    if (!user) return;
+    send(c.res, 201, messagePage('Your account is ready', `We sent a verification link to ${user.email}. Connect an application (an MCP client, the CLI) to sign in.`));
+  });
+  router.get('/sign-in', (c) => {
+    send(c.res, 200, messagePage('Sign in from your application', 'Sign-in starts from an application (an MCP client, the dashboard or the CLI), which sends you here. New? Create an account at /sign-up.'));
+  });
+  registerVerifyEmail(router, kit);
+}
+
+function registerVerifyEmail(router: Router, kit: InteractionKit): void {
+  router.get('/verify-email', (c) => {
+    const token = c.query.get('token') ?? '';
+    const csrf = kit.standaloneCsrf(c.req, c.res);
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
+      return send(c.res, 400, messagePage('Link not valid', 'This verification link is malformed.', 'error'));
+    }
+    // A GET only shows a button, so that link scanners in mail systems cannot use up the link.
+    send(
+      c.res,
+      200,
+      messagePage('Verify your e-mail address', 'Confirm that this address is yours.').replace(
+        '</main>',
+        `<form method="post" action="/verify-email"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}"><button type="submit">Verify my address</button></form></main>`,
+      ),
+    );
+  });
+  router.post('/verify-email', async (c) => {
+    const form = await readForm(c.req);
+    if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
+    const user = await kit.accounts.verifyEmail(form.get('token') ?? '');
+    if (!user) return send(c.res, 400, messagePage('Link not valid', 'This verification link is unknown, used or expired.', 'error'));
+    send(c.res, 200, messagePage('E-mail address verified', `${user.email} is verified. You can close this page.`));
+  });
+}

@@ -1,0 +1,72 @@
+// Onboarding: a new account, its first organization with its brain and plan (a Professional
+// trial, or Starter), and the verification e-mail.
+import { create } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { Plan, SetPlanRequestSchema } from '../../../gen/mindgate/billing/v1/billing_pb.js';
+import { AccountError, type UserRecord } from '../accounts.ts';
+import type { InteractionKit } from './kit.ts';
+
+export function signUpInput(form: URLSearchParams) {
+  return {
+    email: form.get('email') ?? '',
+    password: form.get('password') ?? '',
+    name: form.get('name') ?? '',
+    organization: (form.get('organization') ?? '').trim(),
+  };
+}
+
+/** Creates the organization with its brain and its plan; returns its id. */
+export async function createOrganization(kit: InteractionKit, name: string, ownerUserId: string): Promise<string> {
+  const { app } = kit;
+  const created = await app.clients.organizations.createOrganization({ name, ownerUserId });
+  const organizationId = created.organization!.organizationId;
+  const trialDays = app.config.auth.trialDays;
+  await app.clients.billing.setPlan(
+    create(SetPlanRequestSchema, {
+      organizationId,
+      plan: trialDays > 0 ? Plan.PROFESSIONAL : Plan.STARTER,
+      trialEndTime: trialDays > 0 ? timestampFromMs(app.now() + trialDays * 86_400_000) : undefined,
+    }),
+  );
+  return organizationId;
+}
+
+async function sendVerification(kit: InteractionKit, user: UserRecord): Promise<void> {
+  const token = await kit.accounts.createEmailToken(user);
+  const link = `${kit.issuer}/verify-email?token=${token}`;
+  try {
+    await kit.mailer.send({
+      to: user.email,
+      subject: 'Verify your e-mail address for Mindgate',
+      text: `Hello ${user.name},\n\nConfirm that this is your address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create a Mindgate account, ignore this message.\n`,
+    });
+  } catch (err) {
+    kit.app.logger.warn({ err: (err as Error).message }, 'verification mail could not be sent');
+  }
+}
+
+/** Creates the account and its organization; answers the page itself on a user error. */
+export async function signUp(
+  kit: InteractionKit,
+  form: URLSearchParams,
+  render: (error: string, field?: string) => void,
+): Promise<UserRecord | undefined> {
+  const input = signUpInput(form);
+  if (!input.organization || input.organization.length > 200) {
+    render('Enter an organization name of at most 200 characters.', 'organization');
+    return undefined;
+  }
+  let user: UserRecord;
+  try {
+    user = await kit.accounts.signUp(input);
+  } catch (err) {
+    if (err instanceof AccountError) {
+      render(err.message, err.field);
+      return undefined;
+    }
+    throw err;
+  }
+  await createOrganization(kit, input.organization, user._id);
+  await sendVerification(kit, user);
+  return user;
+}
