@@ -37,9 +37,10 @@ export interface PlatformOptions {
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const { config, logger } = options;
-  const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
   const now = options.now ?? Date.now;
-  const stores = options.stores ?? (await openStores(config.storage, now));
+  // Stores first: opening them creates DATA_DIR private and repairs the modes of what is in it.
+  const stores = options.stores ?? (await openStores(config.storage, { logger, now }));
+  const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
   const servers: RpcServer[] = [];
   const targets = {} as Record<ServiceName, ServiceTarget>;
   const grpc: Partial<Record<ServiceName, string>> = {};

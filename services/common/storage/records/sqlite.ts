@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 
+import { ensurePrivateFile } from '../../data-dir.ts';
 import { InvalidRecordError, StoreClosedError, UniqueViolationError } from './errors.ts';
 import type {
   Filter,
@@ -319,6 +320,8 @@ interface DocRow {
 
 export function createSqliteRecordStore(options: SqliteRecordStoreOptions): SqliteRecordStore {
   const now = options.now ?? Date.now;
+  // Private before SQLite opens it: the -wal and -shm files SQLite creates take this file's mode.
+  if (options.path !== ':memory:') ensurePrivateFile(options.path);
   const db = new DatabaseSync(options.path);
   let closed = false;
 
