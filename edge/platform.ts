@@ -2,6 +2,7 @@
 // not configured at a remote address, each of those on its own gRPC port.
 import { SERVICE_NAMES, type ServiceName } from '../services/common/config.ts';
 import { resolveInternalToken } from '../services/common/internal-token.ts';
+import { loadKeyEncryption } from '../services/common/key-encryption.ts';
 import type { Logger } from '../services/common/log.ts';
 import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
 import { openStores, type Stores } from '../services/common/stores.ts';
@@ -10,6 +11,7 @@ import { createServiceClients, type ServiceTarget } from './clients.ts';
 import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEdge, type Edge } from './index.ts';
+import { resealClientSecrets } from './oauth/adapter.ts';
 import { loadAuthKeys } from './oauth/keys.ts';
 import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
@@ -64,7 +66,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       targets[name] = { module };
     }
     const clients = createServiceClients({ targets, internalToken, logger });
-    const authKeys = await loadAuthKeys(config.auth, stores.records);
+    const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
+    // Opens (and re-seals, after an upgrade or a rotation) every stored secret before any
+    // listener starts: a wrong key-encryption key stops the start here, with one error.
+    const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
+    await resealClientSecrets(stores.records, keyEncryption, logger.child({ component: 'oauth' }));
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,
       jwks: authKeys.publicJwks,
@@ -86,7 +92,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       metadata.catch(() => (metadata = undefined));
       return metadata;
     };
-    const ctx: AppContext = { config, logger, clients, stores, now, tokens, authMetadata };
+    const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, authMetadata };
     const edge = await startEdge(ctx);
     authListenerUrl(edge.listeners.auth.url);
     const urls = Object.fromEntries(

@@ -80,6 +80,7 @@ describe('DATA_DIR file modes', () => {
       'vectors.sqlite',
       'internal-token',
       'gateway-state-secret',
+      'key-encryption-key',
     ]);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -90,7 +91,7 @@ describe('DATA_DIR file modes', () => {
     try {
       const platform = await startTestPlatform();
       try {
-        expectPrivate(platform.dataDir, ['records.sqlite', 'records.sqlite-wal', 'records.sqlite-shm', 'vectors.sqlite', 'internal-token']);
+        expectPrivate(platform.dataDir, ['records.sqlite', 'records.sqlite-wal', 'records.sqlite-shm', 'vectors.sqlite', 'internal-token', 'key-encryption-key']);
       } finally {
         await platform.stop();
       }
