@@ -206,6 +206,15 @@ describe('the key-encryption key', () => {
   }, 120_000);
 });
 
+describe('a configured key-encryption key file that does not exist', () => {
+  it('stops the start naming the file, and generates nothing in its place', async () => {
+    const dir = tempDir();
+    const missing = path.join(dir, 'mounted', 'key-encryption-key');
+    await expect(startOAuthTestPlatform({ DATA_DIR: path.join(dir, 'data'), KEY_ENCRYPTION_KEY_FILE: missing })).rejects.toThrow(`${missing}: does not exist`);
+    expect(fs.existsSync(missing)).toBe(false);
+  });
+});
+
 describe('records an earlier version wrote in clear', () => {
   it('are read, sealed at start, and leave no secret in clear in the database file', async () => {
     const dir = tempDir();
