@@ -12,7 +12,7 @@ import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEdge, type Edge } from './index.ts';
 import { resealClientSecrets } from './oauth/adapter.ts';
-import { loadAuthKeys } from './oauth/keys.ts';
+import { loadAuthKeys, resealAuthKeys } from './oauth/keys.ts';
 import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
 
@@ -67,10 +67,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     }
     const clients = createServiceClients({ targets, internalToken, logger });
     const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
-    // Opens (and re-seals, after an upgrade or a rotation) every stored secret before any
-    // listener starts: a wrong key-encryption key stops the start here, with one error.
+    // Opens, and seals again after an upgrade or a rotation, every stored secret before any
+    // listener starts: a wrong key-encryption key stops the start here, with one error. The
+    // count tells an operator rotating the key when the previous one is no longer needed.
+    const resealed = (await resealAuthKeys(stores.records, keyEncryption)) + (await resealClientSecrets(stores.records, keyEncryption));
+    logger.info({ keyId: keyEncryption.keyId, resealed }, `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`);
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
-    await resealClientSecrets(stores.records, keyEncryption, logger.child({ component: 'oauth' }));
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,
       jwks: authKeys.publicJwks,

@@ -4,7 +4,6 @@
 // stored sealed under the key-encryption key (clientRecord), never in clear.
 import { errors } from 'oidc-provider';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
-import type { Logger } from '../../services/common/log.ts';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { RevocationStore } from './revocations.ts';
 
@@ -75,7 +74,7 @@ export function openClientRecord(kek: KeyEncryption, clientId: string, text: str
  * previous key; run at start, so a rotation or an upgrade leaves no secret behind. Opening each
  * record also proves the configured keys are the right ones before any listener starts.
  */
-export async function resealClientSecrets(records: RecordStore, kek: KeyEncryption, logger: Logger): Promise<number> {
+export async function resealClientSecrets(records: RecordStore, kek: KeyEncryption): Promise<number> {
   const clients = records.collection<ModelDoc>(collectionName('Client'));
   let resealed = 0;
   let after = '';
@@ -89,7 +88,6 @@ export async function resealClientSecrets(records: RecordStore, kek: KeyEncrypti
     if (page.length < 500) break;
     after = page[page.length - 1]!._id;
   }
-  if (resealed > 0) logger.info({ count: resealed, keyId: kek.keyId }, `sealed ${resealed} stored client secrets under the current key-encryption key`);
   return resealed;
 }
 

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
-import type { RecordCollection, RecordStore } from '../../services/common/storage/records/interface.ts';
+import type { RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { AuthConfig } from './config.ts';
 
 export interface AuthKeys {
@@ -45,26 +45,36 @@ async function generateSigningKey(): Promise<JWK> {
 
 const sealedDoc = (kek: KeyEncryption, id: string, value: unknown): KeysDoc => ({ _id: id, sealed: kek.seal(JSON.stringify(value), sealContext(id)) });
 
+/** The stored keys, opened; keys in clear are those of a version before the key-encryption key. */
+function openStored<T>(kek: KeyEncryption, doc: KeysDoc): T {
+  return (typeof doc.sealed === 'string' ? JSON.parse(kek.open(doc.sealed, sealContext(doc._id))) : doc.value) as T;
+}
+
 /**
- * The stored keys, opened. Keys in clear (an earlier version) or sealed under a previous
- * key-encryption key are sealed again under the current one; replicas doing so at once write
- * the same keys.
+ * Seals again, under the current key-encryption key, stored keys that are in clear (an earlier
+ * version wrote them) or sealed under a previous key; returns how many. Run at start. Replicas
+ * doing so at once write the same keys.
  */
-async function openStored<T>(kek: KeyEncryption, keys: RecordCollection<KeysDoc>, doc: KeysDoc): Promise<T> {
-  const value = (typeof doc.sealed === 'string' ? JSON.parse(kek.open(doc.sealed, sealContext(doc._id))) : doc.value) as T;
-  if (typeof doc.sealed !== 'string' || kek.isStale(doc.sealed)) await keys.put(sealedDoc(kek, doc._id, value));
-  return value;
+export async function resealAuthKeys(records: RecordStore, kek: KeyEncryption): Promise<number> {
+  const keys = records.collection<KeysDoc>(KEYS_COLLECTION);
+  let resealed = 0;
+  for (const doc of await keys.find({}, { limit: 100 })) {
+    if (typeof doc.sealed === 'string' && !kek.isStale(doc.sealed)) continue;
+    await keys.put(sealedDoc(kek, doc._id, openStored(kek, doc)));
+    resealed += 1;
+  }
+  return resealed;
 }
 
 async function persistOnce<T>(records: RecordStore, kek: KeyEncryption, id: string, make: () => Promise<T>): Promise<T> {
   const keys = records.collection<KeysDoc>(KEYS_COLLECTION);
   const existing = await keys.get(id);
-  if (existing) return openStored<T>(kek, keys, existing);
+  if (existing) return openStored<T>(kek, existing);
   const value = await make();
   if (await keys.put(sealedDoc(kek, id, value), { expect: null })) return value;
   const winner = await keys.get(id);
   if (!winner) throw new Error(`auth key "${id}" vanished while being created`);
-  return openStored<T>(kek, keys, winner);
+  return openStored<T>(kek, winner);
 }
 
 export async function loadAuthKeys(config: AuthConfig, records: RecordStore, kek: KeyEncryption): Promise<AuthKeys> {

@@ -39,7 +39,6 @@ export interface KeyEncryption {
   readonly keyId: string;
   seal(plaintext: string, context: string): string;
   open(envelope: string, context: string): string;
-  isEnvelope(value: unknown): value is string;
   /** True when `envelope` was sealed with a KEK other than the current one. */
   isStale(envelope: string): boolean;
 }
@@ -91,9 +90,6 @@ export function createKeyEncryption(secrets: string[]): KeyEncryption {
       } catch {
         throw new KeyEncryptionError(`${context} does not decrypt with the key-encryption key ${kek.id}: the stored value was altered or copied from another record`);
       }
-    },
-    isEnvelope(value): value is string {
-      return typeof value === 'string' && parse(value) !== undefined;
     },
     isStale(envelope) {
       return parse(envelope)?.id !== current.id;

@@ -155,15 +155,25 @@ describe('the key-encryption key', () => {
     const dataDir = path.join(dir, 'data');
     const a = writeKek(dir, 'kek-a');
     const b = writeKek(dir, 'kek-b');
-    const start = (env: Record<string, string>) => startOAuthTestPlatform({ DATA_DIR: dataDir, ...env });
+    const logs: string[] = [];
+    const start = (env: Record<string, string>) => startOAuthTestPlatform({ DATA_DIR: dataDir, ...env }, { logs });
+    /** What the last start logged about sealing: the key id in use and how many it sealed again. */
+    const sealing = () => {
+      const line = logs.map((l) => JSON.parse(l) as { keyId?: string; resealed?: number }).findLast((l) => l.resealed !== undefined);
+      return { keyId: line?.keyId, resealed: line?.resealed };
+    };
 
     const first = await start({ KEY_ENCRYPTION_KEY_FILE: a.file });
     const client = await createClients(first);
     const jwks = await (await fetch(`${first.ctx.config.publicUrls.auth}/jwks`)).json();
     await first.stop();
 
+    expect(sealing()).toEqual({ keyId: a.id, resealed: 0 });
     const rotating = await start({ KEY_ENCRYPTION_KEY_FILE: b.file, KEY_ENCRYPTION_KEY_PREVIOUS_FILE: a.file });
     try {
+      // The signing and cookie keys, the confidential client, the gateway's client, and the public
+      // client that signed the user in (no secret, but marked with the key it was written under).
+      expect(sealing()).toEqual({ keyId: b.id, resealed: 5 });
       expect(await (await fetch(`${rotating.ctx.config.publicUrls.auth}/jwks`)).json()).toEqual(jwks);
       expect(await clientCredentials(rotating, client)).toBe(200);
     } finally {
@@ -175,6 +185,7 @@ describe('the key-encryption key', () => {
 
     const rotated = await start({ KEY_ENCRYPTION_KEY_FILE: b.file });
     try {
+      expect(sealing()).toEqual({ keyId: b.id, resealed: 0 });
       expect(await (await fetch(`${rotated.ctx.config.publicUrls.auth}/jwks`)).json()).toEqual(jwks);
       expect(await clientCredentials(rotated, client)).toBe(200);
     } finally {
@@ -183,7 +194,7 @@ describe('the key-encryption key', () => {
 
     const wrong = start({ KEY_ENCRYPTION_KEY_FILE: a.file });
     await expect(wrong).rejects.toThrow(KeyEncryptionError);
-    await expect(wrong).rejects.toThrow(`auth_keys/signing was encrypted with the key-encryption key of id ${b.id}, but the configured key has id ${a.id}`);
+    await expect(wrong).rejects.toThrow(`was encrypted with the key-encryption key of id ${b.id}, but the configured key has id ${a.id}`);
   }, 120_000);
 
   it('a wrong key stops `node edge/main.ts` with one error naming the key ids and no secret', async () => {
