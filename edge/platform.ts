@@ -42,11 +42,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const now = options.now ?? Date.now;
   // Stores first: opening them creates DATA_DIR private and repairs the modes of what is in it.
   const stores = options.stores ?? (await openStores(config.storage, { logger, now }));
-  const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
   const servers: RpcServer[] = [];
   const targets = {} as Record<ServiceName, ServiceTarget>;
   const grpc: Partial<Record<ServiceName, string>> = {};
   try {
+    const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
+    const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
+    // Opens, and seals again after an upgrade or a rotation, every stored secret before any
+    // listener starts: a wrong key-encryption key stops the start here, with one error. The
+    // count tells an operator rotating the key when the previous one is no longer needed.
+    const resealed = (await resealAuthKeys(stores.records, keyEncryption)) + (await resealClientSecrets(stores.records, keyEncryption));
+    logger.info({ keyId: keyEncryption.keyId, resealed }, `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`);
     for (const name of SERVICE_NAMES) {
       const address = config.serviceAddresses[name];
       if (address) {
@@ -66,12 +72,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       targets[name] = { module };
     }
     const clients = createServiceClients({ targets, internalToken, logger });
-    const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
-    // Opens, and seals again after an upgrade or a rotation, every stored secret before any
-    // listener starts: a wrong key-encryption key stops the start here, with one error. The
-    // count tells an operator rotating the key when the previous one is no longer needed.
-    const resealed = (await resealAuthKeys(stores.records, keyEncryption)) + (await resealClientSecrets(stores.records, keyEncryption));
-    logger.info({ keyId: keyEncryption.keyId, resealed }, `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`);
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,
