@@ -1,3 +1,4 @@
+import type { KeyEncryption } from '../services/common/key-encryption.ts';
 import type { Logger } from '../services/common/log.ts';
 import type { Stores } from '../services/common/stores.ts';
 import type { ServiceClients } from './clients.ts';
@@ -15,6 +16,8 @@ export interface AppContext {
    * sessions); the embedder serves the Web API's search.
    */
   stores: Stores;
+  /** Seals the secrets the edge keeps in the records store (signing keys, client secrets). */
+  keyEncryption: KeyEncryption;
   now: () => number;
   /** Verifies access tokens of the authorization server for a resource (REST API, Brain MCP). */
   tokens: TokenVerifier;

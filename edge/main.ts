@@ -1,10 +1,12 @@
 // `npm start`: the whole platform in one process on the embedded stores by default.
 import os from 'node:os';
+import { usePrivateFileModes } from '../services/common/data-dir.ts';
 import { createLogger } from '../services/common/log.ts';
 import { onShutdown, readConfigOrExit } from '../services/common/process.ts';
 import { readEdgeConfig } from './config.ts';
 import { startPlatform } from './platform.ts';
 
+usePrivateFileModes();
 const config = readConfigOrExit(() => readEdgeConfig(process.env, os.availableParallelism()));
 const logger = createLogger({ level: config.logLevel, name: 'mindgate' });
 const platform = await startPlatform({ config, logger });

@@ -2,6 +2,7 @@
 // not configured at a remote address, each of those on its own gRPC port.
 import { SERVICE_NAMES, type ServiceName } from '../services/common/config.ts';
 import { resolveInternalToken } from '../services/common/internal-token.ts';
+import { loadKeyEncryption } from '../services/common/key-encryption.ts';
 import type { Logger } from '../services/common/log.ts';
 import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
 import { openStores, type Stores } from '../services/common/stores.ts';
@@ -10,7 +11,8 @@ import { createServiceClients, type ServiceTarget } from './clients.ts';
 import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEdge, type Edge } from './index.ts';
-import { loadAuthKeys } from './oauth/keys.ts';
+import { resealClientSecrets } from './oauth/adapter.ts';
+import { loadAuthKeys, resealAuthKeys } from './oauth/keys.ts';
 import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
 
@@ -37,13 +39,20 @@ export interface PlatformOptions {
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const { config, logger } = options;
-  const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
   const now = options.now ?? Date.now;
-  const stores = options.stores ?? (await openStores(config.storage, now));
+  // Stores first: opening them creates DATA_DIR private and repairs the modes of what is in it.
+  const stores = options.stores ?? (await openStores(config.storage, { logger, now }));
   const servers: RpcServer[] = [];
   const targets = {} as Record<ServiceName, ServiceTarget>;
   const grpc: Partial<Record<ServiceName, string>> = {};
   try {
+    const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
+    const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
+    // Opens, and seals again after an upgrade or a rotation, every stored secret before any
+    // listener starts: a wrong key-encryption key stops the start here, with one error. The
+    // count tells an operator rotating the key when the previous one is no longer needed.
+    const resealed = (await resealAuthKeys(stores.records, keyEncryption)) + (await resealClientSecrets(stores.records, keyEncryption));
+    logger.info({ keyId: keyEncryption.keyId, resealed }, `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`);
     for (const name of SERVICE_NAMES) {
       const address = config.serviceAddresses[name];
       if (address) {
@@ -63,7 +72,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       targets[name] = { module };
     }
     const clients = createServiceClients({ targets, internalToken, logger });
-    const authKeys = await loadAuthKeys(config.auth, stores.records);
+    const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,
       jwks: authKeys.publicJwks,
@@ -85,7 +94,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       metadata.catch(() => (metadata = undefined));
       return metadata;
     };
-    const ctx: AppContext = { config, logger, clients, stores, now, tokens, authMetadata };
+    const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, authMetadata };
     const edge = await startEdge(ctx);
     authListenerUrl(edge.listeners.auth.url);
     const urls = Object.fromEntries(

@@ -120,7 +120,7 @@ const ROLE_NAMES: Record<number, 'owner' | 'admin' | 'member'> = { [Role.OWNER]:
 const errors = { '401': 'Unauthorized', '403': 'Forbidden', '422': 'ValidationFailed' } as const;
 
 export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions): RestRoute[] {
-  const management = createOAuthManagement(ctx.stores.records, ctx.config, ctx.now);
+  const management = createOAuthManagement(ctx.stores.records, ctx.keyEncryption, ctx.config, ctx.now);
   const limit = ctx.config.maxBodyBytes;
   const orgParams = z.object({ organization_id: OrganizationId });
   const keyParams = z.object({ organization_id: OrganizationId, key_id: KeyId });

@@ -1,7 +1,9 @@
 // oidc-provider's storage adapter over the records port: one collection per model, expiry via
 // `expiresAt`, and grant / session-uid / user-code lookups through top-level indexed fields.
-// Nothing lives in process memory, so any replica can continue any flow.
+// Nothing lives in process memory, so any replica can continue any flow. A client's secret is
+// stored sealed under the key-encryption key (clientRecord), never in clear.
 import { errors } from 'oidc-provider';
+import type { KeyEncryption } from '../../services/common/key-encryption.ts';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { RevocationStore } from './revocations.ts';
 
@@ -22,6 +24,8 @@ interface ModelDoc extends RecordDoc {
   organizationId?: string;
   /** Epoch seconds of consumption, 0 while unconsumed (the compare-and-set field of consume). */
   consumed: number;
+  /** Client records: id of the key-encryption key the record was written under (see clientRecord). */
+  sealedWith?: string;
 }
 
 /** Models whose entries belong to a grant and die with it. */
@@ -29,6 +33,8 @@ const GRANTABLE = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCo
 
 export interface AdapterOptions {
   records: RecordStore;
+  /** Seals client secrets. */
+  kek: KeyEncryption;
   revocations: RevocationStore;
   /** How long a revoked grant must be remembered: the longest access-token lifetime, in seconds. */
   accessTokenTtl: number;
@@ -37,6 +43,52 @@ export interface AdapterOptions {
 
 export function collectionName(model: string): string {
   return `oidc_${model.toLowerCase()}`;
+}
+
+const clientSecretContext = (clientId: string) => `${collectionName('Client')}/${clientId}/client_secret`;
+
+/**
+ * The stored form of a Client payload: JSON text with `client_secret` replaced by its envelope
+ * (`client_secret_sealed`), and the id of the key-encryption key it was written under. Every
+ * writer of Client records (the adapter, management.ts, gateway-client.ts) goes through it.
+ */
+export function clientRecord(kek: KeyEncryption, clientId: string, payload: Payload): { payload: string; sealedWith: string } {
+  const { client_secret: secret, ...rest } = payload;
+  const stored = typeof secret === 'string' ? { ...rest, client_secret_sealed: kek.seal(secret, clientSecretContext(clientId)) } : payload;
+  return { payload: JSON.stringify(stored), sealedWith: kek.keyId };
+}
+
+/**
+ * A stored Client payload with its secret opened; `current` is false when the record must be
+ * written again: its secret is in clear (an earlier version wrote it) or sealed under a previous
+ * key-encryption key. Throws KeyEncryptionError when no configured key opens it.
+ */
+export function openClientRecord(kek: KeyEncryption, clientId: string, text: string): { payload: Payload; current: boolean } {
+  const { client_secret_sealed: sealed, ...rest } = JSON.parse(text) as Payload;
+  if (typeof sealed !== 'string') return { payload: rest, current: typeof rest.client_secret !== 'string' };
+  return { payload: { ...rest, client_secret: kek.open(sealed, clientSecretContext(clientId)) }, current: !kek.isStale(sealed) };
+}
+
+/**
+ * Seals, under the current key-encryption key, every client secret stored in clear or under a
+ * previous key; run at start, so a rotation or an upgrade leaves no secret behind. Opening each
+ * record also proves the configured keys are the right ones before any listener starts.
+ */
+export async function resealClientSecrets(records: RecordStore, kek: KeyEncryption): Promise<number> {
+  const clients = records.collection<ModelDoc>(collectionName('Client'));
+  let resealed = 0;
+  let after = '';
+  for (;;) {
+    const page = await clients.find({ sealedWith: { $ne: kek.keyId }, _id: { $gt: after } }, { limit: 500 });
+    for (const doc of page) {
+      const { payload } = openClientRecord(kek, doc._id, doc.payload);
+      // Compare-and-set on the text read: a record changed meanwhile was written sealed already.
+      if (await clients.put({ ...doc, ...clientRecord(kek, doc._id, payload) }, { expect: { payload: doc.payload } })) resealed += 1;
+    }
+    if (page.length < 500) break;
+    after = page[page.length - 1]!._id;
+  }
+  return resealed;
 }
 
 export function createAdapterFactory(options: AdapterOptions) {
@@ -68,8 +120,17 @@ export function createAdapterFactory(options: AdapterOptions) {
       this.collection = open(model);
     }
 
+    /** Client payloads carry a secret; no other model's does. */
+    private encode(id: string, payload: Payload): Pick<ModelDoc, 'payload' | 'sealedWith'> {
+      return this.model === 'Client' ? clientRecord(options.kek, id, payload) : { payload: JSON.stringify(payload) };
+    }
+
+    private decode(doc: ModelDoc): Payload {
+      return this.model === 'Client' ? openClientRecord(options.kek, doc._id, doc.payload).payload : (JSON.parse(doc.payload) as Payload);
+    }
+
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
-      const doc: ModelDoc = { _id: id, payload: JSON.stringify(payload), consumed: typeof payload.consumed === 'number' ? payload.consumed : 0 };
+      const doc: ModelDoc = { _id: id, ...this.encode(id, payload), consumed: typeof payload.consumed === 'number' ? payload.consumed : 0 };
       for (const field of ['grantId', 'uid', 'userCode', 'clientId', 'accountId'] as const) {
         const value = payload[field];
         if (typeof value === 'string') doc[field] = value;
@@ -82,18 +143,18 @@ export function createAdapterFactory(options: AdapterOptions) {
     async find(id: string): Promise<Payload | undefined> {
       const doc = await this.collection.get(id);
       if (!doc) return undefined;
-      const payload = JSON.parse(doc.payload) as Payload;
+      const payload = this.decode(doc);
       return doc.consumed ? { ...payload, consumed: doc.consumed } : payload;
     }
 
     async findByUid(uid: string): Promise<Payload | undefined> {
       const [doc] = await this.collection.find({ uid }, { limit: 1 });
-      return doc ? (JSON.parse(doc.payload) as Payload) : undefined;
+      return doc ? this.decode(doc) : undefined;
     }
 
     async findByUserCode(userCode: string): Promise<Payload | undefined> {
       const [doc] = await this.collection.find({ userCode }, { limit: 1 });
-      return doc ? (JSON.parse(doc.payload) as Payload) : undefined;
+      return doc ? this.decode(doc) : undefined;
     }
 
     async consume(id: string): Promise<void> {

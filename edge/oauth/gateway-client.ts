@@ -3,9 +3,11 @@
 // registers them at start. The record follows from the configuration alone (the secret is
 // derived from GATEWAY_STATE_SECRET), so replicas that share their configuration write the same
 // record, and a start that finds it already there writes nothing.
+import { isDeepStrictEqual } from 'node:util';
+import type { KeyEncryption } from '../../services/common/key-encryption.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
-import { collectionName } from './adapter.ts';
+import { clientRecord, collectionName, openClientRecord } from './adapter.ts';
 
 export interface GatewayClientRegistration {
   clientId: string;
@@ -22,6 +24,7 @@ interface ClientDoc extends RecordDoc {
   payload: string;
   clientId: string;
   consumed: number;
+  sealedWith: string;
 }
 
 export type GatewayClientOutcome = 'created' | 'updated' | 'unchanged';
@@ -29,6 +32,7 @@ export type GatewayClientOutcome = 'created' | 'updated' | 'unchanged';
 /** Creates or updates each client so that it is exactly what the registration describes. */
 export async function registerGatewayClients(
   records: RecordStore,
+  kek: KeyEncryption,
   registrations: GatewayClientRegistration[],
   logger: Logger,
 ): Promise<Record<string, GatewayClientOutcome>> {
@@ -38,7 +42,7 @@ export async function registerGatewayClients(
     // oidc-provider's client metadata: a web client of the code flow with refresh tokens (PKCE
     // is required of every client), authenticated with HTTP Basic. No organization: the user
     // picks one at consent, per grant, as for any MCP client.
-    const payload = JSON.stringify({
+    const payload = {
       client_id: r.clientId,
       client_secret: r.secret,
       client_name: r.clientName,
@@ -47,15 +51,16 @@ export async function registerGatewayClients(
       response_types: ['code'],
       redirect_uris: [r.redirectUri],
       token_endpoint_auth_method: 'client_secret_basic',
-    });
+    };
     const existing = await clients.get(r.clientId);
-    if (existing?.payload === payload) {
+    const stored = existing && openClientRecord(kek, r.clientId, existing.payload);
+    if (stored?.current && isDeepStrictEqual(stored.payload, payload)) {
       outcomes[r.clientId] = 'unchanged';
       continue;
     }
-    if (existing) {
-      const stored = safeParse(existing.payload).client_secret;
-      if (stored !== r.secret && !r.previousSecrets.includes(stored as string)) {
+    if (stored) {
+      const secret = stored.payload.client_secret;
+      if (secret !== r.secret && !r.previousSecrets.includes(secret as string)) {
         // Another process registered a secret this one cannot derive: replicas that do not
         // share GATEWAY_STATE_SECRET take the client from each other at every start.
         logger.warn(
@@ -64,18 +69,9 @@ export async function registerGatewayClients(
         );
       }
     }
-    await clients.put({ _id: r.clientId, payload, clientId: r.clientId, consumed: 0 });
+    await clients.put({ _id: r.clientId, ...clientRecord(kek, r.clientId, payload), clientId: r.clientId, consumed: 0 });
     outcomes[r.clientId] = existing ? 'updated' : 'created';
     logger.info({ clientId: r.clientId, redirectUri: r.redirectUri, outcome: outcomes[r.clientId] }, 'registered the gateway client at the authorization server');
   }
   return outcomes;
-}
-
-function safeParse(text: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

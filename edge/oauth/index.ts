@@ -38,7 +38,7 @@ function basicCredentials(req: IncomingMessage): { id: string; secret: string } 
 
 export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
   const records = ctx.stores.records;
-  const keys = await loadAuthKeys(ctx.config.auth, records);
+  const keys = await loadAuthKeys(ctx.config.auth, records, ctx.keyEncryption);
   const revocations = createRevocationStore(records, ctx.now);
   const accounts = createAccounts({
     records,
@@ -55,6 +55,7 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
   const server = createAuthServer({
     config: ctx.config,
     records,
+    kek: ctx.keyEncryption,
     keys,
     accounts,
     revocations,

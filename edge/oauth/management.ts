@@ -3,15 +3,17 @@
 // of its grants, issue and manage confidential clients for client_credentials. It works on the
 // records the authorization server uses, so it needs no provider instance and runs on any replica.
 import { randomBytes } from 'node:crypto';
+import type { KeyEncryption } from '../../services/common/key-encryption.ts';
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { EdgeConfig } from '../config.ts';
-import { collectionName, createAdapterFactory } from './adapter.ts';
+import { clientRecord, collectionName, createAdapterFactory, openClientRecord } from './adapter.ts';
 import type { GrantRecord } from './provider.ts';
 import { createRevocationStore } from './revocations.ts';
 
 interface ClientDoc extends RecordDoc {
-  /** JSON text, as the adapter stores every oidc-provider payload. */
+  /** JSON text with the secret sealed, as the adapter stores every Client payload (clientRecord). */
   payload: string;
+  sealedWith?: string;
   clientId?: string;
   organizationId?: string;
 }
@@ -32,9 +34,9 @@ export interface ConfidentialClient {
 
 export type OAuthManagement = ReturnType<typeof createOAuthManagement>;
 
-export function createOAuthManagement(records: RecordStore, config: EdgeConfig, now: () => number = Date.now) {
+export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, config: EdgeConfig, now: () => number = Date.now) {
   const revocations = createRevocationStore(records, now);
-  const adapters = createAdapterFactory({ records, revocations, accessTokenTtl: config.auth.accessTokenTtl, now });
+  const adapters = createAdapterFactory({ records, kek, revocations, accessTokenTtl: config.auth.accessTokenTtl, now });
   const grants = records.collection<GrantRecord>('auth_grants', {
     indexes: [{ fields: ['organizationId', 'clientId'] }, { fields: ['clientId'] }],
   });
@@ -42,7 +44,7 @@ export function createOAuthManagement(records: RecordStore, config: EdgeConfig, 
   const clients = records.collection<ClientDoc>(collectionName('Client'));
   void adapters.collection('Client');
 
-  const payloadOf = (doc: ClientDoc) => JSON.parse(doc.payload) as Record<string, unknown>;
+  const payloadOf = (doc: ClientDoc) => openClientRecord(kek, doc._id, doc.payload).payload;
   const toConfidential = (doc: ClientDoc): ConfidentialClient => {
     const p = payloadOf(doc);
     return {
@@ -124,7 +126,7 @@ export function createOAuthManagement(records: RecordStore, config: EdgeConfig, 
         organization_id: organizationId,
         created_at_ms: now(),
       };
-      const doc: ClientDoc = { _id: clientId, payload: JSON.stringify(payload), clientId, organizationId, consumed: 0 };
+      const doc: ClientDoc = { _id: clientId, ...clientRecord(kek, clientId, payload), clientId, organizationId, consumed: 0 };
       await clients.put(doc, { expect: null });
       return { client: toConfidential(doc), secret };
     },
@@ -144,7 +146,7 @@ export function createOAuthManagement(records: RecordStore, config: EdgeConfig, 
       const doc = await ownedConfidential(organizationId, clientId);
       if (!doc) return undefined;
       const secret = newSecret();
-      const updated: ClientDoc = { ...doc, payload: JSON.stringify({ ...payloadOf(doc), client_secret: secret, secret_rotated_at_ms: now() }) };
+      const updated: ClientDoc = { ...doc, ...clientRecord(kek, clientId, { ...payloadOf(doc), client_secret: secret, secret_rotated_at_ms: now() }) };
       await clients.put(updated);
       return { client: toConfidential(updated), secret };
     },

@@ -6,6 +6,7 @@
 // organization's confidential clients, revocation and introspection.
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
+import type { KeyEncryption } from '../../services/common/key-encryption.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { EdgeConfig } from '../config.ts';
 import type { Accounts } from './accounts.ts';
@@ -31,6 +32,7 @@ export interface GrantRecord extends RecordDoc {
 export interface AuthServerOptions {
   config: EdgeConfig;
   records: RecordStore;
+  kek: KeyEncryption;
   keys: AuthKeys;
   accounts: Accounts;
   revocations: RevocationStore;
@@ -55,6 +57,7 @@ export function createAuthServer(options: AuthServerOptions) {
   });
   const adapters = createAdapterFactory({
     records,
+    kek: options.kek,
     revocations: options.revocations,
     accessTokenTtl: auth.accessTokenTtl,
     now,

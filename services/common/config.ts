@@ -1,6 +1,9 @@
 // Reading configuration from the environment. This folder's config.ts files are the only places
 // that read process.env; everything else receives typed config objects.
 
+import { join } from 'node:path';
+import type { KeyEncryptionConfig } from './key-encryption.ts';
+
 export type Env = Record<string, string | undefined>;
 
 /** A configuration value that cannot be used. The message names the variable. */
@@ -149,6 +152,8 @@ export interface StorageConfig {
   /** Prefix of the Qdrant collections this platform creates. */
   qdrantCollectionPrefix: string;
   embeddings: EmbeddingsConfig;
+  /** The key-encryption key sealing the secrets kept in the records store (key-encryption.ts). */
+  keyEncryption: KeyEncryptionConfig;
 }
 
 export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
@@ -158,8 +163,10 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
   if (provider === 'openai' && !embeddingsUrl) {
     throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
   }
+  const dataDir = readString(env, 'DATA_DIR', './data');
+  const kekFile = readString(env, 'KEY_ENCRYPTION_KEY_FILE');
   return {
-    dataDir: readString(env, 'DATA_DIR', './data'),
+    dataDir,
     mongodbUrl: readConnectionString(env, 'MONGODB_URL', ['mongodb', 'mongodb+srv']),
     mongodbDatabase: readString(env, 'MONGODB_DATABASE', 'mindgate'),
     qdrantUrl: readUrl(env, 'QDRANT_URL'),
@@ -171,6 +178,13 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
       url: embeddingsUrl,
       model: readString(env, 'EMBEDDINGS_MODEL', provider === 'openai' ? 'text-embedding-3-small' : 'use-lite-512'),
       apiKey: readString(env, 'EMBEDDINGS_API_KEY'),
+    },
+    // Generated only at the default path: a configured file that is missing is a deployment
+    // error (an unmounted Secret), and a new key there would leave the stored secrets unreadable.
+    keyEncryption: {
+      file: kekFile ?? join(dataDir, 'key-encryption-key'),
+      generate: kekFile === undefined,
+      previousFile: readString(env, 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE'),
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { StorageConfig } from './config.ts';
+import { preparePrivateDataDir } from './data-dir.ts';
+import type { Logger } from './log.ts';
 import type { Embedder } from './embeddings/interface.ts';
 import { createEmbedder } from './embeddings/index.ts';
 import type { RecordStore } from './storage/records/interface.ts';
@@ -16,8 +18,18 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-/** `now` is the clock of the records store's expiries: the platform's own, so tests can move it. */
-export async function openStores(config: StorageConfig, now: () => number = Date.now): Promise<Stores> {
+export interface OpenStoresOptions {
+  /** Where repairs of the data directory's modes are reported. */
+  logger: Logger;
+  /** The clock of the records store's expiries: the platform's own, so tests can move it. */
+  now?: () => number;
+}
+
+export async function openStores(config: StorageConfig, options: OpenStoresOptions): Promise<Stores> {
+  const now = options.now ?? Date.now;
+  // Even with MongoDB and Qdrant, DATA_DIR may keep generated secrets: repaired when it exists,
+  // created only for an embedded store (a container's root file system may be read-only).
+  preparePrivateDataDir(config.dataDir, options.logger, { create: !config.mongodbUrl || !config.qdrantUrl });
   const records = await createRecordStore(config, now);
   const embedder = await createEmbedder(config.embeddings);
   const vectors = await createVectorStore(config, embedder.dimensions);

@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewaySurface } from '../../edge/gateway/index.ts';
 import { derivePlatformClientSecret } from '../../edge/gateway/oauth/platform-client.ts';
 import { startListener, type Listener } from '../../edge/http/listener.ts';
-import { collectionName } from '../../edge/oauth/adapter.ts';
+import { collectionName, openClientRecord } from '../../edge/oauth/adapter.ts';
 import { registerGatewayClients } from '../../edge/oauth/gateway-client.ts';
 import { createLogger } from '../../services/common/log.ts';
 import {
@@ -253,7 +253,9 @@ describe('the gateway\'s client at the authorization server', () => {
   it('is registered at start in the records store, with the gateway callback and a secret derived from GATEWAY_STATE_SECRET', async () => {
     const doc = await platform.ctx.stores.records.collection(collectionName('Client')).get(CLIENT_ID);
     expect(doc).toBeDefined();
-    const payload = JSON.parse(doc!.payload as string) as Record<string, unknown>;
+    // Stored with the secret sealed under the key-encryption key, never in clear.
+    expect(JSON.parse(doc!.payload as string)).not.toHaveProperty('client_secret');
+    const { payload } = openClientRecord(platform.ctx.keyEncryption, CLIENT_ID, doc!.payload as string);
     expect(payload).toMatchObject({
       client_id: CLIENT_ID,
       client_secret: derivePlatformClientSecret(STATE_SECRET, CLIENT_ID),
@@ -268,7 +270,7 @@ describe('the gateway\'s client at the authorization server', () => {
     const surface = createGatewaySurface(platform.ctx);
     try {
       expect(surface.platformClients.map((c) => c.clientId)).toEqual([CLIENT_ID]);
-      const outcomes = await registerGatewayClients(platform.ctx.stores.records, surface.platformClients, platform.ctx.logger);
+      const outcomes = await registerGatewayClients(platform.ctx.stores.records, platform.ctx.keyEncryption, surface.platformClients, platform.ctx.logger);
       expect(outcomes).toEqual({ [CLIENT_ID]: 'unchanged' });
     } finally {
       await surface.close?.();
@@ -288,8 +290,8 @@ describe('the gateway\'s client at the authorization server', () => {
     const otherSecret = 'a-replica-with-another-state-secret-0123';
     const other = createGatewaySurface({ ...platform.ctx, config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret] } } });
     try {
-      expect(await registerGatewayClients(records, other.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
-      expect(await registerGatewayClients(records, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, other.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
       expect(lines.filter((l) => l.includes('replicas must share GATEWAY_STATE_SECRET'))).toHaveLength(2);
       for (const secret of [otherSecret, STATE_SECRET, derivePlatformClientSecret(otherSecret, CLIENT_ID), derivePlatformClientSecret(STATE_SECRET, CLIENT_ID)]) {
         expect(lines.join('\n')).not.toContain(secret);
@@ -297,12 +299,12 @@ describe('the gateway\'s client at the authorization server', () => {
       // A rotation is not a clash: a secret derived from one of the configured secrets is expected.
       lines.length = 0;
       const rotated = createGatewaySurface({ ...platform.ctx, config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret, STATE_SECRET] } } });
-      expect(await registerGatewayClients(records, rotated.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
-      expect(await registerGatewayClients(records, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, rotated.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
       expect(lines.filter((l) => l.includes('replicas must share'))).toHaveLength(1);
       await rotated.close?.();
     } finally {
-      await registerGatewayClients(records, ours.platformClients, logger);
+      await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger);
       await Promise.all([ours.close?.(), other.close?.()]);
     }
   });

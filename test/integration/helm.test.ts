@@ -39,7 +39,31 @@ describe('helm chart', () => {
     for (const key of ['INTERNAL_TOKEN', 'GATEWAY_STATE_SECRET']) {
       expect(Buffer.from(secret.data[key], 'base64').toString('utf8').length, key).toBeGreaterThanOrEqual(32);
     }
+    // The key-encryption key: a generated Secret, mounted as a file into the edge pods only.
+    const kek = docs.find((d) => d.kind === 'Secret' && d.metadata.name === 'prod-mindgate-key-encryption');
+    expect(Buffer.from(kek.data['key-encryption-key'], 'base64').toString('utf8').length).toBeGreaterThanOrEqual(32);
+    expect(kek.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    const edgePod = deployments.get('prod-mindgate-edge').spec.template.spec;
+    expect(edge.KEY_ENCRYPTION_KEY_FILE).toBe('/etc/mindgate/key-encryption/key-encryption-key');
+    expect(edge).not.toHaveProperty('KEY_ENCRYPTION_KEY_PREVIOUS_FILE');
+    expect(edgePod.volumes).toContainEqual(expect.objectContaining({ name: 'key-encryption', secret: expect.objectContaining({ secretName: 'prod-mindgate-key-encryption' }) }));
+    expect(edgePod.containers[0].volumeMounts).toContainEqual({ name: 'key-encryption', mountPath: '/etc/mindgate/key-encryption', readOnly: true });
+    expect(env('prod-mindgate-brain')).not.toHaveProperty('KEY_ENCRYPTION_KEY_FILE');
+    expect(deployments.get('prod-mindgate-brain').spec.template.spec.volumes ?? []).toEqual([]);
     const services = docs.filter((d) => d.kind === 'Service').map((d) => d.metadata.name).sort();
     expect(services).toContain('prod-mindgate-brain');
+  });
+
+  it.skipIf(!helm)('mounts a given key-encryption Secret, and the previous one during a rotation', async () => {
+    const { stdout } = await run(helm!, ['template', 'prod', chart, '--set', 'keyEncryption.existingSecret=kek-2', '--set', 'keyEncryption.previousSecret=kek-1']);
+    const docs = parseAllDocuments(stdout).map((d) => d.toJSON()).filter(Boolean);
+    expect(docs.find((d) => d.kind === 'Secret' && d.metadata.name === 'prod-mindgate-key-encryption')).toBeUndefined();
+    const pod = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'prod-mindgate-edge').spec.template.spec;
+    expect(pod.volumes.map((v: { secret: { secretName: string } }) => v.secret.secretName)).toEqual(['kek-2', 'kek-1']);
+    expect(pod.containers[0].env).toEqual(expect.arrayContaining([
+      { name: 'KEY_ENCRYPTION_KEY_FILE', value: '/etc/mindgate/key-encryption/key-encryption-key' },
+      { name: 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE', value: '/etc/mindgate/key-encryption-previous/key-encryption-key' },
+    ]));
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'key-encryption-previous', mountPath: '/etc/mindgate/key-encryption-previous', readOnly: true });
   });
 });

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { loadSecretFile } from '../../../services/common/secret-file.ts';
 
 /**
  * The facade's secrets: GATEWAY_STATE_SECRET when configured, otherwise one generated once and
@@ -10,21 +9,5 @@ import path from 'node:path';
  */
 export function resolveStateSecrets(configured: string[], dataDir: string): string[] {
   if (configured.length > 0) return configured;
-  const file = path.join(dataDir, 'gateway-state-secret');
-  try {
-    const existing = fs.readFileSync(file, 'utf8').trim();
-    if (existing.length >= 32) return [existing];
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  fs.mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  try {
-    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    return [secret];
-  } catch (err) {
-    // Another process created it between our read and write: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return [fs.readFileSync(file, 'utf8').trim()];
-    throw err;
-  }
+  return [loadSecretFile(path.join(dataDir, 'gateway-state-secret'), { minLength: 32, generate: true })];
 }

@@ -7,6 +7,9 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 {{- define "mindgate.tokenSecret" -}}
 {{- if .Values.internalToken.existingSecret -}}{{ .Values.internalToken.existingSecret }}{{- else -}}{{ include "mindgate.fullname" . }}-internal{{- end -}}
 {{- end -}}
+{{- define "mindgate.keyEncryptionSecret" -}}
+{{- if .Values.keyEncryption.existingSecret -}}{{ .Values.keyEncryption.existingSecret }}{{- else -}}{{ include "mindgate.fullname" . }}-key-encryption{{- end -}}
+{{- end -}}
 {{- define "mindgate.commonEnv" -}}
 - name: LOG_LEVEL
   value: {{ .Values.logLevel | quote }}

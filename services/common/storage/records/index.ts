@@ -1,7 +1,6 @@
 // Chooses the records store from the storage configuration: MongoDB when a URL is configured,
 // otherwise the embedded SQLite file in the data folder.
 
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { StorageConfig } from '../../config.ts';
@@ -32,6 +31,5 @@ export async function createRecordStore(
   if (config.mongodbUrl) {
     return createMongoRecordStore({ url: config.mongodbUrl, database: config.mongodbDatabase, now });
   }
-  mkdirSync(config.dataDir, { recursive: true });
   return createSqliteRecordStore({ path: join(config.dataDir, EMBEDDED_RECORDS_FILE), now });
 }

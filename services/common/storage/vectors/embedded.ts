@@ -10,9 +10,8 @@
 // own table (`vectors_512`), mirroring the Qdrant adapter's collection per dimensionality: a
 // switch to a model with other dimensions starts an empty index instead of failing on old rows.
 
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { ensurePrivateFile } from '../../data-dir.ts';
 import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
 import { MatrixIndex } from './matrix-index.ts';
 import {
@@ -41,7 +40,8 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // Private before SQLite opens it: the -wal and -shm files SQLite creates take this file's mode.
+  if (path !== ':memory:') ensurePrivateFile(path);
   const db = new DatabaseSync(path);
   const table = `vectors_${dimensions}`;
   db.exec(`
