@@ -62,7 +62,7 @@ export type AnyApiRoute = ApiRoute<any, any>;
 export type AnyApiRouteContext = ApiRouteContext<any, any>;
 
 /** A route without path or query parameters. */
-type NoParams = z.ZodObject<Record<never, never>>;
+export type NoParams = z.ZodObject<Record<never, never>>;
 
 /** Identity function that lets TypeScript infer the handler's input types from the schemas. */
 export function defineApiRoute<P extends AnyZodObject = NoParams, Q extends AnyZodObject = NoParams>(
