@@ -11,7 +11,8 @@ import { isRequestValidationError } from '../http/validation.ts';
 import { SCOPES } from '../oauth/provider.ts';
 import { createAuthenticator, ForbiddenError, UnauthenticatedError } from './auth.ts';
 import { addDocsPage } from '../http/docs-page.ts';
-import { MediaTypeError, NotFoundError, organizationRoutes, type RestRoute } from './organizations.ts';
+import { organizationRoutes } from './organizations.ts';
+import { MediaTypeError, NotFoundError, type RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
 

@@ -54,8 +54,18 @@ export interface ApiRoute<P extends AnyZodObject = AnyZodObject, Q extends AnyZo
   handler: (ctx: ApiRouteContext<P, Q>) => void | Promise<void>;
 }
 
+// A list of routes mixes parameter schemas; a handler's parameter is contravariant, so no type but
+// `any` admits every route's handler. These two names keep that `any` in one place.
+// biome-ignore lint/suspicious/noExplicitAny: the existential route type, see above
+export type AnyApiRoute = ApiRoute<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the context of an AnyApiRoute
+export type AnyApiRouteContext = ApiRouteContext<any, any>;
+
+/** A route without path or query parameters. */
+export type NoParams = z.ZodObject<Record<never, never>>;
+
 /** Identity function that lets TypeScript infer the handler's input types from the schemas. */
-export function defineApiRoute<P extends AnyZodObject = z.ZodObject<{}>, Q extends AnyZodObject = z.ZodObject<{}>>(
+export function defineApiRoute<P extends AnyZodObject = NoParams, Q extends AnyZodObject = NoParams>(
   route: ApiRoute<P, Q>,
 ): ApiRoute<P, Q> {
   return route;
@@ -68,7 +78,7 @@ export interface InvalidParam {
   reason: string;
 }
 
-export interface MountOptions<R extends ApiRoute<any, any>> {
+export interface MountOptions<R extends AnyApiRoute> {
   /** Answers a request whose parameters do not validate (a surface picks 400 or 422, its body). */
   onInvalid: (ctx: RouteContext, invalid: InvalidParam[], route: R) => void | Promise<void>;
   /**
@@ -113,7 +123,7 @@ function queryObject(query: URLSearchParams): Record<string, string | string[]> 
   return out;
 }
 
-function mountOne<R extends ApiRoute<any, any>>(router: Router, route: R, options: MountOptions<R>): void {
+function mountOne<R extends AnyApiRoute>(router: Router, route: R, options: MountOptions<R>): void {
   const multi = arrayFields(route.query);
   const declared = new Set(Object.keys(route.query?.shape ?? {}));
   const now = options.now ?? Date.now;
@@ -164,7 +174,7 @@ function mountOne<R extends ApiRoute<any, any>>(router: Router, route: R, option
 }
 
 /** Registers each declared route on `router`, in order. */
-export function mountApiRoutes<R extends ApiRoute<any, any>>(router: Router, routes: readonly R[], options: MountOptions<R>): void {
+export function mountApiRoutes<R extends AnyApiRoute>(router: Router, routes: readonly R[], options: MountOptions<R>): void {
   for (const route of routes) mountOne(router, route, options);
 }
 

@@ -81,7 +81,7 @@ function expandIpv6(ip: string): string[] | undefined {
   const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
   if (v4) {
     const [a, b, c, d] = v4.slice(1).map(Number);
-    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const left = head ? head.split(':') : [];

@@ -2,7 +2,7 @@
 // same zod objects that validate requests (z.toJSONSchema, JSON Schema 2020-12, the dialect of
 // OpenAPI 3.1); deprecations come from the same declaration that sets the response headers.
 import * as z from 'zod';
-import type { ApiRoute, HeaderSpec, JsonSchema, ResponseSpec } from './api-route.ts';
+import type { AnyApiRoute, HeaderSpec, JsonSchema, ResponseSpec } from './api-route.ts';
 import { describeDeprecation } from './deprecation.ts';
 
 export interface OpenApiOptions {
@@ -54,7 +54,7 @@ const DEPRECATION_HEADERS: Record<string, HeaderSpec> = {
   },
 };
 
-export function buildOpenApiDocument(routes: readonly ApiRoute<any, any>[], options: OpenApiOptions): Doc {
+export function buildOpenApiDocument(routes: readonly AnyApiRoute[], options: OpenApiOptions): Doc {
   // Every schema lives in one registry so that nested occurrences of named schemas become refs.
   const registry = z.registry<{ id: string }>();
   const named = new Map<z.ZodType, string>();

@@ -10,7 +10,8 @@ import type { AppContext } from '../context.ts';
 import { buildChallenge, type LocalHandler, type LocalRequest } from '../gateway/registry.ts';
 import { BodyTooLargeError, readBody } from '../http/respond.ts';
 import { InvalidTokenError, type AccessTokenClaims } from '../oauth/verify.ts';
-import { registerBrainTools, SERVER_INSTRUCTIONS } from './brain-tools.ts';
+import { SERVER_INSTRUCTIONS } from './brain-tool-definitions.ts';
+import { registerBrainTools } from './brain-tools.ts';
 
 export const BRAIN_MCP_VERSION = '1.0.0';
 /** Header naming the organization when the operator's infrastructure calls with X-Gateway-Key. */

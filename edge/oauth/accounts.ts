@@ -141,7 +141,7 @@ export function createAccounts(options: AccountsOptions) {
       const user = index ? await users.get(index.userId) : undefined;
       const ok = user?.passwordHash
         ? await checkPassword(password, user.passwordHash)
-        : (await checkPassword(password, await DUMMY_HASH), false);
+        : await checkPassword(password, await DUMMY_HASH).then(() => false);
       if (!ok || !user) {
         await attempts.increment(key, 'count', 1, { expiresAt: options.now() + windowMs });
         throw new AccountError('The e-mail address or the password is not correct.');
@@ -198,7 +198,7 @@ export function createAccounts(options: AccountsOptions) {
       let created = false;
       if (index) {
         const existing = await users.get(index.userId);
-        if (!existing || !existing.emailVerified || !input.emailVerified) {
+        if (!existing?.emailVerified || !input.emailVerified) {
           throw new AccountError(
             'An account with this e-mail address exists. Sign in with your password and verify your address first.',
           );

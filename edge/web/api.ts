@@ -2,7 +2,7 @@
 // one declaration (schemas, documented responses, rate-limit policy, deprecation) that both the
 // router and the OpenAPI document read.
 import type * as z from 'zod';
-import { defineApiRoute, type ApiRoute, type AnyZodObject, type ResponseSpec } from '../http/api-route.ts';
+import { defineApiRoute, type AnyApiRoute, type AnyZodObject, type ApiRoute, type NoParams, type ResponseSpec } from '../http/api-route.ts';
 import { defineDeprecation } from '../http/deprecation.ts';
 import { sendJson, sendProblem } from '../http/respond.ts';
 import type { Content, Post } from './content.ts';
@@ -13,7 +13,7 @@ import type { BlogSearchIndex } from './search.ts';
 import type { StatusMonitor } from './status.ts';
 
 /** A Web API route: an API route with the rate-limit policy it is counted under. */
-export type WebRoute = ApiRoute<any, any> & { policy: WebPolicyName };
+export type WebRoute = AnyApiRoute & { policy: WebPolicyName };
 
 export interface WebApiDeps {
   content: Content;
@@ -25,12 +25,12 @@ export interface WebApiDeps {
 
 const json = (schema: z.ZodType, description: string): ResponseSpec => ({ description, content: { 'application/json': schema } });
 
-function defineWebRoute<P extends AnyZodObject = z.ZodObject<{}>, Q extends AnyZodObject = z.ZodObject<{}>>(
+function defineWebRoute<P extends AnyZodObject = NoParams, Q extends AnyZodObject = NoParams>(
   policy: WebPolicyName,
   route: ApiRoute<P, Q>,
 ): WebRoute {
   return {
-    ...(defineApiRoute(route) as ApiRoute<any, any>),
+    ...(defineApiRoute(route) as AnyApiRoute),
     policy,
     extensions: { ...route.extensions, 'x-ratelimit-policy': policy },
   };
@@ -153,7 +153,7 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
         const etag = `"${post.contentHash.slice(0, 32)}"`;
         const cacheHeaders = { 'cache-control': 'public, max-age=60', etag };
         const ifNoneMatch = req.headers['if-none-match'];
-        if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+        if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
           res.writeHead(304, cacheHeaders);
           res.end();
           return;

@@ -154,7 +154,7 @@ function splitFrontMatter(file: string, source: string): { data: unknown; body: 
   } catch (err) {
     throw new ContentError(file, `invalid YAML front matter: ${(err as Error).message}`);
   }
-  return { data, body: match[2].trim() + '\n' };
+  return { data, body: `${match[2].trim()}\n` };
 }
 
 function check<T>(file: string, schema: z.ZodType<T>, data: unknown): T {

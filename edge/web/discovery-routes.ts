@@ -3,7 +3,7 @@
 // the authorization server itself); when it has none to give, the answer is a clear 404.
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import { defineApiRoute, type ApiRoute } from '../http/api-route.ts';
+import { defineApiRoute, type AnyApiRoute } from '../http/api-route.ts';
 import { sendJson, sendProblem, sendText } from '../http/respond.ts';
 import type { Content } from './content.ts';
 import { llmsFullTxt, llmsTxt, robotsTxt, sitemapXml } from './discovery.ts';
@@ -19,7 +19,7 @@ export interface DiscoveryDeps {
 
 const text = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { type: 'string' } } });
 
-export function createDiscoveryRoutes(deps: DiscoveryDeps): ApiRoute<any, any>[] {
+export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
   const { ctx, content, baseUrl } = deps;
   const files = {
     llms: llmsTxt(content, baseUrl),

@@ -7,6 +7,7 @@ import { homeMarkdown, pageMarkdown, postMarkdown } from './twins.ts';
 
 /** Every HTML page of the site with its Markdown twin and last modification date. */
 export function sitePages(content: Content): Array<{ path: string; twin: string; lastmod: string; title: string; description: string }> {
+  // biome-ignore lint/complexity/useMathMinMax: the dates are ISO strings, which Math.max cannot compare
   const newest = content.posts.reduce((max, p) => (p.updated ?? p.date) > max ? (p.updated ?? p.date) : max, '0000-00-00');
   const out = content.pages.map((page) => ({
     path: page.slug === 'home' ? '/' : `/${page.slug}`,

@@ -1,5 +1,5 @@
 // The Web API's OpenAPI 3.1 document, built from the same route declarations the router runs.
-import type { ApiRoute, HeaderSpec } from '../http/api-route.ts';
+import type { AnyApiRoute, HeaderSpec } from '../http/api-route.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import type { WebRoute } from './api.ts';
 import * as s from './schemas.ts';
@@ -22,7 +22,7 @@ export const WEB_API_HEADERS: Record<string, HeaderSpec> = {
   'API-Version': { description: 'Major version of the Web API that answered.', schema: { type: 'string', const: '1' } },
 };
 
-export function buildWebOpenApi(apiRoutes: WebRoute[], discoveryRoutes: ApiRoute<any, any>[], baseUrl: string, siteName: string) {
+export function buildWebOpenApi(apiRoutes: WebRoute[], discoveryRoutes: AnyApiRoute[], baseUrl: string, siteName: string) {
   const problem = (description: string) => ({ description, content: { 'application/problem+json': s.problem } });
   const api = buildOpenApiDocument(apiRoutes, {
     info: {

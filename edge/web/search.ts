@@ -120,7 +120,7 @@ async function embedAll(texts: string[], embedder: Embedder, cache: RecordCollec
   const model = `${embedder.kind}:${embedder.model}:${embedder.dimensions}`;
   const ids = texts.map((t) => createHash('sha256').update(model).update('\n').update(t).digest('base64url'));
   const positions = new Map<string, number[]>();
-  ids.forEach((id, n) => positions.set(id, [...(positions.get(id) ?? []), n]));
+  for (const [n, id] of ids.entries()) positions.set(id, [...(positions.get(id) ?? []), n]);
   const vectors: (Float32Array | undefined)[] = new Array(texts.length);
   const assign = (id: string, vector: Float32Array) => {
     for (const n of positions.get(id) ?? []) vectors[n] = vector;
@@ -139,7 +139,7 @@ async function embedAll(texts: string[], embedder: Embedder, cache: RecordCollec
   for (let i = 0; i < missing.length; i += 256) {
     const batch = missing.slice(i, i + 256);
     const embedded = await embedder.embed(batch.map((id) => texts[positions.get(id)![0]]));
-    batch.forEach((id, n) => assign(id, embedded[n]));
+    for (const [n, id] of batch.entries()) assign(id, embedded[n]);
     if (cache) {
       await Promise.all(
         batch.map((id, n) => cache.put({ _id: id, v: encodeVector(embedded[n]), model }).catch(() => false)),
@@ -194,7 +194,7 @@ export async function createSearchIndex(posts: Post[], options: SearchIndexOptio
       const vectors = await embedAll(texts, embedder, options.cache);
       dim = embedder.dimensions;
       matrix = new Float32Array(vectors.length * dim);
-      vectors.forEach((v, row) => matrix!.set(v, row * dim));
+      for (const [row, v] of vectors.entries()) matrix!.set(v, row * dim);
     } catch (err) {
       options.logger?.warn({ err }, 'embedding the blog failed: search is lexical only');
       embedder = undefined;

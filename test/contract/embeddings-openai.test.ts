@@ -90,7 +90,7 @@ function expectVectors(vectors: Float32Array[], texts: string[]): void {
   vectors.forEach((vector, i) => {
     expect(vector).toBeInstanceOf(Float32Array);
     const expected = unit(rawVector(texts[i]!, vector.length));
-    expected.forEach((x, j) => expect(vector[j]).toBeCloseTo(x, 6));
+    for (const [j, x] of expected.entries()) expect(vector[j]).toBeCloseTo(x, 6);
   });
 }
 

@@ -68,7 +68,7 @@ describe('USE-lite embedder', () => {
       expect(norm(vector)).toBeCloseTo(1, 5);
     }
     const singles = await Promise.all(texts.map(async (text) => (await embedder.embed([text]))[0]!));
-    vectors.forEach((vector, i) => expectSameVector(vector, singles[i]!));
+    for (const [i, vector] of vectors.entries()) expectSameVector(vector, singles[i]!);
   });
 
   it('is deterministic across calls, batch positions and workers', async () => {
@@ -89,7 +89,7 @@ describe('USE-lite embedder', () => {
     );
     const concurrent = await Promise.all(calls.map((texts) => embedder.embed(texts)));
     const reference = await embedder.embed(calls.flat());
-    concurrent.flat().forEach((vector, i) => expectSameVector(vector, reference[i]!));
+    for (const [i, vector] of concurrent.flat().entries()) expectSameVector(vector, reference[i]!);
   });
 
   it('batches concurrent one-text calls together and gives each its own vector', async () => {

@@ -41,7 +41,7 @@ describe.runIf(shouldRunMongoSuite('mongodb records store'))('mongodb records st
     const stored = await db.collection<{ _id: string; _expiresAtDate?: Date }>('sessions').findOne({ _id: 's1' });
     expect(stored).toMatchObject({ _id: 's1', user: 'u', expiresAt });
     expect(stored?._expiresAtDate).toBeInstanceOf(Date);
-    expect((stored?._expiresAtDate as Date).getTime()).toBe(expiresAt);
+    expect((stored!._expiresAtDate as Date).getTime()).toBe(expiresAt);
     expect(await c.get('s1')).toEqual({ _id: 's1', user: 'u', expiresAt });
     expect(await c.find({ user: 'u' })).toEqual([{ _id: 's1', user: 'u', expiresAt }]);
   });

@@ -84,7 +84,7 @@ it('signs a new user in with the social identity provider and onboards an organi
     page = await run(jar, page, redirect);
   }
   // Back at our consent page: a new user belongs to no organization yet and names one.
-  expect(page.body, `${page.status} ${page.url}\n${page.body.replace(/<style>[^]*<\/style>/, "")}`).toContain('name="new_organization"');
+  expect(page.body, `${page.status} ${page.url}\n${page.body.replace(/<style>[\s\S]*<\/style>/, '')}`).toContain('name="new_organization"');
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1];
   page = await browse(jar, new URL(formAction(page.body, '/consent'), authUrl).href, { form: { csrf, new_organization: 'Alice Labs' } });
   page = await run(jar, page, redirect);

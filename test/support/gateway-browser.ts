@@ -80,8 +80,8 @@ export function parseConsentPage(html: string): { ticket: string; action: string
   const ticket = /name="ticket" value="([^"]+)"/.exec(html)?.[1];
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   if (!ticket || !action) throw new Error(`not a consent page: ${html.slice(0, 200)}`);
-  const unescape = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
-  return { ticket: unescape(ticket), action: unescape(action) };
+  const unescapeHtml = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
+  return { ticket: unescapeHtml(ticket), action: unescapeHtml(action) };
 }
 
 /**

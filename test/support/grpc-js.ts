@@ -36,7 +36,7 @@ export function unary<Res>(
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(metadata)) md.set(k, v);
   return new Promise((resolve, reject) => {
-    (client as unknown as Record<string, Function>)[method](request, md, (err: grpc.ServiceError | null, res: Res) =>
+    (client as unknown as Record<string, (...args: unknown[]) => void>)[method](request, md, (err: grpc.ServiceError | null, res: Res) =>
       err ? reject(err) : resolve(res),
     );
   });

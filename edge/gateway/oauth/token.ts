@@ -100,7 +100,7 @@ async function redeemCode(
   if (!form.redirect_uri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
   if (!form.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE).');
   const code = deps.crypto.open<CodeClaims>('code', form.code);
-  if (!code || code.typ !== 'code') throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
+  if (code?.typ !== 'code') throw new OAuthError('invalid_grant', 'The authorization code is not valid.');
   if (code.s !== fs.server.name) throw new OAuthError('invalid_grant', 'The authorization code was issued for another server.');
   if (code.exp <= deps.now()) throw new OAuthError('invalid_grant', 'The authorization code has expired.');
   if (code.c !== clientId) throw new OAuthError('invalid_grant', 'The authorization code was issued to another client.');
@@ -123,7 +123,7 @@ async function refresh(
 ): Promise<void> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.');
   const envelope = deps.crypto.open<RefreshEnvelope>('refresh', form.refresh_token);
-  if (!envelope || envelope.typ !== 'refresh' || typeof envelope.t !== 'string') {
+  if (envelope?.typ !== 'refresh' || typeof envelope.t !== 'string') {
     throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
   }
   if (envelope.s !== fs.server.name) throw new OAuthError('invalid_grant', 'The refresh token was issued for another server.');

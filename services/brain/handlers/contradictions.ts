@@ -96,7 +96,7 @@ export function requireId(field: string, id: string, prefix: 'ctr' | 'q'): strin
 
 export function requireIds(ids: string[], prefix: 'ctr' | 'q'): string[] {
   if (ids.length > 100) invalid('ids', `must have at most 100 items, got ${ids.length}`);
-  ids.forEach((id, i) => requireId(`ids[${i}]`, id, prefix));
+  for (const [i, id] of ids.entries()) requireId(`ids[${i}]`, id, prefix);
   return ids;
 }
 

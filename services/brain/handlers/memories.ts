@@ -223,7 +223,7 @@ export async function getMemories(ctx: BrainContext, req: GetMemoriesRequest) {
   const namespace = requireNamespace(req.namespace);
   if (req.keys.length === 0) invalid('keys', 'must name at least one key');
   if (req.keys.length > 100) invalid('keys', `must have at most 100 items, got ${req.keys.length}`);
-  req.keys.forEach((key, i) => requireKey(`keys[${i}]`, key));
+  for (const [i, key] of req.keys.entries()) requireKey(`keys[${i}]`, key);
   const records = (await ctx.memories.getMany(req.keys.map((key) => memoryId(organizationId, namespace, key)))).filter(isLive);
   const byKey = new Map(records.map((r) => [r.key, r]));
   return create(GetMemoriesResponseSchema, {

@@ -12,6 +12,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_mindgate_agents_v1_agents: GenFile;
 
 /**
+ * Agent is an MCP client or automation registered to act for one organization.
+ *
  * @generated from message mindgate.agents.v1.Agent
  */
 export declare type Agent = Message<"mindgate.agents.v1.Agent"> & {
@@ -55,6 +57,8 @@ export declare type Agent = Message<"mindgate.agents.v1.Agent"> & {
 export declare const AgentSchema: GenMessage<Agent>;
 
 /**
+ * RegisterAgentRequest names the agent to create or update.
+ *
  * @generated from message mindgate.agents.v1.RegisterAgentRequest
  */
 export declare type RegisterAgentRequest = Message<"mindgate.agents.v1.RegisterAgentRequest"> & {
@@ -64,6 +68,8 @@ export declare type RegisterAgentRequest = Message<"mindgate.agents.v1.RegisterA
   organizationId: string;
 
   /**
+   * 1-200 characters of [A-Za-z0-9._:@-].
+   *
    * @generated from field: string agent_id = 2;
    */
   agentId: string;
@@ -86,6 +92,8 @@ export declare type RegisterAgentRequest = Message<"mindgate.agents.v1.RegisterA
 export declare const RegisterAgentRequestSchema: GenMessage<RegisterAgentRequest>;
 
 /**
+ * RegisterAgentResponse holds the agent as stored.
+ *
  * @generated from message mindgate.agents.v1.RegisterAgentResponse
  */
 export declare type RegisterAgentResponse = Message<"mindgate.agents.v1.RegisterAgentResponse"> & {
@@ -102,6 +110,8 @@ export declare type RegisterAgentResponse = Message<"mindgate.agents.v1.Register
 export declare const RegisterAgentResponseSchema: GenMessage<RegisterAgentResponse>;
 
 /**
+ * ListAgentsRequest selects the organization whose agents are listed.
+ *
  * @generated from message mindgate.agents.v1.ListAgentsRequest
  */
 export declare type ListAgentsRequest = Message<"mindgate.agents.v1.ListAgentsRequest"> & {
@@ -125,6 +135,8 @@ export declare type ListAgentsRequest = Message<"mindgate.agents.v1.ListAgentsRe
 export declare const ListAgentsRequestSchema: GenMessage<ListAgentsRequest>;
 
 /**
+ * ListAgentsResponse holds the agents, oldest first.
+ *
  * @generated from message mindgate.agents.v1.ListAgentsResponse
  */
 export declare type ListAgentsResponse = Message<"mindgate.agents.v1.ListAgentsResponse"> & {
@@ -141,6 +153,8 @@ export declare type ListAgentsResponse = Message<"mindgate.agents.v1.ListAgentsR
 export declare const ListAgentsResponseSchema: GenMessage<ListAgentsResponse>;
 
 /**
+ * RecordActivityRequest names the agent that just acted.
+ *
  * @generated from message mindgate.agents.v1.RecordActivityRequest
  */
 export declare type RecordActivityRequest = Message<"mindgate.agents.v1.RecordActivityRequest"> & {
@@ -162,6 +176,8 @@ export declare type RecordActivityRequest = Message<"mindgate.agents.v1.RecordAc
 export declare const RecordActivityRequestSchema: GenMessage<RecordActivityRequest>;
 
 /**
+ * RecordActivityResponse holds the agent with its new last_seen_time.
+ *
  * @generated from message mindgate.agents.v1.RecordActivityResponse
  */
 export declare type RecordActivityResponse = Message<"mindgate.agents.v1.RecordActivityResponse"> & {
@@ -179,13 +195,16 @@ export declare const RecordActivityResponseSchema: GenMessage<RecordActivityResp
 
 /**
  * AgentsService keeps the registry of an organization's agents: the MCP clients and automations
- * that act for it, so that memories and runs can be attributed to them.
+ * that act for it, so that memories and runs can be attributed to them. Every RPC needs the
+ * internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming the field,
+ * for a malformed organization_id, agent_id or text.
  *
  * @generated from service mindgate.agents.v1.AgentsService
  */
 export declare const AgentsService: GenService<{
   /**
    * RegisterAgent creates the agent, or updates its name and description if the id exists.
+   * name is required (1-200 characters), description at most 2,000.
    *
    * @generated from rpc mindgate.agents.v1.AgentsService.RegisterAgent
    */
@@ -195,6 +214,9 @@ export declare const AgentsService: GenService<{
     output: typeof RegisterAgentResponseSchema;
   },
   /**
+   * ListAgents lists the organization's agents, oldest first, up to page_size of them.
+   * INVALID_ARGUMENT when page_size is above 500.
+   *
    * @generated from rpc mindgate.agents.v1.AgentsService.ListAgents
    */
   listAgents: {
@@ -204,6 +226,7 @@ export declare const AgentsService: GenService<{
   },
   /**
    * RecordActivity notes that the agent acted now (last_seen_time).
+   * NOT_FOUND when the agent is not registered in the organization.
    *
    * @generated from rpc mindgate.agents.v1.AgentsService.RecordActivity
    */

@@ -62,7 +62,9 @@ export const RecordActivityResponseSchema = /*@__PURE__*/
 
 /**
  * AgentsService keeps the registry of an organization's agents: the MCP clients and automations
- * that act for it, so that memories and runs can be attributed to them.
+ * that act for it, so that memories and runs can be attributed to them. Every RPC needs the
+ * internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming the field,
+ * for a malformed organization_id, agent_id or text.
  *
  * @generated from service mindgate.agents.v1.AgentsService
  */

@@ -12,6 +12,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_mindgate_agents_v1_api_keys: GenFile;
 
 /**
+ * ApiKey describes a key without its secret.
+ *
  * @generated from message mindgate.agents.v1.ApiKey
  */
 export declare type ApiKey = Message<"mindgate.agents.v1.ApiKey"> & {
@@ -65,6 +67,8 @@ export declare type ApiKey = Message<"mindgate.agents.v1.ApiKey"> & {
 export declare const ApiKeySchema: GenMessage<ApiKey>;
 
 /**
+ * CreateApiKeyRequest names the organization and the new key.
+ *
  * @generated from message mindgate.agents.v1.CreateApiKeyRequest
  */
 export declare type CreateApiKeyRequest = Message<"mindgate.agents.v1.CreateApiKeyRequest"> & {
@@ -95,6 +99,8 @@ export declare type CreateApiKeyRequest = Message<"mindgate.agents.v1.CreateApiK
 export declare const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest>;
 
 /**
+ * CreateApiKeyResponse holds the new key and its secret.
+ *
  * @generated from message mindgate.agents.v1.CreateApiKeyResponse
  */
 export declare type CreateApiKeyResponse = Message<"mindgate.agents.v1.CreateApiKeyResponse"> & {
@@ -118,6 +124,8 @@ export declare type CreateApiKeyResponse = Message<"mindgate.agents.v1.CreateApi
 export declare const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse>;
 
 /**
+ * ListApiKeysRequest selects the organization whose keys are listed.
+ *
  * @generated from message mindgate.agents.v1.ListApiKeysRequest
  */
 export declare type ListApiKeysRequest = Message<"mindgate.agents.v1.ListApiKeysRequest"> & {
@@ -134,6 +142,8 @@ export declare type ListApiKeysRequest = Message<"mindgate.agents.v1.ListApiKeys
 export declare const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest>;
 
 /**
+ * ListApiKeysResponse holds the organization's keys, without secrets.
+ *
  * @generated from message mindgate.agents.v1.ListApiKeysResponse
  */
 export declare type ListApiKeysResponse = Message<"mindgate.agents.v1.ListApiKeysResponse"> & {
@@ -150,6 +160,8 @@ export declare type ListApiKeysResponse = Message<"mindgate.agents.v1.ListApiKey
 export declare const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse>;
 
 /**
+ * RotateApiKeyRequest names the key whose secret is replaced.
+ *
  * @generated from message mindgate.agents.v1.RotateApiKeyRequest
  */
 export declare type RotateApiKeyRequest = Message<"mindgate.agents.v1.RotateApiKeyRequest"> & {
@@ -171,6 +183,8 @@ export declare type RotateApiKeyRequest = Message<"mindgate.agents.v1.RotateApiK
 export declare const RotateApiKeyRequestSchema: GenMessage<RotateApiKeyRequest>;
 
 /**
+ * RotateApiKeyResponse holds the rotated key and its new secret.
+ *
  * @generated from message mindgate.agents.v1.RotateApiKeyResponse
  */
 export declare type RotateApiKeyResponse = Message<"mindgate.agents.v1.RotateApiKeyResponse"> & {
@@ -180,6 +194,8 @@ export declare type RotateApiKeyResponse = Message<"mindgate.agents.v1.RotateApi
   apiKey?: ApiKey | undefined;
 
   /**
+   * The whole new key. Shown once; it cannot be read again.
+   *
    * @generated from field: string secret = 2;
    */
   secret: string;
@@ -192,6 +208,8 @@ export declare type RotateApiKeyResponse = Message<"mindgate.agents.v1.RotateApi
 export declare const RotateApiKeyResponseSchema: GenMessage<RotateApiKeyResponse>;
 
 /**
+ * RevokeApiKeyRequest names the key to delete.
+ *
  * @generated from message mindgate.agents.v1.RevokeApiKeyRequest
  */
 export declare type RevokeApiKeyRequest = Message<"mindgate.agents.v1.RevokeApiKeyRequest"> & {
@@ -213,6 +231,8 @@ export declare type RevokeApiKeyRequest = Message<"mindgate.agents.v1.RevokeApiK
 export declare const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest>;
 
 /**
+ * RevokeApiKeyResponse is empty: the key is gone.
+ *
  * @generated from message mindgate.agents.v1.RevokeApiKeyResponse
  */
 export declare type RevokeApiKeyResponse = Message<"mindgate.agents.v1.RevokeApiKeyResponse"> & {
@@ -225,10 +245,14 @@ export declare type RevokeApiKeyResponse = Message<"mindgate.agents.v1.RevokeApi
 export declare const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse>;
 
 /**
+ * VerifyApiKeyRequest carries a secret as a client sent it.
+ *
  * @generated from message mindgate.agents.v1.VerifyApiKeyRequest
  */
 export declare type VerifyApiKeyRequest = Message<"mindgate.agents.v1.VerifyApiKeyRequest"> & {
   /**
+   * The whole key, as sent in x-api-key.
+   *
    * @generated from field: string secret = 1;
    */
   secret: string;
@@ -241,6 +265,8 @@ export declare type VerifyApiKeyRequest = Message<"mindgate.agents.v1.VerifyApiK
 export declare const VerifyApiKeyRequestSchema: GenMessage<VerifyApiKeyRequest>;
 
 /**
+ * VerifyApiKeyResponse holds the key the secret belongs to.
+ *
  * @generated from message mindgate.agents.v1.VerifyApiKeyResponse
  */
 export declare type VerifyApiKeyResponse = Message<"mindgate.agents.v1.VerifyApiKeyResponse"> & {
@@ -258,12 +284,17 @@ export declare const VerifyApiKeyResponseSchema: GenMessage<VerifyApiKeyResponse
 
 /**
  * ApiKeysService manages the x-api-key credentials of the Agents API. Only a hash of each key is
- * stored; the secret is returned once, by CreateApiKey and RotateApiKey.
+ * stored; the secret is returned once, by CreateApiKey and RotateApiKey. Every RPC needs the
+ * internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming the field,
+ * for a malformed organization_id, key_id or name.
  *
  * @generated from service mindgate.agents.v1.ApiKeysService
  */
 export declare const ApiKeysService: GenService<{
   /**
+   * CreateApiKey issues a new key for the organization and returns its secret, once.
+   * RESOURCE_EXHAUSTED when the organization already holds 200 keys.
+   *
    * @generated from rpc mindgate.agents.v1.ApiKeysService.CreateApiKey
    */
   createApiKey: {
@@ -272,7 +303,7 @@ export declare const ApiKeysService: GenService<{
     output: typeof CreateApiKeyResponseSchema;
   },
   /**
-   * ListApiKeys never returns secrets.
+   * ListApiKeys lists the organization's keys, oldest first. It never returns secrets.
    *
    * @generated from rpc mindgate.agents.v1.ApiKeysService.ListApiKeys
    */
@@ -283,6 +314,8 @@ export declare const ApiKeysService: GenService<{
   },
   /**
    * RotateApiKey replaces the key's secret; the previous secret stops working at once.
+   * NOT_FOUND when the key does not exist or belongs to another organization; ABORTED when the key
+   * was rotated or revoked concurrently (retry).
    *
    * @generated from rpc mindgate.agents.v1.ApiKeysService.RotateApiKey
    */
@@ -292,6 +325,9 @@ export declare const ApiKeysService: GenService<{
     output: typeof RotateApiKeyResponseSchema;
   },
   /**
+   * RevokeApiKey deletes the key; its secret stops working at once.
+   * NOT_FOUND when the key does not exist or belongs to another organization.
+   *
    * @generated from rpc mindgate.agents.v1.ApiKeysService.RevokeApiKey
    */
   revokeApiKey: {
@@ -300,7 +336,8 @@ export declare const ApiKeysService: GenService<{
     output: typeof RevokeApiKeyResponseSchema;
   },
   /**
-   * VerifyApiKey answers UNAUTHENTICATED for an unknown, malformed, rotated or revoked key.
+   * VerifyApiKey returns the key a secret belongs to, and records its use (at most once a minute).
+   * UNAUTHENTICATED for an unknown, malformed, rotated or revoked key.
    *
    * @generated from rpc mindgate.agents.v1.ApiKeysService.VerifyApiKey
    */

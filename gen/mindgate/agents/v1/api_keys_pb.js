@@ -90,7 +90,9 @@ export const VerifyApiKeyResponseSchema = /*@__PURE__*/
 
 /**
  * ApiKeysService manages the x-api-key credentials of the Agents API. Only a hash of each key is
- * stored; the secret is returned once, by CreateApiKey and RotateApiKey.
+ * stored; the secret is returned once, by CreateApiKey and RotateApiKey. Every RPC needs the
+ * internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming the field,
+ * for a malformed organization_id, key_id or name.
  *
  * @generated from service mindgate.agents.v1.ApiKeysService
  */

@@ -12,6 +12,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_mindgate_agents_v1_organizations: GenFile;
 
 /**
+ * Organization is a tenant: its members, API keys, agents and brain belong to it.
+ *
  * @generated from message mindgate.agents.v1.Organization
  */
 export declare type Organization = Message<"mindgate.agents.v1.Organization"> & {
@@ -45,6 +47,8 @@ export declare type Organization = Message<"mindgate.agents.v1.Organization"> & 
 export declare const OrganizationSchema: GenMessage<Organization>;
 
 /**
+ * Membership says that a user belongs to an organization, and with which role.
+ *
  * @generated from message mindgate.agents.v1.Membership
  */
 export declare type Membership = Message<"mindgate.agents.v1.Membership"> & {
@@ -76,6 +80,8 @@ export declare type Membership = Message<"mindgate.agents.v1.Membership"> & {
 export declare const MembershipSchema: GenMessage<Membership>;
 
 /**
+ * CreateOrganizationRequest names the new organization and its owner.
+ *
  * @generated from message mindgate.agents.v1.CreateOrganizationRequest
  */
 export declare type CreateOrganizationRequest = Message<"mindgate.agents.v1.CreateOrganizationRequest"> & {
@@ -99,6 +105,8 @@ export declare type CreateOrganizationRequest = Message<"mindgate.agents.v1.Crea
 export declare const CreateOrganizationRequestSchema: GenMessage<CreateOrganizationRequest>;
 
 /**
+ * CreateOrganizationResponse holds the organization and its owner's membership.
+ *
  * @generated from message mindgate.agents.v1.CreateOrganizationResponse
  */
 export declare type CreateOrganizationResponse = Message<"mindgate.agents.v1.CreateOrganizationResponse"> & {
@@ -120,6 +128,8 @@ export declare type CreateOrganizationResponse = Message<"mindgate.agents.v1.Cre
 export declare const CreateOrganizationResponseSchema: GenMessage<CreateOrganizationResponse>;
 
 /**
+ * GetOrganizationRequest names the organization to read.
+ *
  * @generated from message mindgate.agents.v1.GetOrganizationRequest
  */
 export declare type GetOrganizationRequest = Message<"mindgate.agents.v1.GetOrganizationRequest"> & {
@@ -136,6 +146,8 @@ export declare type GetOrganizationRequest = Message<"mindgate.agents.v1.GetOrga
 export declare const GetOrganizationRequestSchema: GenMessage<GetOrganizationRequest>;
 
 /**
+ * GetOrganizationResponse holds the organization.
+ *
  * @generated from message mindgate.agents.v1.GetOrganizationResponse
  */
 export declare type GetOrganizationResponse = Message<"mindgate.agents.v1.GetOrganizationResponse"> & {
@@ -152,6 +164,8 @@ export declare type GetOrganizationResponse = Message<"mindgate.agents.v1.GetOrg
 export declare const GetOrganizationResponseSchema: GenMessage<GetOrganizationResponse>;
 
 /**
+ * ListOrganizationsRequest names the user whose organizations are listed.
+ *
  * @generated from message mindgate.agents.v1.ListOrganizationsRequest
  */
 export declare type ListOrganizationsRequest = Message<"mindgate.agents.v1.ListOrganizationsRequest"> & {
@@ -168,6 +182,8 @@ export declare type ListOrganizationsRequest = Message<"mindgate.agents.v1.ListO
 export declare const ListOrganizationsRequestSchema: GenMessage<ListOrganizationsRequest>;
 
 /**
+ * OrganizationWithRole is an organization and the listing user's role in it.
+ *
  * @generated from message mindgate.agents.v1.OrganizationWithRole
  */
 export declare type OrganizationWithRole = Message<"mindgate.agents.v1.OrganizationWithRole"> & {
@@ -189,6 +205,8 @@ export declare type OrganizationWithRole = Message<"mindgate.agents.v1.Organizat
 export declare const OrganizationWithRoleSchema: GenMessage<OrganizationWithRole>;
 
 /**
+ * ListOrganizationsResponse holds the user's organizations.
+ *
  * @generated from message mindgate.agents.v1.ListOrganizationsResponse
  */
 export declare type ListOrganizationsResponse = Message<"mindgate.agents.v1.ListOrganizationsResponse"> & {
@@ -205,6 +223,8 @@ export declare type ListOrganizationsResponse = Message<"mindgate.agents.v1.List
 export declare const ListOrganizationsResponseSchema: GenMessage<ListOrganizationsResponse>;
 
 /**
+ * GetMembershipRequest names the organization and the user.
+ *
  * @generated from message mindgate.agents.v1.GetMembershipRequest
  */
 export declare type GetMembershipRequest = Message<"mindgate.agents.v1.GetMembershipRequest"> & {
@@ -226,6 +246,8 @@ export declare type GetMembershipRequest = Message<"mindgate.agents.v1.GetMember
 export declare const GetMembershipRequestSchema: GenMessage<GetMembershipRequest>;
 
 /**
+ * GetMembershipResponse holds the user's membership.
+ *
  * @generated from message mindgate.agents.v1.GetMembershipResponse
  */
 export declare type GetMembershipResponse = Message<"mindgate.agents.v1.GetMembershipResponse"> & {
@@ -242,6 +264,8 @@ export declare type GetMembershipResponse = Message<"mindgate.agents.v1.GetMembe
 export declare const GetMembershipResponseSchema: GenMessage<GetMembershipResponse>;
 
 /**
+ * AddMemberRequest names the organization, the user and the role to give them.
+ *
  * @generated from message mindgate.agents.v1.AddMemberRequest
  */
 export declare type AddMemberRequest = Message<"mindgate.agents.v1.AddMemberRequest"> & {
@@ -268,6 +292,8 @@ export declare type AddMemberRequest = Message<"mindgate.agents.v1.AddMemberRequ
 export declare const AddMemberRequestSchema: GenMessage<AddMemberRequest>;
 
 /**
+ * AddMemberResponse holds the membership as stored.
+ *
  * @generated from message mindgate.agents.v1.AddMemberResponse
  */
 export declare type AddMemberResponse = Message<"mindgate.agents.v1.AddMemberResponse"> & {
@@ -284,6 +310,8 @@ export declare type AddMemberResponse = Message<"mindgate.agents.v1.AddMemberRes
 export declare const AddMemberResponseSchema: GenMessage<AddMemberResponse>;
 
 /**
+ * Role is what a member may do in an organization.
+ *
  * @generated from enum mindgate.agents.v1.Role
  */
 export enum Role {
@@ -316,7 +344,8 @@ export declare const RoleSchema: GenEnum<Role>;
 /**
  * OrganizationsService holds organizations (tenants) and who belongs to them. Onboarding creates
  * an organization, with its brain, whose owner is the signing-up user; a user may belong to
- * several organizations.
+ * several organizations. Every RPC needs the internal credential (UNAUTHENTICATED without it) and
+ * answers INVALID_ARGUMENT, naming the field, for a malformed organization_id, user_id, name or role.
  *
  * @generated from service mindgate.agents.v1.OrganizationsService
  */
@@ -332,6 +361,8 @@ export declare const OrganizationsService: GenService<{
     output: typeof CreateOrganizationResponseSchema;
   },
   /**
+   * GetOrganization returns one organization. NOT_FOUND when it does not exist.
+   *
    * @generated from rpc mindgate.agents.v1.OrganizationsService.GetOrganization
    */
   getOrganization: {
@@ -340,7 +371,8 @@ export declare const OrganizationsService: GenService<{
     output: typeof GetOrganizationResponseSchema;
   },
   /**
-   * ListOrganizations lists the organizations user_id belongs to, with the user's role in each.
+   * ListOrganizations lists the organizations user_id belongs to, with the user's role in each,
+   * in the order the user joined them. An unknown user belongs to none.
    *
    * @generated from rpc mindgate.agents.v1.OrganizationsService.ListOrganizations
    */
@@ -361,6 +393,7 @@ export declare const OrganizationsService: GenService<{
   },
   /**
    * AddMember adds user_id to the organization with the given role (or changes the role).
+   * NOT_FOUND when the organization does not exist; INVALID_ARGUMENT for ROLE_UNSPECIFIED.
    *
    * @generated from rpc mindgate.agents.v1.OrganizationsService.AddMember
    */

@@ -109,6 +109,8 @@ export const RoleSchema = /*@__PURE__*/
   enumDesc(file_mindgate_agents_v1_organizations, 0);
 
 /**
+ * Role is what a member may do in an organization.
+ *
  * @generated from enum mindgate.agents.v1.Role
  */
 export const Role = /*@__PURE__*/
@@ -117,7 +119,8 @@ export const Role = /*@__PURE__*/
 /**
  * OrganizationsService holds organizations (tenants) and who belongs to them. Onboarding creates
  * an organization, with its brain, whose owner is the signing-up user; a user may belong to
- * several organizations.
+ * several organizations. Every RPC needs the internal credential (UNAUTHENTICATED without it) and
+ * answers INVALID_ARGUMENT, naming the field, for a malformed organization_id, user_id, name or role.
  *
  * @generated from service mindgate.agents.v1.OrganizationsService
  */

@@ -12,6 +12,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_mindgate_billing_v1_billing: GenFile;
 
 /**
+ * Entitlements are what a plan grants.
+ *
  * @generated from message mindgate.billing.v1.Entitlements
  */
 export declare type Entitlements = Message<"mindgate.billing.v1.Entitlements"> & {
@@ -44,6 +46,8 @@ export declare type Entitlements = Message<"mindgate.billing.v1.Entitlements"> &
 export declare const EntitlementsSchema: GenMessage<Entitlements>;
 
 /**
+ * Subscription is an organization's plan as recorded (Starter when nothing is recorded).
+ *
  * @generated from message mindgate.billing.v1.Subscription
  */
 export declare type Subscription = Message<"mindgate.billing.v1.Subscription"> & {
@@ -79,6 +83,8 @@ export declare type Subscription = Message<"mindgate.billing.v1.Subscription"> &
 export declare const SubscriptionSchema: GenMessage<Subscription>;
 
 /**
+ * GetEntitlementsRequest names the organization.
+ *
  * @generated from message mindgate.billing.v1.GetEntitlementsRequest
  */
 export declare type GetEntitlementsRequest = Message<"mindgate.billing.v1.GetEntitlementsRequest"> & {
@@ -95,6 +101,8 @@ export declare type GetEntitlementsRequest = Message<"mindgate.billing.v1.GetEnt
 export declare const GetEntitlementsRequestSchema: GenMessage<GetEntitlementsRequest>;
 
 /**
+ * GetEntitlementsResponse holds the recorded plan, the plan in force and what it grants.
+ *
  * @generated from message mindgate.billing.v1.GetEntitlementsResponse
  */
 export declare type GetEntitlementsResponse = Message<"mindgate.billing.v1.GetEntitlementsResponse"> & {
@@ -123,6 +131,8 @@ export declare type GetEntitlementsResponse = Message<"mindgate.billing.v1.GetEn
 export declare const GetEntitlementsResponseSchema: GenMessage<GetEntitlementsResponse>;
 
 /**
+ * SetPlanRequest names the organization and its new plan.
+ *
  * @generated from message mindgate.billing.v1.SetPlanRequest
  */
 export declare type SetPlanRequest = Message<"mindgate.billing.v1.SetPlanRequest"> & {
@@ -132,16 +142,22 @@ export declare type SetPlanRequest = Message<"mindgate.billing.v1.SetPlanRequest
   organizationId: string;
 
   /**
+   * PLAN_STARTER or PLAN_PROFESSIONAL.
+   *
    * @generated from field: mindgate.billing.v1.Plan plan = 2;
    */
   plan: Plan;
 
   /**
+   * Makes the plan a trial ending then; must be in the future. Unset: not a trial.
+   *
    * @generated from field: google.protobuf.Timestamp trial_end_time = 3;
    */
   trialEndTime?: Timestamp | undefined;
 
   /**
+   * EUR, USD, or empty when not known.
+   *
    * @generated from field: string currency = 4;
    */
   currency: string;
@@ -154,6 +170,8 @@ export declare type SetPlanRequest = Message<"mindgate.billing.v1.SetPlanRequest
 export declare const SetPlanRequestSchema: GenMessage<SetPlanRequest>;
 
 /**
+ * SetPlanResponse holds the subscription as stored.
+ *
  * @generated from message mindgate.billing.v1.SetPlanResponse
  */
 export declare type SetPlanResponse = Message<"mindgate.billing.v1.SetPlanResponse"> & {
@@ -170,6 +188,8 @@ export declare type SetPlanResponse = Message<"mindgate.billing.v1.SetPlanRespon
 export declare const SetPlanResponseSchema: GenMessage<SetPlanResponse>;
 
 /**
+ * Plan is what an organization subscribes to; it decides the entitlements.
+ *
  * @generated from enum mindgate.billing.v1.Plan
  */
 export enum Plan {
@@ -195,7 +215,9 @@ export enum Plan {
 export declare const PlanSchema: GenEnum<Plan>;
 
 /**
- * BillingService holds each organization's plan and answers which entitlements it grants.
+ * BillingService holds each organization's plan and answers which entitlements it grants. Every
+ * RPC needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT,
+ * naming the field, for a malformed organization_id.
  *
  * @generated from service mindgate.billing.v1.BillingService
  */
@@ -213,6 +235,8 @@ export declare const BillingService: GenService<{
   },
   /**
    * SetPlan changes an organization's plan (optionally as a trial ending at trial_end_time).
+   * INVALID_ARGUMENT for PLAN_UNSPECIFIED, a currency other than EUR or USD, or a trial_end_time
+   * that is not in the future.
    *
    * @generated from rpc mindgate.billing.v1.BillingService.SetPlan
    */

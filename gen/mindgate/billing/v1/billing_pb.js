@@ -60,13 +60,17 @@ export const PlanSchema = /*@__PURE__*/
   enumDesc(file_mindgate_billing_v1_billing, 0);
 
 /**
+ * Plan is what an organization subscribes to; it decides the entitlements.
+ *
  * @generated from enum mindgate.billing.v1.Plan
  */
 export const Plan = /*@__PURE__*/
   tsEnum(PlanSchema);
 
 /**
- * BillingService holds each organization's plan and answers which entitlements it grants.
+ * BillingService holds each organization's plan and answers which entitlements it grants. Every
+ * RPC needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT,
+ * naming the field, for a malformed organization_id.
  *
  * @generated from service mindgate.billing.v1.BillingService
  */

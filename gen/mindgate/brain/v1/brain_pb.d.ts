@@ -102,6 +102,8 @@ export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
 export declare const OutcomeStatsSchema: GenMessage<OutcomeStats>;
 
 /**
+ * Memory is one thing the organization remembers, at (organization, namespace, key).
+ *
  * @generated from message mindgate.brain.v1.Memory
  */
 export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
@@ -217,6 +219,8 @@ export declare type MemoryRef = Message<"mindgate.brain.v1.MemoryRef"> & {
 export declare const MemoryRefSchema: GenMessage<MemoryRef>;
 
 /**
+ * PutMemoryRequest is the memory to write; its fields are validated as described on Memory.
+ *
  * @generated from message mindgate.brain.v1.PutMemoryRequest
  */
 export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryRequest"> & {
@@ -261,6 +265,8 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
   source?: Source | undefined;
 
   /**
+   * Write only if the stored version equals this; 0 means the memory must not exist yet.
+   *
    * @generated from field: optional uint64 expected_version = 9;
    */
   expectedVersion?: bigint | undefined;
@@ -324,6 +330,8 @@ export declare type SimilarMemory = Message<"mindgate.brain.v1.SimilarMemory"> &
 export declare const SimilarMemorySchema: GenMessage<SimilarMemory>;
 
 /**
+ * PutMemoryResponse says what was written, and what it resembles or contradicts.
+ *
  * @generated from message mindgate.brain.v1.PutMemoryResponse
  */
 export declare type PutMemoryResponse = Message<"mindgate.brain.v1.PutMemoryResponse"> & {
@@ -368,6 +376,8 @@ export declare type PutMemoryResponse = Message<"mindgate.brain.v1.PutMemoryResp
 export declare const PutMemoryResponseSchema: GenMessage<PutMemoryResponse>;
 
 /**
+ * GetMemoriesRequest names 1-100 keys in one namespace.
+ *
  * @generated from message mindgate.brain.v1.GetMemoriesRequest
  */
 export declare type GetMemoriesRequest = Message<"mindgate.brain.v1.GetMemoriesRequest"> & {
@@ -394,6 +404,8 @@ export declare type GetMemoriesRequest = Message<"mindgate.brain.v1.GetMemoriesR
 export declare const GetMemoriesRequestSchema: GenMessage<GetMemoriesRequest>;
 
 /**
+ * GetMemoriesResponse holds the memories found and the keys that were not.
+ *
  * @generated from message mindgate.brain.v1.GetMemoriesResponse
  */
 export declare type GetMemoriesResponse = Message<"mindgate.brain.v1.GetMemoriesResponse"> & {
@@ -415,6 +427,8 @@ export declare type GetMemoriesResponse = Message<"mindgate.brain.v1.GetMemories
 export declare const GetMemoriesResponseSchema: GenMessage<GetMemoriesResponse>;
 
 /**
+ * SearchMemoriesRequest is a query in one namespace, with optional filters and budget.
+ *
  * @generated from message mindgate.brain.v1.SearchMemoriesRequest
  */
 export declare type SearchMemoriesRequest = Message<"mindgate.brain.v1.SearchMemoriesRequest"> & {
@@ -581,6 +595,8 @@ export declare type FailureWarning = Message<"mindgate.brain.v1.FailureWarning">
 export declare const FailureWarningSchema: GenMessage<FailureWarning>;
 
 /**
+ * SearchResult is one ranked memory, with its scores and any recent failure.
+ *
  * @generated from message mindgate.brain.v1.SearchResult
  */
 export declare type SearchResult = Message<"mindgate.brain.v1.SearchResult"> & {
@@ -609,6 +625,8 @@ export declare type SearchResult = Message<"mindgate.brain.v1.SearchResult"> & {
 export declare const SearchResultSchema: GenMessage<SearchResult>;
 
 /**
+ * SearchMemoriesResponse holds the results, best first, and the scope searched.
+ *
  * @generated from message mindgate.brain.v1.SearchMemoriesResponse
  */
 export declare type SearchMemoriesResponse = Message<"mindgate.brain.v1.SearchMemoriesResponse"> & {
@@ -651,6 +669,8 @@ export declare type SearchMemoriesResponse = Message<"mindgate.brain.v1.SearchMe
 export declare const SearchMemoriesResponseSchema: GenMessage<SearchMemoriesResponse>;
 
 /**
+ * DeleteMemoryRequest names the memory to delete.
+ *
  * @generated from message mindgate.brain.v1.DeleteMemoryRequest
  */
 export declare type DeleteMemoryRequest = Message<"mindgate.brain.v1.DeleteMemoryRequest"> & {
@@ -670,6 +690,8 @@ export declare type DeleteMemoryRequest = Message<"mindgate.brain.v1.DeleteMemor
   key: string;
 
   /**
+   * Delete only if the stored version equals this.
+   *
    * @generated from field: optional uint64 expected_version = 4;
    */
   expectedVersion?: bigint | undefined;
@@ -682,6 +704,8 @@ export declare type DeleteMemoryRequest = Message<"mindgate.brain.v1.DeleteMemor
 export declare const DeleteMemoryRequestSchema: GenMessage<DeleteMemoryRequest>;
 
 /**
+ * DeleteMemoryResponse is empty: the memory is gone.
+ *
  * @generated from message mindgate.brain.v1.DeleteMemoryResponse
  */
 export declare type DeleteMemoryResponse = Message<"mindgate.brain.v1.DeleteMemoryResponse"> & {
@@ -694,6 +718,8 @@ export declare type DeleteMemoryResponse = Message<"mindgate.brain.v1.DeleteMemo
 export declare const DeleteMemoryResponseSchema: GenMessage<DeleteMemoryResponse>;
 
 /**
+ * RecordFeedbackRequest names 1-50 memories and how the work relying on them went.
+ *
  * @generated from message mindgate.brain.v1.RecordFeedbackRequest
  */
 export declare type RecordFeedbackRequest = Message<"mindgate.brain.v1.RecordFeedbackRequest"> & {
@@ -732,6 +758,8 @@ export declare type RecordFeedbackRequest = Message<"mindgate.brain.v1.RecordFee
 export declare const RecordFeedbackRequestSchema: GenMessage<RecordFeedbackRequest>;
 
 /**
+ * RecordFeedbackResponse holds the updated memories and the references that matched none.
+ *
  * @generated from message mindgate.brain.v1.RecordFeedbackResponse
  */
 export declare type RecordFeedbackResponse = Message<"mindgate.brain.v1.RecordFeedbackResponse"> & {
@@ -833,6 +861,8 @@ export declare type Contradiction = Message<"mindgate.brain.v1.Contradiction"> &
 export declare const ContradictionSchema: GenMessage<Contradiction>;
 
 /**
+ * ContradictionMember is one memory of a contradiction, at the version it had when flagged.
+ *
  * @generated from message mindgate.brain.v1.ContradictionMember
  */
 export declare type ContradictionMember = Message<"mindgate.brain.v1.ContradictionMember"> & {
@@ -930,6 +960,8 @@ export declare type OpenQuestion = Message<"mindgate.brain.v1.OpenQuestion"> & {
 export declare const OpenQuestionSchema: GenMessage<OpenQuestion>;
 
 /**
+ * FlagContradictionRequest names the memories that disagree and why.
+ *
  * @generated from message mindgate.brain.v1.FlagContradictionRequest
  */
 export declare type FlagContradictionRequest = Message<"mindgate.brain.v1.FlagContradictionRequest"> & {
@@ -946,6 +978,8 @@ export declare type FlagContradictionRequest = Message<"mindgate.brain.v1.FlagCo
   memories: MemoryRef[];
 
   /**
+   * Why they disagree, 1-2,000 characters.
+   *
    * @generated from field: string reason = 3;
    */
   reason: string;
@@ -963,6 +997,8 @@ export declare type FlagContradictionRequest = Message<"mindgate.brain.v1.FlagCo
 export declare const FlagContradictionRequestSchema: GenMessage<FlagContradictionRequest>;
 
 /**
+ * FlagContradictionResponse holds the contradiction, new or already open.
+ *
  * @generated from message mindgate.brain.v1.FlagContradictionResponse
  */
 export declare type FlagContradictionResponse = Message<"mindgate.brain.v1.FlagContradictionResponse"> & {
@@ -986,6 +1022,8 @@ export declare type FlagContradictionResponse = Message<"mindgate.brain.v1.FlagC
 export declare const FlagContradictionResponseSchema: GenMessage<FlagContradictionResponse>;
 
 /**
+ * ListContradictionsRequest selects contradictions by id, by memory, or by status.
+ *
  * @generated from message mindgate.brain.v1.ListContradictionsRequest
  */
 export declare type ListContradictionsRequest = Message<"mindgate.brain.v1.ListContradictionsRequest"> & {
@@ -1030,6 +1068,8 @@ export declare type ListContradictionsRequest = Message<"mindgate.brain.v1.ListC
 export declare const ListContradictionsRequestSchema: GenMessage<ListContradictionsRequest>;
 
 /**
+ * ListContradictionsResponse holds the contradictions found, newest first.
+ *
  * @generated from message mindgate.brain.v1.ListContradictionsResponse
  */
 export declare type ListContradictionsResponse = Message<"mindgate.brain.v1.ListContradictionsResponse"> & {
@@ -1053,6 +1093,8 @@ export declare type ListContradictionsResponse = Message<"mindgate.brain.v1.List
 export declare const ListContradictionsResponseSchema: GenMessage<ListContradictionsResponse>;
 
 /**
+ * ResolveContradictionRequest names the contradiction and how it was settled.
+ *
  * @generated from message mindgate.brain.v1.ResolveContradictionRequest
  */
 export declare type ResolveContradictionRequest = Message<"mindgate.brain.v1.ResolveContradictionRequest"> & {
@@ -1091,6 +1133,8 @@ export declare type ResolveContradictionRequest = Message<"mindgate.brain.v1.Res
 export declare const ResolveContradictionRequestSchema: GenMessage<ResolveContradictionRequest>;
 
 /**
+ * ResolveContradictionResponse holds the closed contradiction.
+ *
  * @generated from message mindgate.brain.v1.ResolveContradictionResponse
  */
 export declare type ResolveContradictionResponse = Message<"mindgate.brain.v1.ResolveContradictionResponse"> & {
@@ -1107,6 +1151,8 @@ export declare type ResolveContradictionResponse = Message<"mindgate.brain.v1.Re
 export declare const ResolveContradictionResponseSchema: GenMessage<ResolveContradictionResponse>;
 
 /**
+ * AskQuestionRequest is the question and what it is about.
+ *
  * @generated from message mindgate.brain.v1.AskQuestionRequest
  */
 export declare type AskQuestionRequest = Message<"mindgate.brain.v1.AskQuestionRequest"> & {
@@ -1116,6 +1162,8 @@ export declare type AskQuestionRequest = Message<"mindgate.brain.v1.AskQuestionR
   organizationId: string;
 
   /**
+   * 1-2,000 characters.
+   *
    * @generated from field: string question = 2;
    */
   question: string;
@@ -1143,6 +1191,8 @@ export declare type AskQuestionRequest = Message<"mindgate.brain.v1.AskQuestionR
 export declare const AskQuestionRequestSchema: GenMessage<AskQuestionRequest>;
 
 /**
+ * AskQuestionResponse holds the new open question.
+ *
  * @generated from message mindgate.brain.v1.AskQuestionResponse
  */
 export declare type AskQuestionResponse = Message<"mindgate.brain.v1.AskQuestionResponse"> & {
@@ -1159,6 +1209,9 @@ export declare type AskQuestionResponse = Message<"mindgate.brain.v1.AskQuestion
 export declare const AskQuestionResponseSchema: GenMessage<AskQuestionResponse>;
 
 /**
+ * ListQuestionsRequest selects questions by id, by memory or entity, or by status, as
+ * ListContradictionsRequest does.
+ *
  * @generated from message mindgate.brain.v1.ListQuestionsRequest
  */
 export declare type ListQuestionsRequest = Message<"mindgate.brain.v1.ListQuestionsRequest"> & {
@@ -1202,6 +1255,8 @@ export declare type ListQuestionsRequest = Message<"mindgate.brain.v1.ListQuesti
 export declare const ListQuestionsRequestSchema: GenMessage<ListQuestionsRequest>;
 
 /**
+ * ListQuestionsResponse holds the questions found, newest first, and the ids that were not.
+ *
  * @generated from message mindgate.brain.v1.ListQuestionsResponse
  */
 export declare type ListQuestionsResponse = Message<"mindgate.brain.v1.ListQuestionsResponse"> & {
@@ -1223,6 +1278,8 @@ export declare type ListQuestionsResponse = Message<"mindgate.brain.v1.ListQuest
 export declare const ListQuestionsResponseSchema: GenMessage<ListQuestionsResponse>;
 
 /**
+ * ResolveQuestionRequest names the question and its answer (or why it was dropped).
+ *
  * @generated from message mindgate.brain.v1.ResolveQuestionRequest
  */
 export declare type ResolveQuestionRequest = Message<"mindgate.brain.v1.ResolveQuestionRequest"> & {
@@ -1237,6 +1294,8 @@ export declare type ResolveQuestionRequest = Message<"mindgate.brain.v1.ResolveQ
   id: string;
 
   /**
+   * RESOLVED or DISMISSED.
+   *
    * @generated from field: mindgate.brain.v1.ItemStatus status = 3;
    */
   status: ItemStatus;
@@ -1259,6 +1318,8 @@ export declare type ResolveQuestionRequest = Message<"mindgate.brain.v1.ResolveQ
 export declare const ResolveQuestionRequestSchema: GenMessage<ResolveQuestionRequest>;
 
 /**
+ * ResolveQuestionResponse holds the closed question.
+ *
  * @generated from message mindgate.brain.v1.ResolveQuestionResponse
  */
 export declare type ResolveQuestionResponse = Message<"mindgate.brain.v1.ResolveQuestionResponse"> & {
@@ -1275,6 +1336,8 @@ export declare type ResolveQuestionResponse = Message<"mindgate.brain.v1.Resolve
 export declare const ResolveQuestionResponseSchema: GenMessage<ResolveQuestionResponse>;
 
 /**
+ * RecallContextRequest says what the caller is about to do and which memories it knows it needs.
+ *
  * @generated from message mindgate.brain.v1.RecallContextRequest
  */
 export declare type RecallContextRequest = Message<"mindgate.brain.v1.RecallContextRequest"> & {
@@ -1375,6 +1438,8 @@ export declare type RecalledMemory = Message<"mindgate.brain.v1.RecalledMemory">
 export declare const RecalledMemorySchema: GenMessage<RecalledMemory>;
 
 /**
+ * RecallContextResponse is the composed context, as structured data and as text.
+ *
  * @generated from message mindgate.brain.v1.RecallContextResponse
  */
 export declare type RecallContextResponse = Message<"mindgate.brain.v1.RecallContextResponse"> & {
@@ -1464,6 +1529,8 @@ export enum Namespace {
 export declare const NamespaceSchema: GenEnum<Namespace>;
 
 /**
+ * DuplicateKind says how close a similar memory is.
+ *
  * @generated from enum mindgate.brain.v1.DuplicateKind
  */
 export enum DuplicateKind {
@@ -1489,6 +1556,8 @@ export enum DuplicateKind {
 export declare const DuplicateKindSchema: GenEnum<DuplicateKind>;
 
 /**
+ * WriteOutcome says what PutMemory did.
+ *
  * @generated from enum mindgate.brain.v1.WriteOutcome
  */
 export enum WriteOutcome {
@@ -1528,6 +1597,8 @@ export enum WriteOutcome {
 export declare const WriteOutcomeSchema: GenEnum<WriteOutcome>;
 
 /**
+ * Outcome is what happened to work that relied on memories.
+ *
  * @generated from enum mindgate.brain.v1.Outcome
  */
 export enum Outcome {
@@ -1553,6 +1624,8 @@ export enum Outcome {
 export declare const OutcomeSchema: GenEnum<Outcome>;
 
 /**
+ * ItemStatus is the life cycle of a contradiction or an open question.
+ *
  * @generated from enum mindgate.brain.v1.ItemStatus
  */
 export enum ItemStatus {
@@ -1587,7 +1660,10 @@ export declare const ItemStatusSchema: GenEnum<ItemStatus>;
 /**
  * BrainService is the organization-wide memory. Every request names the organization it acts
  * for; the edge fills it from the caller's verified credential and never from client input.
- * Nothing a request reads or writes ever belongs to another organization.
+ * Nothing a request reads or writes ever belongs to another organization. Every RPC needs the
+ * internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming the field,
+ * for malformed input (an unspecified namespace, a key outside [A-Za-z0-9._:/-], a limit out of
+ * range). ABORTED means concurrent writers kept colliding: fetch again and retry.
  *
  * @generated from service mindgate.brain.v1.BrainService
  */
@@ -1598,7 +1674,8 @@ export declare const BrainService: GenService<{
    * (FAILED_PRECONDITION otherwise; 0 means "must not exist yet"). A memory whose text equals or
    * nearly equals another key's is not written unless allow_duplicate is set: the response
    * names the similar memories instead. A write that disagrees with a memory close in meaning
-   * is stored and flags a contradiction, returned in the response.
+   * is stored and flags a contradiction, returned in the response. ABORTED when the memory
+   * changed concurrently.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.PutMemory
    */
@@ -1609,6 +1686,7 @@ export declare const BrainService: GenService<{
   },
   /**
    * GetMemories reads memories by exact key. Keys that do not exist are listed in missing_keys.
+   * INVALID_ARGUMENT for no keys or more than 100.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.GetMemories
    */
@@ -1620,6 +1698,8 @@ export declare const BrainService: GenService<{
   /**
    * SearchMemories ranks the organization's memories in one namespace by words (BM25) and
    * meaning (sentence embeddings), adjusted by feedback and recency; each result says why.
+   * INVALID_ARGUMENT for a limit above 50, a token_budget outside 100-50,000, or updated_after
+   * not earlier than updated_before.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.SearchMemories
    */
@@ -1629,7 +1709,8 @@ export declare const BrainService: GenService<{
     output: typeof SearchMemoriesResponseSchema;
   },
   /**
-   * DeleteMemory removes a memory; NOT_FOUND when it does not exist.
+   * DeleteMemory removes a memory; NOT_FOUND when it does not exist, FAILED_PRECONDITION when
+   * expected_version is set and differs from the stored version.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.DeleteMemory
    */
@@ -1639,7 +1720,9 @@ export declare const BrainService: GenService<{
     output: typeof DeleteMemoryResponseSchema;
   },
   /**
-   * RecordFeedback reports that work relying on the listed memories worked or failed.
+   * RecordFeedback reports that work relying on the listed memories worked or failed, and
+   * returns their new statistics; memories that do not exist are listed in missing.
+   * INVALID_ARGUMENT for no memories, more than 50, or an unspecified outcome.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.RecordFeedback
    */
@@ -1649,7 +1732,8 @@ export declare const BrainService: GenService<{
     output: typeof RecordFeedbackResponseSchema;
   },
   /**
-   * FlagContradiction records that two or more memories disagree.
+   * FlagContradiction records that two or more memories disagree, or returns the open
+   * contradiction already flagged over the same memories. NOT_FOUND when a memory does not exist.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.FlagContradiction
    */
@@ -1660,6 +1744,7 @@ export declare const BrainService: GenService<{
   },
   /**
    * ListContradictions reads contradictions by id, or those touching memories, or by status.
+   * Ids that do not exist are listed in missing_ids.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.ListContradictions
    */
@@ -1669,7 +1754,8 @@ export declare const BrainService: GenService<{
     output: typeof ListContradictionsResponseSchema;
   },
   /**
-   * ResolveContradiction closes an open contradiction with a resolution.
+   * ResolveContradiction closes an open contradiction with a resolution. NOT_FOUND when it does
+   * not exist; FAILED_PRECONDITION when it is already resolved or dismissed.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.ResolveContradiction
    */
@@ -1679,7 +1765,8 @@ export declare const BrainService: GenService<{
     output: typeof ResolveContradictionResponseSchema;
   },
   /**
-   * AskQuestion records something the organization does not know yet.
+   * AskQuestion records something the organization does not know yet, optionally about memories
+   * (at most 20) and entities (at most 20).
    *
    * @generated from rpc mindgate.brain.v1.BrainService.AskQuestion
    */
@@ -1689,7 +1776,8 @@ export declare const BrainService: GenService<{
     output: typeof AskQuestionResponseSchema;
   },
   /**
-   * ListQuestions reads open questions by id, or those touching memories, or by status.
+   * ListQuestions reads questions by id, or those touching memories or entities, or by status.
+   * Ids that do not exist are listed in missing_ids.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.ListQuestions
    */
@@ -1699,7 +1787,8 @@ export declare const BrainService: GenService<{
     output: typeof ListQuestionsResponseSchema;
   },
   /**
-   * ResolveQuestion answers (or dismisses) an open question.
+   * ResolveQuestion answers (or dismisses) an open question. NOT_FOUND when it does not exist;
+   * FAILED_PRECONDITION when it is already resolved or dismissed.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.ResolveQuestion
    */
@@ -1711,7 +1800,8 @@ export declare const BrainService: GenService<{
   /**
    * RecallContext composes, in one call, the memories a task needs: the keys asked for, those
    * mentioning the named entities and those found by searching the task, with the open
-   * contradictions and questions touching them, packed into a token budget.
+   * contradictions and questions touching them, packed into a token budget. Keys that do not
+   * exist are listed in missing. INVALID_ARGUMENT when none of task, keys and entities is given.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.RecallContext
    */

@@ -284,6 +284,8 @@ export const DuplicateKindSchema = /*@__PURE__*/
   enumDesc(file_mindgate_brain_v1_brain, 1);
 
 /**
+ * DuplicateKind says how close a similar memory is.
+ *
  * @generated from enum mindgate.brain.v1.DuplicateKind
  */
 export const DuplicateKind = /*@__PURE__*/
@@ -296,6 +298,8 @@ export const WriteOutcomeSchema = /*@__PURE__*/
   enumDesc(file_mindgate_brain_v1_brain, 2);
 
 /**
+ * WriteOutcome says what PutMemory did.
+ *
  * @generated from enum mindgate.brain.v1.WriteOutcome
  */
 export const WriteOutcome = /*@__PURE__*/
@@ -308,6 +312,8 @@ export const OutcomeSchema = /*@__PURE__*/
   enumDesc(file_mindgate_brain_v1_brain, 3);
 
 /**
+ * Outcome is what happened to work that relied on memories.
+ *
  * @generated from enum mindgate.brain.v1.Outcome
  */
 export const Outcome = /*@__PURE__*/
@@ -320,6 +326,8 @@ export const ItemStatusSchema = /*@__PURE__*/
   enumDesc(file_mindgate_brain_v1_brain, 4);
 
 /**
+ * ItemStatus is the life cycle of a contradiction or an open question.
+ *
  * @generated from enum mindgate.brain.v1.ItemStatus
  */
 export const ItemStatus = /*@__PURE__*/
@@ -328,7 +336,10 @@ export const ItemStatus = /*@__PURE__*/
 /**
  * BrainService is the organization-wide memory. Every request names the organization it acts
  * for; the edge fills it from the caller's verified credential and never from client input.
- * Nothing a request reads or writes ever belongs to another organization.
+ * Nothing a request reads or writes ever belongs to another organization. Every RPC needs the
+ * internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming the field,
+ * for malformed input (an unspecified namespace, a key outside [A-Za-z0-9._:/-], a limit out of
+ * range). ABORTED means concurrent writers kept colliding: fetch again and retry.
  *
  * @generated from service mindgate.brain.v1.BrainService
  */

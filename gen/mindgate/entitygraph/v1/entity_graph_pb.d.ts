@@ -11,6 +11,8 @@ import type { Message } from "@bufbuild/protobuf";
 export declare const file_mindgate_entitygraph_v1_entity_graph: GenFile;
 
 /**
+ * Entity is a person, system or other thing that an organization's memories mention.
+ *
  * @generated from message mindgate.entitygraph.v1.Entity
  */
 export declare type Entity = Message<"mindgate.entitygraph.v1.Entity"> & {
@@ -46,6 +48,8 @@ export declare type Entity = Message<"mindgate.entitygraph.v1.Entity"> & {
 export declare const EntitySchema: GenMessage<Entity>;
 
 /**
+ * Relationship is a directed edge (subject) -[predicate]-> (object) between two entities.
+ *
  * @generated from message mindgate.entitygraph.v1.Relationship
  */
 export declare type Relationship = Message<"mindgate.entitygraph.v1.Relationship"> & {
@@ -79,6 +83,8 @@ export declare type Relationship = Message<"mindgate.entitygraph.v1.Relationship
 export declare const RelationshipSchema: GenMessage<Relationship>;
 
 /**
+ * AssertRelationshipRequest names both entities, the predicate and the memory that asserts it.
+ *
  * @generated from message mindgate.entitygraph.v1.AssertRelationshipRequest
  */
 export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1.AssertRelationshipRequest"> & {
@@ -88,31 +94,43 @@ export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1
   organizationId: string;
 
   /**
+   * The subject's name, 1-200 characters.
+   *
    * @generated from field: string subject = 2;
    */
   subject: string;
 
   /**
+   * Sets the subject's kind if it has none yet.
+   *
    * @generated from field: string subject_kind = 3;
    */
   subjectKind: string;
 
   /**
+   * 1-100 characters, stored lower-cased.
+   *
    * @generated from field: string predicate = 4;
    */
   predicate: string;
 
   /**
+   * The object's name, 1-200 characters.
+   *
    * @generated from field: string object = 5;
    */
   object: string;
 
   /**
+   * Sets the object's kind if it has none yet.
+   *
    * @generated from field: string object_kind = 6;
    */
   objectKind: string;
 
   /**
+   * Key of the asserting memory, 1-200 characters.
+   *
    * @generated from field: string memory_key = 7;
    */
   memoryKey: string;
@@ -125,6 +143,8 @@ export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1
 export declare const AssertRelationshipRequestSchema: GenMessage<AssertRelationshipRequest>;
 
 /**
+ * AssertRelationshipResponse holds the relationship with all its citations.
+ *
  * @generated from message mindgate.entitygraph.v1.AssertRelationshipResponse
  */
 export declare type AssertRelationshipResponse = Message<"mindgate.entitygraph.v1.AssertRelationshipResponse"> & {
@@ -141,6 +161,8 @@ export declare type AssertRelationshipResponse = Message<"mindgate.entitygraph.v
 export declare const AssertRelationshipResponseSchema: GenMessage<AssertRelationshipResponse>;
 
 /**
+ * GetEntityRequest names the entity to read; names match after case folding and collapsing whitespace.
+ *
  * @generated from message mindgate.entitygraph.v1.GetEntityRequest
  */
 export declare type GetEntityRequest = Message<"mindgate.entitygraph.v1.GetEntityRequest"> & {
@@ -162,6 +184,9 @@ export declare type GetEntityRequest = Message<"mindgate.entitygraph.v1.GetEntit
 export declare const GetEntityRequestSchema: GenMessage<GetEntityRequest>;
 
 /**
+ * GetEntityResponse holds the entity, the relationships it is the subject of (outgoing) and those
+ * it is the object of (incoming).
+ *
  * @generated from message mindgate.entitygraph.v1.GetEntityResponse
  */
 export declare type GetEntityResponse = Message<"mindgate.entitygraph.v1.GetEntityResponse"> & {
@@ -189,14 +214,17 @@ export declare const GetEntityResponseSchema: GenMessage<GetEntityResponse>;
 
 /**
  * EntityGraphService holds the entities an organization's memories mention and the
- * relationships between them. Every relationship cites the memory that asserted it.
+ * relationships between them. Every relationship cites the memory that asserted it. Every RPC
+ * needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming
+ * the field, for a malformed organization_id or a missing or over-long name.
  *
  * @generated from service mindgate.entitygraph.v1.EntityGraphService
  */
 export declare const EntityGraphService: GenService<{
   /**
    * AssertRelationship records that memory_key asserts (subject) -[predicate]-> (object),
-   * creating both entities as needed.
+   * creating both entities as needed. Asserting an existing relationship adds memory_key to its
+   * citations. ABORTED when concurrent assertions of the same relationship kept colliding (retry).
    *
    * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.AssertRelationship
    */
@@ -207,6 +235,7 @@ export declare const EntityGraphService: GenService<{
   },
   /**
    * GetEntity returns an entity and its relationships in both directions.
+   * NOT_FOUND when no memory of the organization mentions the name.
    *
    * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.GetEntity
    */

@@ -54,7 +54,9 @@ export const GetEntityResponseSchema = /*@__PURE__*/
 
 /**
  * EntityGraphService holds the entities an organization's memories mention and the
- * relationships between them. Every relationship cites the memory that asserted it.
+ * relationships between them. Every relationship cites the memory that asserted it. Every RPC
+ * needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming
+ * the field, for a malformed organization_id or a missing or over-long name.
  *
  * @generated from service mindgate.entitygraph.v1.EntityGraphService
  */

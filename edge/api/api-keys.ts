@@ -1,0 +1,172 @@
+// The REST API's API keys of an organization: create, list, rotate and revoke, each a call to the
+// Agents service's ApiKeysService. A key's secret is shown only when it is created or rotated.
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
+import * as z from 'zod';
+import { defineApiRoute } from '../http/api-route.ts';
+import { sendJson } from '../http/respond.ts';
+import { requireAdmin, requireOrganization } from './auth.ts';
+import {
+  errors,
+  iso,
+  json,
+  Name,
+  notFoundAs404,
+  OrganizationId,
+  orgParams,
+  readJson,
+  type RestRoute,
+  type RouteDeps,
+} from './rest-route.ts';
+
+const KeyId = z.string().regex(/^k[A-Za-z0-9]{16}$/, { error: 'must be an API key id (k + 16 characters)' });
+const keyParams = z.object({ organization_id: OrganizationId, key_id: KeyId });
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    organization_id: z.string(),
+    name: z.string(),
+    prefix: z.string().meta({ description: 'The first characters of the key, to recognise it.' }),
+    created_by: z.string(),
+    created_at: z.string().nullable(),
+    rotated_at: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+  })
+  .meta({ title: 'ApiKey' });
+
+export const ApiKeyListSchema = z.object({ api_keys: z.array(ApiKeySchema) }).meta({ title: 'ApiKeyList' });
+export const ApiKeyWithSecretSchema = z
+  .object({
+    api_key: ApiKeySchema,
+    secret: z.string().meta({ description: 'The key, to send as x-api-key. Shown only in this response.' }),
+  })
+  .meta({ title: 'ApiKeyWithSecret' });
+
+export const CreateApiKeySchema = z.object({ name: Name }).strict().meta({ title: 'CreateApiKey' });
+
+interface ApiKeyMessage {
+  keyId: string;
+  organizationId: string;
+  name: string;
+  prefix: string;
+  createdBy: string;
+  createTime?: Timestamp;
+  rotateTime?: Timestamp;
+  lastUsedTime?: Timestamp;
+}
+
+const apiKey = (k: ApiKeyMessage) => ({
+  id: k.keyId,
+  organization_id: k.organizationId,
+  name: k.name,
+  prefix: k.prefix,
+  created_by: k.createdBy,
+  created_at: iso(k.createTime),
+  rotated_at: iso(k.rotateTime),
+  last_used_at: iso(k.lastUsedTime),
+});
+
+function createApiKeyRoute({ ctx, authenticate, limit }: RouteDeps): RestRoute {
+  return {
+    ...defineApiRoute({
+      method: 'POST',
+      path: '/organizations/:organization_id/api-keys',
+      operationId: 'createApiKey',
+      summary: 'Create an API key',
+      description:
+        'Creates an API key for the organization. The key (`secret`) is returned once and only its hash is stored. Requires a signed-in owner or admin.',
+      tags: ['API keys'],
+      params: orgParams,
+      responses: {
+        '201': json(ApiKeyWithSecretSchema, 'The key, with its secret.'),
+        '401': errors['401'],
+        '403': errors['403'],
+        '422': errors['422'],
+      },
+      handler: async (c) => {
+        const caller = await authenticate(c);
+        await requireAdmin(ctx, caller, c.input.params.organization_id);
+        const body = await readJson(c, CreateApiKeySchema, limit);
+        const res = await ctx.clients.apiKeys.createApiKey({
+          organizationId: c.input.params.organization_id,
+          name: body.name,
+          createdBy: caller.subject,
+        });
+        sendJson(c.res, 201, { api_key: apiKey(res.apiKey!), secret: res.secret }, { 'cache-control': 'no-store' });
+      },
+    }),
+    body: CreateApiKeySchema,
+  };
+}
+
+function listApiKeysRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+  return defineApiRoute({
+    method: 'GET',
+    path: '/organizations/:organization_id/api-keys',
+    operationId: 'listApiKeys',
+    summary: 'List API keys',
+    description: "The organization's API keys, never with their secrets.",
+    tags: ['API keys'],
+    params: orgParams,
+    responses: { '200': json(ApiKeyListSchema, 'The keys.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
+    handler: async (c) => {
+      const caller = await authenticate(c);
+      requireOrganization(caller, c.input.params.organization_id);
+      const res = await ctx.clients.apiKeys.listApiKeys({ organizationId: c.input.params.organization_id });
+      sendJson(c.res, 200, { api_keys: res.apiKeys.map(apiKey) });
+    },
+  });
+}
+
+function rotateApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+  return defineApiRoute({
+    method: 'POST',
+    path: '/organizations/:organization_id/api-keys/:key_id/rotate',
+    operationId: 'rotateApiKey',
+    summary: 'Rotate an API key',
+    description:
+      "Replaces the key's secret; the previous one stops working at once. The new secret is returned once. Requires a signed-in owner or admin.",
+    tags: ['API keys'],
+    params: keyParams,
+    responses: {
+      '200': json(ApiKeyWithSecretSchema, 'The key, with its new secret.'),
+      '401': errors['401'],
+      '403': errors['403'],
+      '404': 'NotFound',
+      '422': errors['422'],
+    },
+    handler: async (c) => {
+      const caller = await authenticate(c);
+      await requireAdmin(ctx, caller, c.input.params.organization_id);
+      const res = await notFoundAs404(() =>
+        ctx.clients.apiKeys.rotateApiKey({ organizationId: c.input.params.organization_id, keyId: c.input.params.key_id }),
+      );
+      sendJson(c.res, 200, { api_key: apiKey(res.apiKey!), secret: res.secret }, { 'cache-control': 'no-store' });
+    },
+  });
+}
+
+function revokeApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+  return defineApiRoute({
+    method: 'DELETE',
+    path: '/organizations/:organization_id/api-keys/:key_id',
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description: 'Deletes the key; it stops working at once. Requires a signed-in owner or admin.',
+    tags: ['API keys'],
+    params: keyParams,
+    responses: { '204': { description: 'Revoked.' }, '401': errors['401'], '403': errors['403'], '404': 'NotFound', '422': errors['422'] },
+    handler: async (c) => {
+      const caller = await authenticate(c);
+      await requireAdmin(ctx, caller, c.input.params.organization_id);
+      await notFoundAs404(() =>
+        ctx.clients.apiKeys.revokeApiKey({ organizationId: c.input.params.organization_id, keyId: c.input.params.key_id }),
+      );
+      c.res.writeHead(204).end();
+    },
+  });
+}
+
+export function apiKeyRoutes(deps: RouteDeps): RestRoute[] {
+  return [createApiKeyRoute(deps), listApiKeysRoute(deps), rotateApiKeyRoute(deps), revokeApiKeyRoute(deps)];
+}

@@ -1,0 +1,71 @@
+// What every route module of the REST API shares: the route type, what a route needs to run
+// (its dependencies), the path parameters, the errors mapped to HTTP in index.ts, and the
+// request body reader.
+import { timestampMs, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError } from '@connectrpc/connect';
+import * as z from 'zod';
+import type { AppContext } from '../context.ts';
+import type { AnyApiRoute, AnyApiRouteContext, ResponseSpec } from '../http/api-route.ts';
+import { readBody } from '../http/respond.ts';
+import { parseJsonBody, validate } from '../http/validation.ts';
+import type { OAuthManagement } from '../oauth/management.ts';
+import type { Caller } from './auth.ts';
+
+export interface OrganizationRouteOptions {
+  ctx: AppContext;
+  authenticate: (ctx: AnyApiRouteContext) => Promise<Caller>;
+}
+
+/** What a route handler uses: the options, plus the OAuth management and the body limit. */
+export interface RouteDeps extends OrganizationRouteOptions {
+  management: OAuthManagement;
+  limit: number;
+}
+
+/** A route plus what the OpenAPI builder does not know: request body and security. */
+export type RestRoute = AnyApiRoute & { body?: z.ZodType; secured?: boolean };
+
+/** The resource does not exist, or belongs to another organization (404). */
+export class NotFoundError extends Error {}
+
+/** The request body is not JSON (415). */
+export class MediaTypeError extends Error {}
+
+export async function readJson<S extends z.ZodType>(c: AnyApiRouteContext, schema: S, limit: number): Promise<z.output<S>> {
+  const type = (c.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') throw new MediaTypeError('send the body as application/json');
+  return validate(schema, parseJsonBody(await readBody(c.req, limit)), 'body');
+}
+
+/** Runs a call to an internal service, answering 404 where the service answers NOT_FOUND. */
+export async function notFoundAs404<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) throw new NotFoundError(err.rawMessage);
+    throw err;
+  }
+}
+
+export const iso = (t: Timestamp | undefined) => (t ? new Date(timestampMs(t)).toISOString() : null);
+export const json = (schema: z.ZodType, description: string): ResponseSpec => ({ description, content: { 'application/json': schema } });
+
+export const errors = { '401': 'Unauthorized', '403': 'Forbidden', '422': 'ValidationFailed' } as const;
+
+export const OrganizationId = z
+  .string()
+  .regex(/^org_[A-Za-z0-9]{1,60}$/, { error: 'must be an organization id (org_...)' })
+  .meta({ description: 'Organization id.', example: 'org_3hT9xQ2mZr8vKp1L' });
+const ClientId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be a client id' });
+export const Name = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(200, { error: 'must be at most 200 characters' });
+
+export const orgParams = z.object({ organization_id: OrganizationId });
+export const clientParams = z.object({ organization_id: OrganizationId, client_id: ClientId });
