@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { escapeHtml } from './escape-html.ts';
 import { pageSecurityHeaders } from './page-headers.ts';
 import type { Router } from './router.ts';
 
@@ -43,9 +44,9 @@ function asset(name: string): Buffer {
 }
 
 function pageHtml(options: DocsPageOptions, prefix: string): string {
-  const spec = escape(options.openapiUrl);
+  const spec = escapeHtml(options.openapiUrl);
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(options.title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(options.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="${prefix}/assets/swagger-ui.css">
 <link rel="icon" type="image/png" href="${prefix}/assets/favicon-32x32.png">
@@ -85,8 +86,4 @@ export function addDocsPage(router: Router, options: DocsPageOptions): void {
     res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
     res.end(res.req.method === 'HEAD' ? undefined : body);
   });
-}
-
-function escape(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

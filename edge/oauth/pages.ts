@@ -1,11 +1,9 @@
 // Server-rendered pages of the authorization server: plain HTML forms that work without
 // JavaScript, with labels, an error summary announced to assistive technology, and no external
 // resources.
+import { escapeHtml } from '../http/escape-html.ts';
 import { pageSecurityHeaders } from '../http/page-headers.ts';
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 const STYLE = `
 *{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#1b1f24}

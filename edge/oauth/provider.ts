@@ -12,7 +12,7 @@ import type { EdgeConfig } from '../config.ts';
 import type { Accounts } from './accounts.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { AuthKeys } from './keys.ts';
-import { escapeHtml, logoutPage, logoutSuccessPage, messagePage } from './pages.ts';
+import { logoutPage, logoutSuccessPage, messagePage } from './pages.ts';
 import { addProviderEdges } from './provider-edges.ts';
 import { applyRegistrationPolicy } from './registration-policy.ts';
 import type { RevocationStore } from './revocations.ts';
@@ -270,4 +270,3 @@ export function organizationOf(client: unknown): string | undefined {
 }
 
 export type { KoaContextWithOIDC };
-export { escapeHtml };

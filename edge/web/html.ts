@@ -2,7 +2,7 @@
 // one function per kind of page. Everything interpolated is escaped; rendered Markdown comes
 // from markdown.ts, which escapes raw HTML itself.
 import type { Content, Page, Post } from './content.ts';
-import { escapeHtml as e } from './markdown.ts';
+import { escapeHtml as e } from '../http/escape-html.ts';
 import type { PlatformStatus } from './status.ts';
 
 export const SITE_CSS = `

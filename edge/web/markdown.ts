@@ -3,12 +3,8 @@
 // only take http(s), mailto, relative and fragment URLs, and headings get stable ids so that
 // search results and agents can point into a section.
 import { Marked, type Tokens } from 'marked';
+import { escapeHtml } from '../http/escape-html.ts';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
-}
 
 /** `Rate limits & headers` → `rate-limits-headers`. */
 export function slugify(text: string): string {
