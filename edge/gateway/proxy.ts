@@ -23,15 +23,26 @@ export interface ProxyOptions {
 }
 
 /**
- * Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), ours, the ones we set, and the
- * framing the backend client writes itself (Host, Content-Length, Transfer-Encoding).
+ * Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), ours, the ones we set (a
+ * client's X-Request-Id is replaced by the request's id, which is the client's when it is sane),
+ * and the framing the backend client writes itself (Host, Content-Length, Transfer-Encoding).
+ * Names with an underscore are dropped too (isUnderscoreName).
  */
 const DROP_REQUEST = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
   'transfer-encoding', 'content-length', 'upgrade', 'host', 'expect', 'http2-settings',
-  'x-gateway-key', 'x-gateway-authenticated',
+  'x-gateway-key', 'x-gateway-authenticated', 'x-request-id',
   'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'x-forwarded-port', 'forwarded',
 ]);
+
+/**
+ * CGI/WSGI-style backends map `X_Forwarded_For` and `X-Forwarded-For` to the same variable
+ * (HTTP_X_FORWARDED_FOR), so an underscore spelling would pass for a header the gateway sets and
+ * backends are told to trust. nginx drops such names by default (underscores_in_headers off).
+ */
+function isUnderscoreName(name: string): boolean {
+  return name.indexOf('_') !== -1;
+}
 
 const FORWARD_LIMIT_CHECK = /(^|\/)\.\.?(\/|$)/;
 
@@ -177,7 +188,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     // Node's parser has validated every name and value: they go out as they came in.
     let lines = '';
     for (const name in src) {
-      if (DROP_REQUEST.has(name) || named?.has(name)) continue;
+      if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
       const value = src[name]!;
       if (typeof value === 'string') lines += `${name}: ${value}\r\n`;
       else for (const v of value) lines += `${name}: ${v}\r\n`;
@@ -271,9 +282,12 @@ class ProxyHandler implements ResponseHandler {
       }
       headers.push('www-authenticate', rewriteChallenge(challenge, this.server, status));
     }
-    // The gateway's CORS headers (set before routing) replace the backend's own.
-    if (this.cors) {
-      for (let i = headers.length - 2; i >= 0; i -= 2) if (isCorsHeader(headers[i]!)) headers.splice(i, 2);
+    // The gateway's CORS headers (set before routing) replace the backend's own, and its
+    // X-Accel-Buffering replaces the backend's (both were sent: `no, no`).
+    const cors = this.cors;
+    for (let i = headers.length - 2; i >= 0; i -= 2) {
+      const name = headers[i]!;
+      if (name === 'x-accel-buffering' || (cors && isCorsHeader(name))) headers.splice(i, 2);
     }
     headers.push('x-accel-buffering', 'no');
     res.writeHead(status, reason || undefined, headers);

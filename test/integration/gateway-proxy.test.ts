@@ -237,6 +237,33 @@ describe('headers', () => {
     expect(JSON.parse(res.body).headers['x-forwarded-host']).toBe(new URL(env.base).host);
   });
 
+  it('drops request header names with underscores, as nginx does', async () => {
+    // CGI/WSGI-style backends map X_Forwarded_For and X-Forwarded-For to the same variable, so an
+    // underscore spelling would pass for a header the gateway sets and backends trust.
+    const res = await rawRequest(env.base, 'GET', '/open/echo', {
+      X_Gateway_Authenticated: 'key',
+      X_Forwarded_For: '6.6.6.6',
+      x_custom_value: 'dropped',
+      'x-custom-value': 'kept',
+    });
+    const e = JSON.parse(res.body) as Echo;
+    expect(Object.keys(e.headers).filter((name) => name.includes('_'))).toEqual([]);
+    expect(e.headers['x-custom-value']).toBe('kept');
+    expect(e.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(e.headers['x-gateway-authenticated']).toBeUndefined();
+  });
+
+  it("replaces a client's X-Request-Id with the gateway's one instead of adding a second", async () => {
+    for (const given of ['client-id-1', 'not a valid id']) {
+      const before = env.alpha.seen.length;
+      const res = await rawRequest(env.base, 'GET', '/open/echo', { 'x-request-id': given });
+      const seen = env.alpha.seen.slice(before).find((r) => r.url === '/raw/echo')!;
+      const ids = seen.rawHeaders.filter((_v, i) => i % 2 === 0 && seen.rawHeaders[i].toLowerCase() === 'x-request-id');
+      expect(ids.length, given).toBe(1);
+      expect(seen.headers['x-request-id']).toBe(res.headers['x-request-id']);
+    }
+  });
+
   it("passes response headers but drops the backend's hop-by-hop ones", async () => {
     const res = await rawRequest(env.base, 'GET', '/open/echo');
     expect(res.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
@@ -298,6 +325,7 @@ describe('streaming', () => {
     const res = await fetch(`${env.base}/open/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
+    // The backend says so too: the client must see one value, not `no, no`.
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     await env.alpha.eventsOpened;
     const reader = res.body!.getReader();

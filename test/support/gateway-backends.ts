@@ -188,7 +188,8 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
     }
     if (path === '/raw/events') {
       eventsRes = res;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // As many SSE servers do, for an nginx in front of them; the gateway sends its own.
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       res.write(': open\n\n');
       res.on('close', () => closedEvents.resolve());
       opened.resolve();
