@@ -11,6 +11,7 @@ import { RequestValidationError, sendValidationError } from '../http/validation.
 import type { GatewayConfig } from './config.ts';
 import { BackendError, type Exchange, type ResponseHandler } from './backend-client.ts';
 import { isCorsHeader } from './cors.ts';
+import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
 import { sendGatewayError, serverNameError } from './errors.ts';
 import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRegistry } from './registry.ts';
 
@@ -108,6 +109,11 @@ export function createProxy(options: ProxyOptions): Proxy {
     const path = ctx.path;
     const slash = path.indexOf('/', 1);
     const rest = slash === -1 ? '' : path.slice(slash);
+    // `/{server}/oauth` is the facade's: the binding's second half is scoped to it, and must
+    // never travel with a request a backend receives (oauth/binding.ts).
+    if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47 /* '/' */)) {
+      return sendGatewayError(res, 404, 'not_found', 'Not Found');
+    }
     if (isUnsafePath(rest)) {
       return sendValidationError(res, new RequestValidationError([{
         type: 'value_error',
@@ -189,7 +195,13 @@ export function createProxy(options: ProxyOptions): Proxy {
     let lines = '';
     for (const name in src) {
       if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
-      const value = src[name]!;
+      let value = src[name]!;
+      // The gateway's and the other listeners' cookies are for them, never for a backend.
+      if (name === 'cookie') {
+        const kept = withoutPlatformCookies(value as string);
+        if (kept === undefined) continue;
+        value = kept;
+      }
       if (typeof value === 'string') lines += `${name}: ${value}\r\n`;
       else for (const v of value) lines += `${name}: ${v}\r\n`;
     }
@@ -284,10 +296,13 @@ class ProxyHandler implements ResponseHandler {
     }
     // The gateway's CORS headers (set before routing) replace the backend's own, and its
     // X-Accel-Buffering replaces the backend's (both were sent: `no, no`).
+    // A backend may not set, overwrite or clear the platform's cookies (platform-cookies.ts).
     const cors = this.cors;
     for (let i = headers.length - 2; i >= 0; i -= 2) {
       const name = headers[i]!;
-      if (name === 'x-accel-buffering' || (cors && isCorsHeader(name))) headers.splice(i, 2);
+      if (name === 'x-accel-buffering' || (cors && isCorsHeader(name)) || (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))) {
+        headers.splice(i, 2);
+      }
     }
     headers.push('x-accel-buffering', 'no');
     res.writeHead(status, reason || undefined, headers);

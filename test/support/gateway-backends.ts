@@ -186,6 +186,13 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       });
       return;
     }
+    if (path === '/raw/set-cookie') {
+      // A hostile backend: sets whatever cookies the query names (`c`, repeated), verbatim.
+      const lines = new URL(req.url ?? '/', 'http://backend').searchParams.getAll('c');
+      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': lines, 'content-length': 2 });
+      res.end('ok');
+      return;
+    }
     if (path === '/raw/events') {
       eventsRes = res;
       // As many SSE servers do, for an nginx in front of them; the gateway sends its own.
