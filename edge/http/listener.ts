@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pickRequestId } from '../../services/common/rpc/interceptors.ts';
 import type { Logger } from '../../services/common/log.ts';
+import { createBodyDeadlines, RequestTimeoutError } from './body-deadlines.ts';
 import { requestScope } from './request-context.ts';
 import type { RouteContext, Router } from './router.ts';
 
@@ -35,10 +36,15 @@ export interface ListenerOptions {
   logger: Logger;
   /** Log successful requests at this level ('debug' keeps the hot path quiet). */
   accessLogLevel?: 'info' | 'debug';
+  /** A request body with no progress this long while the server reads it gets a 408 (body-deadlines.ts). */
+  bodyTimeoutMs?: number;
+  /** A request whose body has not fully arrived this long after it started gets a 408. */
   requestTimeoutMs?: number;
 }
 
 const HEADERS_TIMEOUT_MS = 20_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export async function startListener(surface: Surface, options: ListenerOptions): Promise<Listener> {
   const logger = options.logger.child({ listener: surface.name });
@@ -47,8 +53,15 @@ export async function startListener(surface: Surface, options: ListenerOptions):
   const accessLogger = options.logger.child({ listener: surface.name }, { redact: [] });
   const accessLevel = options.accessLogLevel ?? 'info';
 
-  const server = http.createServer({ requestTimeout: options.requestTimeoutMs ?? 0, headersTimeout: HEADERS_TIMEOUT_MS });
+  // Node's requestTimeout stays off: body-deadlines.ts does its job and tells a stalled client
+  // from a server that paused reading; the head has Node's headersTimeout.
+  const server = http.createServer({ requestTimeout: 0, headersTimeout: HEADERS_TIMEOUT_MS });
   server.keepAliveTimeout = 5_000;
+  const deadlines = createBodyDeadlines<RequestContext>({
+    idleMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    totalMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    onExpired: (ctx, reason) => expire(surface, ctx, reason, logger),
+  });
   server.on('request', (req, res) => {
     const started = performance.now();
     const requestId = req.headers['x-request-id'] === undefined && req.headers.traceparent === undefined
@@ -59,6 +72,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const ctx = new RequestContext(req, res, path, q === -1 ? '' : rawUrl.slice(q + 1), requestId);
+    deadlines.watch(ctx);
     res.once('close', () => {
       const line = {
         requestId,
@@ -100,6 +114,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       server.closeIdleConnections();
       await closed;
+      deadlines.close();
       clearInterval(sweep);
       clearTimeout(timer);
       await surface.close?.();
@@ -119,6 +134,8 @@ class RequestContext implements RouteContext {
   params: Record<string, string> = {};
   readonly path: string;
   readonly requestId: string;
+  /** Answered with a 408 by the listener: the handler's own failure that follows is expected. */
+  timedOut = false;
   private readonly rawQuery: string;
   private parsedQuery: URLSearchParams | undefined;
 
@@ -148,7 +165,34 @@ async function dispatch(surface: Surface, ctx: RouteContext): Promise<void> {
   }
 }
 
-async function fail(surface: Surface, ctx: RouteContext, err: unknown, logger: Logger): Promise<void> {
+/**
+ * A request body missed its deadline (body-deadlines.ts): a 408 in the surface's own shape and
+ * the connection closed, or, once the response has started, the connection closed at once. The
+ * handler still waiting for the body then fails, quietly (fail()).
+ */
+async function expire(surface: Surface, ctx: RequestContext, reason: 'idle' | 'total', logger: Logger): Promise<void> {
+  ctx.timedOut = true;
+  const { req, res } = ctx;
+  logger.info({ requestId: ctx.requestId, reason, bytesRead: req.socket.bytesRead }, 'request body timed out');
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  // Node closes the connection once this response is written, without waiting for the body.
+  res.setHeader('connection', 'close');
+  try {
+    await surface.onError(ctx, new RequestTimeoutError(reason));
+  } catch (err) {
+    logger.error({ requestId: ctx.requestId, err }, 'error handler failed');
+  }
+  if (!res.writableEnded) req.socket.destroy();
+}
+
+async function fail(surface: Surface, ctx: RequestContext, err: unknown, logger: Logger): Promise<void> {
+  if (ctx.timedOut) {
+    if (!ctx.res.writableEnded) ctx.res.destroy();
+    return;
+  }
   if (ctx.res.headersSent) {
     logger.warn({ requestId: ctx.requestId, err }, 'request failed after the response started');
     ctx.res.destroy();

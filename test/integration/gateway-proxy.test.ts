@@ -7,6 +7,7 @@ import { createGatewaySurface } from '../../edge/gateway/index.ts';
 import { startListener, type Listener } from '../../edge/http/listener.ts';
 import { GATEWAY_KEY, startGatewayEnv, type GatewayEnv } from '../support/gateway-env.ts';
 import { obtainTokens, rawRequest } from '../support/gateway-flow.ts';
+import { rawExchange } from '../support/raw-http.ts';
 
 let env: GatewayEnv;
 const logs: string[] = [];
@@ -14,7 +15,7 @@ let alphaToken: string;
 
 beforeAll(async () => {
   env = await startGatewayEnv({
-    env: { GATEWAY_MAX_BODY_BYTES: '4096', GATEWAY_RESPONSE_TIMEOUT_MS: '1500' },
+    env: { GATEWAY_MAX_BODY_BYTES: '4096', GATEWAY_RESPONSE_TIMEOUT_MS: '1500', BODY_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '5000' },
     logs,
   });
   alphaToken = String((await obtainTokens(env.base, 'alpha')).access_token);
@@ -307,6 +308,19 @@ describe('failures and limits', () => {
       req.end();
     });
     expect(status).toBe(413);
+  });
+
+  it('answers a proxied upload whose body stops arriving with 408, and closes the connection', async () => {
+    const { hostname, port } = new URL(env.base);
+    const before = env.alpha.seen.length;
+    const reply = await rawExchange(hostname, Number(port), 'POST /open/upload HTTP/1.1\r\nhost: gw\r\ncontent-length: 1000\r\n\r\nfirst bytes');
+    expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(reply.text).toContain('"error":"request_timeout"');
+    expect(reply.closed).toBe(true);
+    // The backend had the request, and was not left waiting for the rest.
+    expect(env.alpha.seen.slice(before).some((r) => r.url === '/raw/upload')).toBe(true);
+    const res = await fetch(`${env.base}/open/echo`);
+    expect(res.status).toBe(200);
   });
 
   it("passes the backend's 404 for an unknown session through unchanged", async () => {
