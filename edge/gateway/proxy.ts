@@ -226,8 +226,10 @@ export function createProxy(options: ProxyOptions): Proxy {
       },
       handler,
     );
+    // The client went away, or its body never fully came (the listener answered 408): the
+    // backend must not be left waiting for the rest until its response deadline.
     res.once('close', () => {
-      if (!res.writableFinished) handler.abort();
+      if (!res.writableFinished || !req.complete) handler.abort();
     });
   }
 

@@ -313,12 +313,17 @@ describe('failures and limits', () => {
   it('answers a proxied upload whose body stops arriving with 408, and closes the connection', async () => {
     const { hostname, port } = new URL(env.base);
     const before = env.alpha.seen.length;
+    const cutBefore = env.alpha.uploadsCutShort;
     const reply = await rawExchange(hostname, Number(port), 'POST /open/upload HTTP/1.1\r\nhost: gw\r\ncontent-length: 1000\r\n\r\nfirst bytes');
     expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(reply.text).toContain('"error":"request_timeout"');
     expect(reply.closed).toBe(true);
-    // The backend had the request, and was not left waiting for the rest.
+    // The backend had the request, and is not left waiting for the rest: its request is closed.
     expect(env.alpha.seen.slice(before).some((r) => r.url === '/raw/upload')).toBe(true);
+    while (env.alpha.uploadsCutShort === cutBefore) await new Promise((r) => setTimeout(r, 20));
+    // ... because the gateway closed it, not because its own response deadline ran out later.
+    const requestId = /x-request-id: ([^\r]+)/i.exec(reply.text)![1];
+    expect(logs.filter((line) => line.includes(requestId) && line.includes('"code":"response_timeout"'))).toEqual([]);
     const res = await fetch(`${env.base}/open/echo`);
     expect(res.status).toBe(200);
   });

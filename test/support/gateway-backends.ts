@@ -40,6 +40,8 @@ export interface McpBackend {
   hangClosed: Promise<void>;
   /** Called for each chunk /raw/upload receives. */
   onUploadChunk?: (chunk: Buffer) => void;
+  /** Uploads to /raw/upload whose connection closed before their body was complete. */
+  uploadsCutShort: number;
   close(): Promise<void>;
 }
 
@@ -214,6 +216,9 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
         bytes += c.length;
         backend.onUploadChunk?.(c);
       });
+      req.on('close', () => {
+        if (!req.complete) backend.uploadsCutShort += 1;
+      });
       req.on('end', () => {
         const body = JSON.stringify({ bytes });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -249,6 +254,7 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
     eventsClosed: closedEvents.promise,
     hangReached: hangReached.promise,
     hangClosed: hangClosed.promise,
+    uploadsCutShort: 0,
     sendEvent(data) {
       eventsRes?.write(`data: ${data}\n\n`);
     },
