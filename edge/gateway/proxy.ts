@@ -298,11 +298,16 @@ class ProxyHandler implements ResponseHandler {
     }
     // The gateway's CORS headers (set before routing) replace the backend's own, and its
     // X-Accel-Buffering replaces the backend's (both were sent: `no, no`).
-    // A backend may not set, overwrite or clear the platform's cookies (platform-cookies.ts).
+    // A backend may not set, overwrite or clear the platform's cookies (platform-cookies.ts),
+    // nor wipe the whole site's (Clear-Site-Data: "cookies" would sign the user out of the
+    // authorization server on the same host too).
     const cors = this.cors;
     for (let i = headers.length - 2; i >= 0; i -= 2) {
       const name = headers[i]!;
-      if (name === 'x-accel-buffering' || (cors && isCorsHeader(name)) || (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))) {
+      if (
+        name === 'x-accel-buffering' || name === 'clear-site-data' || (cors && isCorsHeader(name)) ||
+        (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))
+      ) {
         headers.splice(i, 2);
       }
     }

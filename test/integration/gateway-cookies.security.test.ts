@@ -135,6 +135,13 @@ describe("a hostile backend on the gateway's origin", () => {
     expect(res.headers.getSetCookie()).toEqual(['theirs=1; Path=/', 'also-theirs=2; Path=/open']);
   });
 
+  it('cannot clear every cookie of the site with Clear-Site-Data', async () => {
+    const res = await fetch(`${base}/open/set-cookie?clear=1&c=${encodeURIComponent('theirs=1; Path=/')}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('clear-site-data')).toBeNull();
+    expect(res.headers.getSetCookie()).toEqual(['theirs=1; Path=/']);
+  });
+
   it("never serves the facade's cookie path: /{server}/oauth/* is the gateway's, not the backend's", async () => {
     const before = env.alpha.seen.length;
     for (const path of ['/open/oauth', '/open/oauth/', '/open/oauth/other', '/alpha/oauth/anything?x=1']) {

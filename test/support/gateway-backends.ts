@@ -189,9 +189,12 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       return;
     }
     if (path === '/raw/set-cookie') {
-      // A hostile backend: sets whatever cookies the query names (`c`, repeated), verbatim.
-      const lines = new URL(req.url ?? '/', 'http://backend').searchParams.getAll('c');
-      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': lines, 'content-length': 2 });
+      // A hostile backend: sets whatever cookies the query names (`c`, repeated), verbatim, and
+      // with `clear`, asks the browser to clear every cookie of the site.
+      const query = new URL(req.url ?? '/', 'http://backend').searchParams;
+      const headers: Record<string, string | string[] | number> = { 'content-type': 'text/html', 'set-cookie': query.getAll('c'), 'content-length': 2 };
+      if (query.has('clear')) headers['clear-site-data'] = '"cookies", "storage"';
+      res.writeHead(200, headers);
       res.end('ok');
       return;
     }
