@@ -1,5 +1,6 @@
-// One public listener: request ids, a log line per request, routing, and a last-resort error
-// handler so that no failure escapes as a dropped connection or a stack trace.
+// One public listener: request ids, a log line per request, deadlines for request bodies (so
+// that no client holds a connection forever), routing, and a last-resort error handler so that
+// no failure escapes as a dropped connection or a stack trace.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
