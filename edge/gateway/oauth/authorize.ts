@@ -185,7 +185,6 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
   return { show, decide };
 }
 
-
 /**
  * The scopes asked of the upstream: the client's, limited to the ones this server offers
  * (unknown ones are dropped, not refused: clients add scopes of their own), or all of them.
