@@ -49,8 +49,16 @@ export function withoutPlatformCookies(header: string): string | undefined {
 
 /** True when a backend's Set-Cookie line would set, overwrite or clear a platform cookie. */
 export function setsPlatformCookie(line: string): boolean {
-  const eq = line.indexOf('=');
   const semi = line.indexOf(';');
-  // A line without `=` before its attributes is a nameless cookie (RFC 6265 §5.2): the name is empty.
-  return isPlatformCookie(eq === -1 || (semi !== -1 && semi < eq) ? '' : line.slice(0, eq));
+  const pair = semi === -1 ? line : line.slice(0, semi);
+  const eq = pair.indexOf('=');
+  // A cookie without `=` is nameless, and a browser sends it back as its bare value.
+  if (eq === -1) return isPlatformCookie(pair);
+  const name = pair.slice(0, eq);
+  if (name.trim() !== '') return isPlatformCookie(name);
+  // `=_session=x` is a nameless cookie whose value a browser sends back as `_session=x`: it
+  // would pass for the cookie it names.
+  const value = pair.slice(eq + 1);
+  const inner = value.indexOf('=');
+  return isPlatformCookie(inner === -1 ? value : value.slice(0, inner));
 }

@@ -127,6 +127,10 @@ describe("a hostile backend on the gateway's origin", () => {
       ' _session=x; Path=/',
       '_interaction.sig=x; Path=/interaction',
       'MG_CSRF=x; Path=/',
+      // Nameless cookies, which browsers send back as their bare value: `_session=x`.
+      '=_session=x; Path=/',
+      ' =__Host-mindgate-gw-binding=x; Path=/; Secure',
+      '_interaction; Path=/',
       'also-theirs=2; Path=/open',
     ];
     for (const line of lines) hostile.searchParams.append('c', line);
