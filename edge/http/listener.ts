@@ -41,9 +41,18 @@ export interface ListenerOptions {
   bodyTimeoutMs?: number;
   /** A request whose body has not fully arrived this long after it started gets a 408. */
   requestTimeoutMs?: number;
+  /** A request head that has not fully arrived this long after it started gets a 408. */
+  headersTimeoutMs?: number;
 }
 
 const HEADERS_TIMEOUT_MS = 20_000;
+
+/** Statuses for the parser's errors that are not plain malformed requests (as Node's default). */
+const CLIENT_ERROR_STATUS: Record<string, string> = {
+  // A head that did not arrive within headersTimeout.
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+};
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
@@ -56,7 +65,14 @@ export async function startListener(surface: Surface, options: ListenerOptions):
 
   // Node's requestTimeout stays off: body-deadlines.ts does its job and tells a stalled client
   // from a server that paused reading; the head has Node's headersTimeout.
-  const server = http.createServer({ requestTimeout: 0, headersTimeout: HEADERS_TIMEOUT_MS });
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  // Node checks heads against headersTimeout on this interval (30 s by default, which let a
+  // stalled head live 50 s).
+  const server = http.createServer({
+    requestTimeout: 0,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
+  });
   server.keepAliveTimeout = 5_000;
   const deadlines = createBodyDeadlines<RequestContext>({
     idleMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
@@ -90,8 +106,8 @@ export async function startListener(surface: Surface, options: ListenerOptions):
       dispatch(surface, ctx).catch((err) => fail(surface, ctx, err, logger));
     });
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable) socket.end(`HTTP/1.1 ${CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
 

@@ -166,6 +166,21 @@ describe('slow and stuck request bodies', () => {
     expect(await res.json()).toEqual({ bytes: body.length });
   });
 
+  it('answers a head that never ends with 408, not 400, and closes the connection', async () => {
+    listener = await startListener(createProblemSurface('t', streams(), logger), { host: '127.0.0.1', port: 0, logger, headersTimeoutMs: 300 });
+    const { hostname, port } = new URL(listener.url);
+    const reply = await rawExchange(hostname, Number(port), 'POST /sink HTTP/1.1\r\nhost: t\r\ncontent-le');
+    expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(reply.closed).toBe(true);
+  });
+
+  it('answers a head larger than Node accepts with 431', async () => {
+    const { hostname, port } = await start();
+    const reply = await rawExchange(hostname, Number(port), `GET / HTTP/1.1\r\nhost: t\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(reply.text).toMatch(/^HTTP\/1\.1 431 /);
+    expect(reply.closed).toBe(true);
+  });
+
   it('lets a complete body through, on a connection kept alive for the next request', async () => {
     const { hostname, port } = await start();
     const body = '{"a":1}';
