@@ -40,6 +40,10 @@ export interface EdgeConfig {
   /** Log every successful request at info (true) or debug (false). */
   accessLog: boolean;
   shutdownGraceMs: number;
+  /** Every listener: a request body with no progress this long gets a 408 (edge/http/body-deadlines.ts). */
+  bodyTimeoutMs: number;
+  /** Every listener: a request whose body has not fully arrived this long after it started gets a 408. */
+  requestTimeoutMs: number;
   /** Largest request body any JSON endpoint accepts. */
   maxBodyBytes: number;
   storage: StorageConfig;
@@ -91,6 +95,8 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     logLevel: readLogLevel(env),
     accessLog: readBool(env, 'ACCESS_LOG', true),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
+    bodyTimeoutMs: readInt(env, 'BODY_TIMEOUT_MS', 30_000, { min: 50, max: 3_600_000 }),
+    requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 120_000, { min: 50, max: 86_400_000 }),
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
     storage: readStorageConfig(env, cpuCount),
     auth: readAuthConfig(env),

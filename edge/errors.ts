@@ -1,6 +1,7 @@
 // Errors from internal services arrive as ConnectError codes; this is the one place that turns
 // them into HTTP statuses. Each surface then renders the status in its own body shape.
 import { Code, ConnectError } from '@connectrpc/connect';
+import { RequestTimeoutError } from './http/body-deadlines.ts';
 import { BodyTooLargeError } from './http/respond.ts';
 
 const STATUS_BY_CODE: Record<Code, number> = {
@@ -24,7 +25,7 @@ const STATUS_BY_CODE: Record<Code, number> = {
 
 export interface HttpError {
   status: number;
-  /** Short machine-readable name (the Connect code name, or `payload_too_large`). */
+  /** Short machine-readable name (the Connect code name, `payload_too_large` or `request_timeout`). */
   code: string;
   /** Safe to show to the caller: internal failures are reduced to a generic message. */
   message: string;
@@ -35,6 +36,9 @@ export interface HttpError {
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof BodyTooLargeError) {
     return { status: 413, code: 'payload_too_large', message: err.message, internal: false };
+  }
+  if (err instanceof RequestTimeoutError) {
+    return { status: 408, code: 'request_timeout', message: err.message, internal: false };
   }
   if (err instanceof ConnectError) {
     const status = STATUS_BY_CODE[err.code] ?? 500;

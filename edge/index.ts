@@ -42,6 +42,8 @@ export async function startEdge(ctx: AppContext): Promise<Edge> {
         port: ctx.config.ports[name],
         logger: ctx.logger,
         accessLogLevel: ctx.config.accessLog ? 'info' : 'debug',
+        bodyTimeoutMs: ctx.config.bodyTimeoutMs,
+        requestTimeoutMs: ctx.config.requestTimeoutMs,
       });
     }
   } catch (err) {

@@ -194,13 +194,14 @@ export function buildGatewayOpenApi(options: GatewayOpenApiOptions): Doc {
   };
   const proxyOp = (method: string) => op(`proxy_${method}`, `Proxy ${method.toUpperCase()} to the backend`, {
     tag: 'Proxy',
-    description: 'Streams the request to the backend of `server_name` and its response back (SSE event by event). `Authorization` passes through unchanged; `X-Gateway-Key` is the operator alternative and is never forwarded. A backend 401 challenge is rewritten to name the gateway metadata.',
+    description: 'Streams the request to the backend of `server_name` and its response back (SSE event by event). `Authorization` passes through unchanged; `X-Gateway-Key` is the operator alternative and is never forwarded. A backend 401 challenge is rewritten to name the gateway metadata. The platform\'s own cookies are never forwarded, nor set by a backend; header names with an underscore are dropped. Paths under `/{server_name}/oauth` belong to the OAuth facade and are never proxied (404).',
     security: [{ BearerToken: [] }, { GatewayKey: [] }],
     parameters: [SERVER_NAME, PATH],
     responses: {
       200: { description: 'The backend response, passed through.' },
       401: json(ref('GatewayError'), 'No credentials for a server that uses OAuth, or a bad gateway key; carries `WWW-Authenticate`.'),
-      404: json(ref('GatewayError'), 'Unknown server (or the backend\'s own 404, unchanged).'),
+      404: json(ref('GatewayError'), 'Unknown server, a path under `/{server_name}/oauth` (or the backend\'s own 404, unchanged).'),
+      408: json(ref('GatewayError'), 'The request body stopped arriving, or took too long (`BODY_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`); the connection is closed.'),
       413: json(ref('GatewayError'), 'Body too large.'),
       422: V422,
       502: json(ref('GatewayError'), 'The backend is unreachable.'),

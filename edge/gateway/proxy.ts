@@ -11,6 +11,7 @@ import { RequestValidationError, sendValidationError } from '../http/validation.
 import type { GatewayConfig } from './config.ts';
 import { BackendError, type Exchange, type ResponseHandler } from './backend-client.ts';
 import { isCorsHeader } from './cors.ts';
+import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
 import { sendGatewayError, serverNameError } from './errors.ts';
 import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRegistry } from './registry.ts';
 
@@ -23,15 +24,26 @@ export interface ProxyOptions {
 }
 
 /**
- * Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), ours, the ones we set, and the
- * framing the backend client writes itself (Host, Content-Length, Transfer-Encoding).
+ * Request headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), ours, the ones we set (a
+ * client's X-Request-Id is replaced by the request's id, which is the client's when it is sane),
+ * and the framing the backend client writes itself (Host, Content-Length, Transfer-Encoding).
+ * Names with an underscore are dropped too (isUnderscoreName).
  */
 const DROP_REQUEST = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
   'transfer-encoding', 'content-length', 'upgrade', 'host', 'expect', 'http2-settings',
-  'x-gateway-key', 'x-gateway-authenticated',
+  'x-gateway-key', 'x-gateway-authenticated', 'x-request-id',
   'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'x-forwarded-port', 'forwarded',
 ]);
+
+/**
+ * CGI/WSGI-style backends map `X_Forwarded_For` and `X-Forwarded-For` to the same variable
+ * (HTTP_X_FORWARDED_FOR), so an underscore spelling would pass for a header the gateway sets and
+ * backends are told to trust. nginx drops such names by default (underscores_in_headers off).
+ */
+function isUnderscoreName(name: string): boolean {
+  return name.indexOf('_') !== -1;
+}
 
 const FORWARD_LIMIT_CHECK = /(^|\/)\.\.?(\/|$)/;
 
@@ -97,6 +109,11 @@ export function createProxy(options: ProxyOptions): Proxy {
     const path = ctx.path;
     const slash = path.indexOf('/', 1);
     const rest = slash === -1 ? '' : path.slice(slash);
+    // `/{server}/oauth` is the facade's: the binding's second half is scoped to it, and must
+    // never travel with a request a backend receives (oauth/binding.ts).
+    if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47 /* '/' */)) {
+      return sendGatewayError(res, 404, 'not_found', 'Not Found');
+    }
     if (isUnsafePath(rest)) {
       return sendValidationError(res, new RequestValidationError([{
         type: 'value_error',
@@ -177,8 +194,14 @@ export function createProxy(options: ProxyOptions): Proxy {
     // Node's parser has validated every name and value: they go out as they came in.
     let lines = '';
     for (const name in src) {
-      if (DROP_REQUEST.has(name) || named?.has(name)) continue;
-      const value = src[name]!;
+      if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
+      let value = src[name]!;
+      // The gateway's and the other listeners' cookies are for them, never for a backend.
+      if (name === 'cookie') {
+        const kept = withoutPlatformCookies(value as string);
+        if (kept === undefined) continue;
+        value = kept;
+      }
       if (typeof value === 'string') lines += `${name}: ${value}\r\n`;
       else for (const v of value) lines += `${name}: ${v}\r\n`;
     }
@@ -203,8 +226,10 @@ export function createProxy(options: ProxyOptions): Proxy {
       },
       handler,
     );
+    // The client went away, or its body never fully came (the listener answered 408): the
+    // backend must not be left waiting for the rest until its response deadline.
     res.once('close', () => {
-      if (!res.writableFinished) handler.abort();
+      if (!res.writableFinished || !req.complete) handler.abort();
     });
   }
 
@@ -271,9 +296,20 @@ class ProxyHandler implements ResponseHandler {
       }
       headers.push('www-authenticate', rewriteChallenge(challenge, this.server, status));
     }
-    // The gateway's CORS headers (set before routing) replace the backend's own.
-    if (this.cors) {
-      for (let i = headers.length - 2; i >= 0; i -= 2) if (isCorsHeader(headers[i]!)) headers.splice(i, 2);
+    // The gateway's CORS headers (set before routing) replace the backend's own, and its
+    // X-Accel-Buffering replaces the backend's (both were sent: `no, no`).
+    // A backend may not set, overwrite or clear the platform's cookies (platform-cookies.ts),
+    // nor wipe the whole site's (Clear-Site-Data: "cookies" would sign the user out of the
+    // authorization server on the same host too).
+    const cors = this.cors;
+    for (let i = headers.length - 2; i >= 0; i -= 2) {
+      const name = headers[i]!;
+      if (
+        name === 'x-accel-buffering' || name === 'clear-site-data' || (cors && isCorsHeader(name)) ||
+        (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))
+      ) {
+        headers.splice(i, 2);
+      }
     }
     headers.push('x-accel-buffering', 'no');
     res.writeHead(status, reason || undefined, headers);

@@ -1,10 +1,12 @@
-// One public listener: request ids, a log line per request, routing, and a last-resort error
-// handler so that no failure escapes as a dropped connection or a stack trace.
+// One public listener: request ids, a log line per request, deadlines for request bodies (so
+// that no client holds a connection forever), routing, and a last-resort error handler so that
+// no failure escapes as a dropped connection or a stack trace.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pickRequestId } from '../../services/common/rpc/interceptors.ts';
 import type { Logger } from '../../services/common/log.ts';
+import { createBodyDeadlines, RequestTimeoutError } from './body-deadlines.ts';
 import { requestScope } from './request-context.ts';
 import type { RouteContext, Router } from './router.ts';
 
@@ -35,10 +37,24 @@ export interface ListenerOptions {
   logger: Logger;
   /** Log successful requests at this level ('debug' keeps the hot path quiet). */
   accessLogLevel?: 'info' | 'debug';
+  /** A request body with no progress this long while the server reads it gets a 408 (body-deadlines.ts). */
+  bodyTimeoutMs?: number;
+  /** A request whose body has not fully arrived this long after it started gets a 408. */
   requestTimeoutMs?: number;
+  /** A request head that has not fully arrived this long after it started gets a 408. */
+  headersTimeoutMs?: number;
 }
 
 const HEADERS_TIMEOUT_MS = 20_000;
+
+/** Statuses for the parser's errors that are not plain malformed requests (as Node's default). */
+const CLIENT_ERROR_STATUS: Record<string, string> = {
+  // A head that did not arrive within headersTimeout.
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+};
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export async function startListener(surface: Surface, options: ListenerOptions): Promise<Listener> {
   const logger = options.logger.child({ listener: surface.name });
@@ -47,8 +63,22 @@ export async function startListener(surface: Surface, options: ListenerOptions):
   const accessLogger = options.logger.child({ listener: surface.name }, { redact: [] });
   const accessLevel = options.accessLogLevel ?? 'info';
 
-  const server = http.createServer({ requestTimeout: options.requestTimeoutMs ?? 0, headersTimeout: HEADERS_TIMEOUT_MS });
+  // Node's requestTimeout stays off: body-deadlines.ts does its job and tells a stalled client
+  // from a server that paused reading; the head has Node's headersTimeout.
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  // Node checks heads against headersTimeout on this interval (30 s by default, which let a
+  // stalled head live 50 s).
+  const server = http.createServer({
+    requestTimeout: 0,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
+  });
   server.keepAliveTimeout = 5_000;
+  const deadlines = createBodyDeadlines<RequestContext>({
+    idleMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    totalMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    onExpired: (ctx, reason) => expire(surface, ctx, reason, logger),
+  });
   server.on('request', (req, res) => {
     const started = performance.now();
     const requestId = req.headers['x-request-id'] === undefined && req.headers.traceparent === undefined
@@ -59,6 +89,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const ctx = new RequestContext(req, res, path, q === -1 ? '' : rawUrl.slice(q + 1), requestId);
+    deadlines.watch(ctx);
     res.once('close', () => {
       const line = {
         requestId,
@@ -75,8 +106,8 @@ export async function startListener(surface: Surface, options: ListenerOptions):
       dispatch(surface, ctx).catch((err) => fail(surface, ctx, err, logger));
     });
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable) socket.end(`HTTP/1.1 ${CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
 
@@ -100,6 +131,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       server.closeIdleConnections();
       await closed;
+      deadlines.close();
       clearInterval(sweep);
       clearTimeout(timer);
       await surface.close?.();
@@ -119,6 +151,8 @@ class RequestContext implements RouteContext {
   params: Record<string, string> = {};
   readonly path: string;
   readonly requestId: string;
+  /** Answered with a 408 by the listener: the handler's own failure that follows is expected. */
+  timedOut = false;
   private readonly rawQuery: string;
   private parsedQuery: URLSearchParams | undefined;
 
@@ -148,7 +182,34 @@ async function dispatch(surface: Surface, ctx: RouteContext): Promise<void> {
   }
 }
 
-async function fail(surface: Surface, ctx: RouteContext, err: unknown, logger: Logger): Promise<void> {
+/**
+ * A request body missed its deadline (body-deadlines.ts): a 408 in the surface's own shape and
+ * the connection closed, or, once the response has started, the connection closed at once. The
+ * handler still waiting for the body then fails, quietly (fail()).
+ */
+async function expire(surface: Surface, ctx: RequestContext, reason: 'idle' | 'total', logger: Logger): Promise<void> {
+  ctx.timedOut = true;
+  const { req, res } = ctx;
+  logger.info({ requestId: ctx.requestId, reason, bytesRead: req.socket.bytesRead }, 'request body timed out');
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  // Node closes the connection once this response is written, without waiting for the body.
+  res.setHeader('connection', 'close');
+  try {
+    await surface.onError(ctx, new RequestTimeoutError(reason));
+  } catch (err) {
+    logger.error({ requestId: ctx.requestId, err }, 'error handler failed');
+  }
+  if (!res.writableEnded) req.socket.destroy();
+}
+
+async function fail(surface: Surface, ctx: RequestContext, err: unknown, logger: Logger): Promise<void> {
+  if (ctx.timedOut) {
+    if (!ctx.res.writableEnded) ctx.res.destroy();
+    return;
+  }
   if (ctx.res.headersSent) {
     logger.warn({ requestId: ctx.requestId, err }, 'request failed after the response started');
     ctx.res.destroy();

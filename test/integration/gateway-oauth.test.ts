@@ -708,7 +708,7 @@ describe('replicas', () => {
     const { stoppedAt } = await browser.follow(answer.location!, `${base}/alpha/oauth/callback`);
     // The same browser (its cookie) reaches the callback on the replica first.
     const onReplica = stoppedAt!.replace(base, replica.url);
-    const cookie = [...browser.cookies.get(new URL(base).host)!].map(([k, v]) => `${k}=${v}`).join('; ');
+    const cookie = browser.cookieHeader(stoppedAt!)!;
     const first = await fetch(onReplica, { headers: { cookie }, redirect: 'manual' });
     expect(first.status).toBe(302);
     expect(new URL(first.headers.get('location')!).searchParams.get('code')).toBeTruthy();

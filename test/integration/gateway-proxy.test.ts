@@ -7,6 +7,7 @@ import { createGatewaySurface } from '../../edge/gateway/index.ts';
 import { startListener, type Listener } from '../../edge/http/listener.ts';
 import { GATEWAY_KEY, startGatewayEnv, type GatewayEnv } from '../support/gateway-env.ts';
 import { obtainTokens, rawRequest } from '../support/gateway-flow.ts';
+import { rawExchange } from '../support/raw-http.ts';
 
 let env: GatewayEnv;
 const logs: string[] = [];
@@ -14,7 +15,7 @@ let alphaToken: string;
 
 beforeAll(async () => {
   env = await startGatewayEnv({
-    env: { GATEWAY_MAX_BODY_BYTES: '4096', GATEWAY_RESPONSE_TIMEOUT_MS: '1500' },
+    env: { GATEWAY_MAX_BODY_BYTES: '4096', GATEWAY_RESPONSE_TIMEOUT_MS: '1500', BODY_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '5000' },
     logs,
   });
   alphaToken = String((await obtainTokens(env.base, 'alpha')).access_token);
@@ -237,6 +238,33 @@ describe('headers', () => {
     expect(JSON.parse(res.body).headers['x-forwarded-host']).toBe(new URL(env.base).host);
   });
 
+  it('drops request header names with underscores, as nginx does', async () => {
+    // CGI/WSGI-style backends map X_Forwarded_For and X-Forwarded-For to the same variable, so an
+    // underscore spelling would pass for a header the gateway sets and backends trust.
+    const res = await rawRequest(env.base, 'GET', '/open/echo', {
+      X_Gateway_Authenticated: 'key',
+      X_Forwarded_For: '6.6.6.6',
+      x_custom_value: 'dropped',
+      'x-custom-value': 'kept',
+    });
+    const e = JSON.parse(res.body) as Echo;
+    expect(Object.keys(e.headers).filter((name) => name.includes('_'))).toEqual([]);
+    expect(e.headers['x-custom-value']).toBe('kept');
+    expect(e.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(e.headers['x-gateway-authenticated']).toBeUndefined();
+  });
+
+  it("replaces a client's X-Request-Id with the gateway's one instead of adding a second", async () => {
+    for (const given of ['client-id-1', 'not a valid id']) {
+      const before = env.alpha.seen.length;
+      const res = await rawRequest(env.base, 'GET', '/open/echo', { 'x-request-id': given });
+      const seen = env.alpha.seen.slice(before).find((r) => r.url === '/raw/echo')!;
+      const ids = seen.rawHeaders.filter((_v, i) => i % 2 === 0 && seen.rawHeaders[i].toLowerCase() === 'x-request-id');
+      expect(ids.length, given).toBe(1);
+      expect(seen.headers['x-request-id']).toBe(res.headers['x-request-id']);
+    }
+  });
+
   it("passes response headers but drops the backend's hop-by-hop ones", async () => {
     const res = await rawRequest(env.base, 'GET', '/open/echo');
     expect(res.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
@@ -282,6 +310,24 @@ describe('failures and limits', () => {
     expect(status).toBe(413);
   });
 
+  it('answers a proxied upload whose body stops arriving with 408, and closes the connection', async () => {
+    const { hostname, port } = new URL(env.base);
+    const before = env.alpha.seen.length;
+    const cutBefore = env.alpha.uploadsCutShort;
+    const reply = await rawExchange(hostname, Number(port), 'POST /open/upload HTTP/1.1\r\nhost: gw\r\ncontent-length: 1000\r\n\r\nfirst bytes');
+    expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(reply.text).toContain('"error":"request_timeout"');
+    expect(reply.closed).toBe(true);
+    // The backend had the request, and is not left waiting for the rest: its request is closed.
+    expect(env.alpha.seen.slice(before).some((r) => r.url === '/raw/upload')).toBe(true);
+    while (env.alpha.uploadsCutShort === cutBefore) await new Promise((r) => setTimeout(r, 20));
+    // ... because the gateway closed it, not because its own response deadline ran out later.
+    const requestId = /x-request-id: ([^\r]+)/i.exec(reply.text)![1];
+    expect(logs.filter((line) => line.includes(requestId) && line.includes('"code":"response_timeout"'))).toEqual([]);
+    const res = await fetch(`${env.base}/open/echo`);
+    expect(res.status).toBe(200);
+  });
+
   it("passes the backend's 404 for an unknown session through unchanged", async () => {
     const res = await fetch(`${env.base}/alpha/mcp`, {
       method: 'POST',
@@ -298,6 +344,7 @@ describe('streaming', () => {
     const res = await fetch(`${env.base}/open/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
+    // The backend says so too: the client must see one value, not `no, no`.
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     await env.alpha.eventsOpened;
     const reader = res.body!.getReader();

@@ -40,6 +40,8 @@ export interface McpBackend {
   hangClosed: Promise<void>;
   /** Called for each chunk /raw/upload receives. */
   onUploadChunk?: (chunk: Buffer) => void;
+  /** Uploads to /raw/upload whose connection closed before their body was complete. */
+  uploadsCutShort: number;
   close(): Promise<void>;
 }
 
@@ -186,9 +188,20 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       });
       return;
     }
+    if (path === '/raw/set-cookie') {
+      // A hostile backend: sets whatever cookies the query names (`c`, repeated), verbatim, and
+      // with `clear`, asks the browser to clear every cookie of the site.
+      const query = new URL(req.url ?? '/', 'http://backend').searchParams;
+      const headers: Record<string, string | string[] | number> = { 'content-type': 'text/html', 'set-cookie': query.getAll('c'), 'content-length': 2 };
+      if (query.has('clear')) headers['clear-site-data'] = '"cookies", "storage"';
+      res.writeHead(200, headers);
+      res.end('ok');
+      return;
+    }
     if (path === '/raw/events') {
       eventsRes = res;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // As many SSE servers do, for an nginx in front of them; the gateway sends its own.
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       res.write(': open\n\n');
       res.on('close', () => closedEvents.resolve());
       opened.resolve();
@@ -205,6 +218,9 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       req.on('data', (c: Buffer) => {
         bytes += c.length;
         backend.onUploadChunk?.(c);
+      });
+      req.on('close', () => {
+        if (!req.complete) backend.uploadsCutShort += 1;
       });
       req.on('end', () => {
         const body = JSON.stringify({ bytes });
@@ -241,6 +257,7 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
     eventsClosed: closedEvents.promise,
     hangReached: hangReached.promise,
     hangClosed: hangClosed.promise,
+    uploadsCutShort: 0,
     sendEvent(data) {
       eventsRes?.write(`data: ${data}\n\n`);
     },

@@ -1,6 +1,7 @@
-// A minimal browser for driving OAuth flows over HTTP in tests: a cookie jar per host (it keeps
-// Secure cookies on http://127.0.0.1, as browsers do for loopback), manual redirects, and the
-// consent form of the gateway. Two instances are two different browsers.
+// A minimal browser for driving OAuth flows over HTTP in tests: a cookie jar per host that
+// honours cookie paths (RFC 6265 §5.1.4) and keeps Secure cookies on http://127.0.0.1, as
+// browsers do for loopback; manual redirects; and the consent form of the gateway. Two instances
+// are two different browsers.
 
 export interface BrowserResponse {
   status: number;
@@ -10,8 +11,17 @@ export interface BrowserResponse {
   text: string;
 }
 
+export interface StoredCookie {
+  name: string;
+  value: string;
+  path: string;
+}
+
 export interface Browser {
-  readonly cookies: Map<string, Map<string, string>>;
+  /** Cookies by host, then by name and path. */
+  readonly cookies: Map<string, Map<string, StoredCookie>>;
+  /** The Cookie header this browser would send to `url`, if any. */
+  cookieHeader(url: string): string | undefined;
   get(url: string): Promise<BrowserResponse>;
   postForm(url: string, form: Record<string, string>): Promise<BrowserResponse>;
   /**
@@ -22,12 +32,14 @@ export interface Browser {
 }
 
 export function createBrowser(): Browser {
-  const cookies = new Map<string, Map<string, string>>();
+  const cookies = new Map<string, Map<string, StoredCookie>>();
 
   function cookieHeader(url: URL): string | undefined {
     const jar = cookies.get(url.host);
-    if (!jar || jar.size === 0) return undefined;
-    return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (!jar) return undefined;
+    // More specific paths first, as browsers order them.
+    const sent = [...jar.values()].filter((c) => pathMatches(url.pathname, c.path)).sort((a, b) => b.path.length - a.path.length);
+    return sent.length === 0 ? undefined : sent.map((c) => `${c.name}=${c.value}`).join('; ');
   }
 
   function store(url: URL, headers: Headers): void {
@@ -36,10 +48,13 @@ export function createBrowser(): Browser {
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
-      const jar = cookies.get(url.host) ?? new Map<string, string>();
+      const pathAttr = attrs.map((a) => /^\s*path=(.*)$/i.exec(a)?.[1]?.trim()).find((p) => p !== undefined);
+      const path = pathAttr?.startsWith('/') ? pathAttr : defaultPath(url.pathname);
+      const jar = cookies.get(url.host) ?? new Map<string, StoredCookie>();
       const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (expired) jar.delete(name);
-      else jar.set(name, value);
+      const key = `${name}\0${path}`;
+      if (expired) jar.delete(key);
+      else jar.set(key, { name, value, path });
       cookies.set(url.host, jar);
     }
   }
@@ -58,6 +73,7 @@ export function createBrowser(): Browser {
 
   return {
     cookies,
+    cookieHeader: (url) => cookieHeader(new URL(url)),
     get: (url) => request(url),
     postForm: (url, form) =>
       request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) }),
@@ -73,6 +89,19 @@ export function createBrowser(): Browser {
       throw new Error('too many redirects');
     },
   };
+}
+
+/** RFC 6265 §5.1.4: the cookie path is a prefix of the request path, ending at a `/`. */
+function pathMatches(requestPath: string, cookiePath: string): boolean {
+  if (requestPath === cookiePath) return true;
+  if (!requestPath.startsWith(cookiePath)) return false;
+  return cookiePath.endsWith('/') || requestPath.charAt(cookiePath.length) === '/';
+}
+
+/** RFC 6265 §5.1.4: the request path up to its last `/`, for a cookie sent without Path. */
+function defaultPath(requestPath: string): string {
+  const last = requestPath.lastIndexOf('/');
+  return last <= 0 ? '/' : requestPath.slice(0, last);
 }
 
 /** The hidden ticket and the form action of the gateway's consent page. */

@@ -7,14 +7,13 @@ import type { RouteContext } from '../../http/router.ts';
 import { readBody } from '../../http/respond.ts';
 import { queryToObject, validate } from '../../http/validation.ts';
 import { AuthorizeQuerySchema, ConsentFormSchema } from '../schemas.ts';
+import { bindingCookies, bindingFor, digestOf, facadePaths, readBinding } from './binding.ts';
 import {
-  BINDING_COOKIE,
   callbackUrl,
   endpointsOf,
   escapeHtml,
   facadeServer,
   issuerOf,
-  readCookie,
   redirectTo,
   sendErrorPage,
   sendPage,
@@ -23,7 +22,7 @@ import {
   type FacadeServer,
 } from './facade.ts';
 import { checkRedirectUri, redirectHost } from '../../http/redirect-uri-policy.ts';
-import { bindingDigest, randomId, s256 } from './tokens.ts';
+import { randomId, s256 } from './tokens.ts';
 import { UpstreamUnavailableError } from './upstream.ts';
 
 /** What the consent ticket and, after approval, the upstream state carry. */
@@ -41,7 +40,7 @@ export interface FlowClaims {
   sc: string;
   /** The client's prompt, forwarded upstream (OIDC needs prompt=consent for offline_access). */
   p?: string;
-  /** Digest of the browser-binding cookie. */
+  /** Digest of the browser binding (binding.ts). */
   b: string;
   /** Expiry, epoch milliseconds. */
   exp: number;
@@ -83,10 +82,9 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
       return refuse('invalid_request', 'The code_challenge is not a valid S256 challenge.');
     }
 
-    // The browser binding: one random value per browser, kept in a __Host- cookie and bound
-    // (as a digest) into the consent ticket and then the upstream state.
-    const existing = readCookie(ctx.req, BINDING_COOKIE);
-    const binding = existing && /^[A-Za-z0-9_-]{22,64}$/.test(existing) ? existing : randomId(24);
+    // The browser binding (binding.ts), bound as a digest into the consent ticket and then the
+    // upstream state.
+    const binding = bindingFor(ctx.req);
     const claims: ConsentTicket = {
       typ: 'consent',
       s: fs.server.name,
@@ -97,7 +95,7 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
       cc: q.code_challenge,
       sc: upstreamScope(q.scope, fs),
       p: q.prompt,
-      b: bindingDigest(binding),
+      b: digestOf(binding),
       exp: deps.now() + STATE_TTL_MS,
     };
     const ticket = deps.crypto.sign('consent', claims);
@@ -115,7 +113,7 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
 <input type="hidden" name="ticket" value="${escapeHtml(ticket)}">
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
-</form>`, { 'set-cookie': bindingCookie(binding) });
+</form>`, { 'set-cookie': bindingCookies(binding, cookiePaths(fs)) });
   }
 
   async function decide(ctx: RouteContext): Promise<void> {
@@ -129,9 +127,9 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
       return sendErrorPage(ctx.res, 400, 'invalid_request', 'The consent form is not valid.');
     }
     if (ticket.exp <= deps.now()) return sendErrorPage(ctx.res, 400, 'invalid_request', 'The consent form has expired.');
-    const cookie = readCookie(ctx.req, BINDING_COOKIE);
-    // The cookie is SameSite=Lax: a cross-site form post arrives without it and stops here (CSRF).
-    if (!cookie || bindingDigest(cookie) !== ticket.b) {
+    const binding = readBinding(ctx.req);
+    // The cookies are SameSite=Lax: a cross-site form post arrives without them and stops here (CSRF).
+    if (!binding || digestOf(binding) !== ticket.b) {
       return sendErrorPage(ctx.res, 400, 'invalid_request', 'This consent was not given in the browser that started the sign-in.');
     }
     const issuer = issuerOf(deps, fs);
@@ -173,17 +171,18 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
       location: url.href,
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
-      'set-cookie': bindingCookie(cookie),
+      'set-cookie': bindingCookies(binding, cookiePaths(fs)),
       'content-length': '0',
     });
     ctx.res.end();
   }
 
-  return { show, decide };
-}
+  /** Where the binding's facade half must be sent: this flow's consent form and callback. */
+  function cookiePaths(fs: FacadeServer): string[] {
+    return facadePaths(fs.server, fs.root ? endpointsOf(deps, fs).authorization : undefined);
+  }
 
-function bindingCookie(value: string): string {
-  return `${BINDING_COOKIE}=${value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${STATE_TTL_MS / 1000}`;
+  return { show, decide };
 }
 
 /**

@@ -6,19 +6,18 @@ import type { RouteContext } from '../../http/router.ts';
 import { queryToObject, validate } from '../../http/validation.ts';
 import { CallbackQuerySchema } from '../schemas.ts';
 import type { StateClaims } from './authorize.ts';
+import { digestOf, readBinding } from './binding.ts';
 import {
-  BINDING_COOKIE,
   callbackUrl,
   CODE_TTL_MS,
   facadeServer,
   issuerOf,
-  readCookie,
   redirectTo,
   sendErrorPage,
   useOnce,
   type FacadeDeps,
 } from './facade.ts';
-import { bindingDigest, randomId } from './tokens.ts';
+import { randomId } from './tokens.ts';
 import { UpstreamUnavailableError } from './upstream.ts';
 
 /** The gateway's authorization code, sealed: everything /token needs, nothing stored. */
@@ -54,8 +53,8 @@ export function createCallbackHandler(deps: FacadeDeps) {
       return refuse('The sign-in state is not valid.');
     }
     if (state.exp <= deps.now()) return refuse('The sign-in took too long and has expired. Start again from your application.');
-    const cookie = readCookie(ctx.req, BINDING_COOKIE);
-    if (!cookie || bindingDigest(cookie) !== state.b) {
+    const binding = readBinding(ctx.req);
+    if (!binding || digestOf(binding) !== state.b) {
       return refuse('This sign-in was started in another browser.');
     }
     if (!(await useOnce(deps, `state:${state.n}`, state.exp))) {

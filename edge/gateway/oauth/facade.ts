@@ -1,6 +1,6 @@
 // What the facade's four endpoints share: the server lookup, the crypto, the upstream clients,
-// the replay cache in the records store, the browser-binding cookie and the HTML pages.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// the replay cache in the records store and the HTML pages (the browser binding: binding.ts).
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../../services/common/log.ts';
 import type { RecordCollection } from '../../../services/common/storage/records/interface.ts';
 import type { RouteContext } from '../../http/router.ts';
@@ -33,9 +33,6 @@ export interface FacadeServer {
 /** Lifetimes. */
 export const STATE_TTL_MS = 10 * 60 * 1000;
 export const CODE_TTL_MS = 60 * 1000;
-
-/** The browser-binding cookie: `__Host-` so that it is host-only, Secure, Path=/. */
-export const BINDING_COOKIE = '__Host-mindgate-gw-binding';
 
 /**
  * The server a facade request is for, or undefined once an error was answered: 422 for a
@@ -85,17 +82,6 @@ export function endpointsOf(deps: FacadeDeps, fs: { server: GatewayServer; root:
 
 export function callbackUrl(server: GatewayServer): string {
   return `${server.base}/oauth/callback`;
-}
-
-export function readCookie(req: IncomingMessage, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /** Marks `id` used; false when it already was (on this replica or any other). */
