@@ -3,6 +3,8 @@
 // browsers do for loopback; manual redirects; and the consent form of the gateway. Two instances
 // are two different browsers.
 
+import { unescapeHtml } from './html.ts';
+
 export interface BrowserResponse {
   status: number;
   url: string;
@@ -109,7 +111,6 @@ export function parseConsentPage(html: string): { ticket: string; action: string
   const ticket = /name="ticket" value="([^"]+)"/.exec(html)?.[1];
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   if (!ticket || !action) throw new Error(`not a consent page: ${html.slice(0, 200)}`);
-  const unescapeHtml = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
   return { ticket: unescapeHtml(ticket), action: unescapeHtml(action) };
 }
 

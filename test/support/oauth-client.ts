@@ -5,6 +5,7 @@
 // (for the Brain: `${platform.ctx.config.publicUrls.gateway}/brain/mcp`).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Platform } from '../../edge/platform.ts';
+import { unescapeHtml } from './html.ts';
 import { startTestPlatform, type TestPlatform, type TestPlatformOptions } from './platform.ts';
 import { reservePorts } from './ports.ts';
 
@@ -88,7 +89,7 @@ export async function follow(jar: CookieJar, response: BrowserResponse, stopPref
 export function formField(html: string, name: string): string {
   const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
   if (!m) throw new Error(`no field ${name} in page:\n${html.slice(0, 2_000)}`);
-  return m[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"');
+  return unescapeHtml(m[1]);
 }
 
 export function formAction(html: string, contains: string): string {
@@ -256,7 +257,7 @@ export async function driveFacadeAuthorization(
   const jar = o.jar ?? new CookieJar();
   const consent = await browse(jar, authorizationUrl);
   if (consent.status !== 200) throw new Error(`the gateway's authorize answered ${consent.status}\n${consent.body.slice(0, 2_000)}`);
-  const ticket = formField(consent.body, 'ticket').replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
+  const ticket = formField(consent.body, 'ticket');
   const approved = await browse(jar, new URL(formAction(consent.body, '/oauth/authorize'), authorizationUrl).href, {
     form: { ticket, decision: 'approve' },
   });

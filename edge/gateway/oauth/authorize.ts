@@ -5,13 +5,13 @@
 // (MCP security best practices, "confused deputy").
 import type { RouteContext } from '../../http/router.ts';
 import { readBody } from '../../http/respond.ts';
+import { escapeHtml } from '../../http/escape-html.ts';
 import { queryToObject, validate } from '../../http/validation.ts';
 import { AuthorizeQuerySchema, ConsentFormSchema } from '../schemas.ts';
 import { bindingCookies, bindingFor, digestOf, facadePaths, readBinding } from './binding.ts';
 import {
   callbackUrl,
   endpointsOf,
-  escapeHtml,
   facadeServer,
   issuerOf,
   redirectTo,

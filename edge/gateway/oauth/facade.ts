@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../../services/common/log.ts';
 import type { RecordCollection } from '../../../services/common/storage/records/interface.ts';
+import { escapeHtml } from '../../http/escape-html.ts';
 import type { RouteContext } from '../../http/router.ts';
 import { sendValidationError } from '../../http/validation.ts';
 import { sendGatewayError, serverNameError } from '../errors.ts';
@@ -90,10 +91,6 @@ export async function useOnce(deps: FacadeDeps, id: string, expiresAt: number): 
 }
 
 // --- pages -------------------------------------------------------------------------------------
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
