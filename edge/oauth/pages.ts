@@ -18,13 +18,28 @@ button.secondary{background:#e6e8eb;color:#1b1f24}.hint{color:#4a5059;font-size:
 ul.scopes{padding-left:1.25rem}.or{text-align:center;color:#4a5059;margin:1.25rem 0 0}dl{margin:0}dt{font-weight:600}dd{margin:0 0 .5rem}
 `;
 
+// Consent, sign-in and logout forms post here, then redirect to the client or an identity provider.
+const FORM_ACTION = "'self' http: https:";
+
+/**
+ * Security headers of a page whose form may end in a redirect to `returnTo` (the client's
+ * redirect URI, or the post-logout one). Browsers apply form-action to every redirect after the
+ * post, so a native app's private-use scheme (RFC 8252 §7.1, `com.example.app:`) must be named,
+ * or the sign-in never reaches the app. The URI was checked against the client's registration,
+ * and only its scheme's characters reach the policy.
+ */
+export function pageSecurityHeadersFor(returnTo?: unknown): Record<string, string> {
+  return pageSecurityHeaders({ style: "'unsafe-inline'", img: "'self' data:", formAction: formActionFor(returnTo) });
+}
+
+/** The form-action sources of a page whose form may end in a redirect to `returnTo`. */
+export function formActionFor(returnTo?: unknown): string {
+  const scheme = typeof returnTo === 'string' ? /^([a-z][a-z0-9+.-]*):/i.exec(returnTo)?.[1]?.toLowerCase() : undefined;
+  return scheme && scheme !== 'http' && scheme !== 'https' ? `${FORM_ACTION} ${scheme}:` : FORM_ACTION;
+}
+
 /** Security headers of every page the authorization server renders, its own and oidc-provider's. */
-export const PAGE_SECURITY_HEADERS = pageSecurityHeaders({
-  style: "'unsafe-inline'",
-  img: "'self' data:",
-  // Consent and logout forms post here, then redirect to the client.
-  formAction: "'self' http: https:",
-});
+export const PAGE_SECURITY_HEADERS = pageSecurityHeadersFor();
 
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',

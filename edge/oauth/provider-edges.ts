@@ -5,7 +5,7 @@
 // and success pages, form_post responses).
 import type Provider from 'oidc-provider';
 import cors from 'oidc-provider/lib/shared/cors.js';
-import { PAGE_SECURITY_HEADERS } from './pages.ts';
+import { formActionFor, PAGE_SECURITY_HEADERS } from './pages.ts';
 
 /** Preflights cached for an hour, POST only, any origin: the policy of the token endpoint. */
 const registrationCors = cors({ allowMethods: 'POST', maxAge: 3600 });
@@ -22,8 +22,12 @@ export function addProviderEdges(provider: Provider, registrationPath: string): 
     // script-src (oidc-provider does so when a script-src is present).
     ctx.set(PAGE_SECURITY_HEADERS);
     await next();
-    const csp = ctx.response.get('content-security-policy');
+    let csp = ctx.response.get('content-security-policy');
     // 'none' beside a hash is ignored by browsers, but say what is meant.
-    if (csp.includes("'sha256-")) ctx.set('content-security-policy', csp.replace("script-src 'none' ", 'script-src '));
+    if (csp.includes("'sha256-")) csp = csp.replace("script-src 'none' ", 'script-src ');
+    // The logout confirmation's form ends in a redirect to the validated post-logout URI.
+    const returnTo = ctx.oidc?.params?.post_logout_redirect_uri;
+    if (returnTo) csp = csp.replace(`form-action ${formActionFor()}`, `form-action ${formActionFor(returnTo)}`);
+    ctx.set('content-security-policy', csp);
   });
 }

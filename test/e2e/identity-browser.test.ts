@@ -105,4 +105,59 @@ describe.skipIf(!chromiumPath)('sign-up and consent in a browser', () => {
       await context.close();
     }
   }, 120_000);
+
+  // Browsers apply form-action to every redirect after a form post: the sign-in must reach a
+  // native app's private-use scheme (RFC 8252 §7.1), and so must the sign-out.
+  it('sends a native app its code, and its sign-out, at its private-use scheme', async () => {
+    const auth = platform.ctx.config.publicUrls.auth;
+    const redirect = 'com.example.app:/callback';
+    const loggedOut = 'com.example.app:/logged-out';
+    const client = await registerClient(auth, { client_name: 'Native App', redirect_uris: [redirect], post_logout_redirect_uris: [loggedOut] });
+    const { verifier, challenge } = pkcePair();
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirect,
+      scope: 'openid offline_access',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'native-state',
+      resource: platform.ctx.config.publicUrls.api,
+    });
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const violations: string[] = [];
+    const appUrls: string[] = [];
+    await cdp.send('Log.enable');
+    await cdp.send('Network.enable');
+    cdp.on('Log.entryAdded', ({ entry }) => entry.text.includes('Content Security Policy') && violations.push(entry.text));
+    cdp.on('Network.requestWillBeSent', ({ request }) => request.url.startsWith('com.example.app:') && appUrls.push(request.url));
+    const reachedApp = async (prefix: string) => {
+      await expect.poll(() => appUrls.find((u) => u.startsWith(prefix)), { timeout: 20_000 }).toBeTruthy();
+      return new URL(appUrls.find((u) => u.startsWith(prefix))!);
+    };
+    try {
+      await page.goto(`${auth}/authorize?${params}`);
+      await page.getByRole('link', { name: 'Create an account' }).click();
+      const user = newTestUser('native');
+      await page.getByLabel('Your name').fill('Native User');
+      await page.getByLabel('E-mail address').fill(user.email);
+      await page.getByLabel('Password').fill(user.password);
+      await page.getByLabel('Organization name').fill('Native Org');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      const back = await reachedApp(`${redirect}?`);
+      expect(back.searchParams.get('state')).toBe('native-state');
+      const res = await tokenRequest(auth, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, client_id: client.client_id, redirect_uri: redirect, code_verifier: verifier });
+      expect(res.status).toBe(200);
+
+      await page.goto(`${auth}/session/end?${new URLSearchParams({ client_id: client.client_id, post_logout_redirect_uri: loggedOut, state: 'bye' })}`);
+      await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+      expect((await reachedApp(loggedOut)).searchParams.get('state')).toBe('bye');
+      expect(violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

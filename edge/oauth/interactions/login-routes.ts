@@ -1,22 +1,22 @@
 // The interaction's entry page, sign-in and sign-up within an interaction, and its abort.
 import type { RouteContext, Router } from '../../http/router.ts';
 import { AccountError, ThrottledError } from '../accounts.ts';
-import { readForm, refuseForm, type InteractionKit } from './kit.ts';
+import { readForm, refuseForm, type InteractionDetails, type InteractionKit } from './kit.ts';
 import { signUp } from './onboarding.ts';
-import { renderConsent, renderSignIn, renderSignUp } from './views.ts';
+import { renderConsent, renderSignIn, renderSignUp, type SignUpView } from './views.ts';
 
 export function registerLoginRoutes(router: Router, kit: InteractionKit): void {
   router.get('/interaction/:uid', async (c) => {
     const d = await kit.details(c);
     if (!d) return;
-    if (d.prompt.name === 'login') return renderSignIn(kit, c, d.uid, String(d.params.client_id));
+    if (d.prompt.name === 'login') return renderSignIn(kit, c, d);
     return renderConsent(kit, c, d);
   });
   router.post('/interaction/:uid/sign-in', (c) => signIn(kit, c));
   router.get('/interaction/:uid/sign-up', async (c) => {
     const d = await kit.details(c);
     if (!d) return;
-    renderSignUp(kit, c, { action: `/interaction/${d.uid}/sign-up`, signInHref: `/interaction/${d.uid}`, csrf: kit.csrfFor(d.uid), uid: d.uid });
+    renderSignUp(kit, c, interactionSignUp(kit, d));
   });
   router.post('/interaction/:uid/sign-up', (c) => signUpInInteraction(kit, c));
   router.post('/interaction/:uid/abort', async (c) => {
@@ -39,20 +39,19 @@ async function signIn(kit: InteractionKit, c: RouteContext): Promise<void> {
   const form = await readForm(c.req);
   if (!kit.checkCsrf(d.uid, form)) return refuseForm(c.res);
   const email = form.get('email') ?? '';
-  const clientId = String(d.params.client_id);
   try {
     const user = await kit.accounts.signIn(email, form.get('password') ?? '');
     await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: user._id, amr: ['pwd'] } }, { mergeWithLastSubmission: false });
   } catch (err) {
     if (err instanceof ThrottledError) {
-      return renderSignIn(kit, c, d.uid, clientId, {
+      return renderSignIn(kit, c, d, {
         status: 429,
         error: err.message,
         email,
         headers: { 'retry-after': String(err.retryAfterSeconds) },
       });
     }
-    if (err instanceof AccountError) return renderSignIn(kit, c, d.uid, clientId, { status: 400, error: err.message, email });
+    if (err instanceof AccountError) return renderSignIn(kit, c, d, { status: 400, error: err.message, email });
     throw err;
   }
 }
@@ -62,8 +61,13 @@ async function signUpInInteraction(kit: InteractionKit, c: RouteContext): Promis
   if (!d) return;
   const form = await readForm(c.req);
   if (!kit.checkCsrf(d.uid, form)) return refuseForm(c.res);
-  const view = { action: `/interaction/${d.uid}/sign-up`, signInHref: `/interaction/${d.uid}`, csrf: kit.csrfFor(d.uid), uid: d.uid };
+  const view = interactionSignUp(kit, d);
   const user = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
   if (!user) return;
   await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: user._id, amr: ['pwd'] } }, { mergeWithLastSubmission: false });
+}
+
+function interactionSignUp(kit: InteractionKit, d: InteractionDetails): SignUpView {
+  const { uid } = d;
+  return { action: `/interaction/${uid}/sign-up`, signInHref: `/interaction/${uid}`, csrf: kit.csrfFor(uid), uid, returnTo: d.params.redirect_uri };
 }

@@ -1,7 +1,7 @@
 // The sign-in, sign-up and consent pages of an interaction, filled from its state.
 import type { RouteContext } from '../../http/router.ts';
 import { MIN_PASSWORD_LENGTH } from '../accounts.ts';
-import { consentPage, signInPage, signUpPage } from '../pages.ts';
+import { consentPage, pageSecurityHeadersFor, signInPage, signUpPage } from '../pages.ts';
 import { send, type InteractionDetails, type InteractionKit } from './kit.ts';
 import { signUpInput } from './onboarding.ts';
 
@@ -13,7 +13,8 @@ export interface SignInExtra {
   headers?: Record<string, string>;
 }
 
-export async function renderSignIn(kit: InteractionKit, c: RouteContext, uid: string, clientId: string, extra: SignInExtra = {}) {
+export async function renderSignIn(kit: InteractionKit, c: RouteContext, d: InteractionDetails, extra: SignInExtra = {}) {
+  const { uid } = d;
   send(
     c.res,
     extra.status ?? 200,
@@ -24,10 +25,10 @@ export async function renderSignIn(kit: InteractionKit, c: RouteContext, uid: st
       email: extra.email,
       error: extra.error,
       notice: extra.notice,
-      clientName: await kit.clientName(clientId),
+      clientName: await kit.clientName(String(d.params.client_id)),
       social: kit.socialLink(uid),
     }),
-    extra.headers,
+    { ...pageSecurityHeadersFor(d.params.redirect_uri), ...extra.headers },
   );
 }
 
@@ -40,6 +41,8 @@ export interface SignUpView {
   field?: string;
   form?: URLSearchParams;
   uid?: string;
+  /** Where the interaction ends (its redirect URI), for the page's form-action. */
+  returnTo?: unknown;
 }
 
 export function renderSignUp(kit: InteractionKit, c: RouteContext, view: SignUpView): void {
@@ -57,6 +60,7 @@ export function renderSignUp(kit: InteractionKit, c: RouteContext, view: SignUpV
       minPasswordLength: MIN_PASSWORD_LENGTH,
       social: view.uid ? kit.socialLink(view.uid) : undefined,
     }),
+    pageSecurityHeadersFor(view.returnTo),
   );
 }
 
@@ -97,5 +101,6 @@ export async function renderConsent(kit: InteractionKit, c: RouteContext, d: Int
       error: extra.error,
       notice: user && !user.emailVerified ? `We sent a verification link to ${user.email}.` : undefined,
     }),
+    pageSecurityHeadersFor(d.params.redirect_uri),
   );
 }
