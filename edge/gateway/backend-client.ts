@@ -21,14 +21,20 @@
 //   read and dropped); Content-Length; or until the connection closes. Interim 1xx responses
 //   are skipped; 101 is refused (the gateway never asks to upgrade).
 // - A response head over `maxHeadBytes`, a malformed status line, a header name that is not a
-//   token, control characters, obs-fold, a bad or conflicting Content-Length, or a malformed
-//   chunk is an `invalid_response` error and closes the connection.
+//   token, control characters, obs-fold, a bare LF line ending (at once, not at a timeout), a
+//   bad or conflicting Content-Length, a transfer coding other than chunked (we never send TE;
+//   nginx refuses them too), or a malformed chunk is an `invalid_response` error and closes the
+//   connection.
 // - Request bodies stream as they arrive: with their Content-Length when the client gave one
 //   (Node's parser holds the body to it), chunked otherwise, counted against `maxBodyBytes`.
-// - Timeouts: connecting (including TLS), waiting for the response head from when the request
-//   was written, and silence inside a response body. One coarse timer per client checks every
-//   deadline (at a quarter of the shortest timeout, at least every 10 ms, at most every
-//   second), instead of a timer per request.
+// - Timeouts: waiting for a free connection (`queueTimeoutMs`: a saturated backend answers
+//   fast, with a 503, instead of holding requests for the whole response timeout), connecting
+//   (including TLS), waiting for the response head from when the request body was all sent (a
+//   backend that leaves an upload unread gets the same time; a client slow to upload is the
+//   listener's body timeout), and silence inside a response body, not counting time paused
+//   because the client is the slow side. One coarse timer per client checks every deadline (at
+//   a quarter of the shortest timeout, at least every 10 ms, at most every second), instead of
+//   a timer per request.
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
@@ -37,7 +43,9 @@ export type BackendErrorCode =
   /** Connecting failed: refused, unreachable, DNS, TLS. */
   | 'connect_failed'
   | 'connect_timeout'
-  /** No response head within the response timeout. */
+  /** No free connection within the queue timeout (the backend is saturated). */
+  | 'queue_timeout'
+  /** No response head within the response timeout of the request body being sent. */
   | 'response_timeout'
   /** No body bytes within the idle timeout. */
   | 'idle_timeout'
@@ -63,10 +71,16 @@ export interface BackendClientOptions {
   /** Connections at most (idle, busy and connecting); further requests wait in line. */
   connections: number;
   connectTimeoutMs: number;
-  /** From writing the request until the response head is in. */
+  /**
+   * From the end of the request body until the response head is in; also the longest time the
+   * backend may leave an upload unread (a client that is slow to send is the listener's body
+   * timeout, not the backend's fault).
+   */
   responseTimeoutMs: number;
-  /** Longest silence inside a response body; 0 for none. */
+  /** Longest silence inside a response body, not counting time paused for a slow client; 0 for none. */
   idleTimeoutMs: number;
+  /** Longest wait for a free connection when all `connections` are busy; default 5,000 ms. */
+  queueTimeoutMs?: number;
   /** Longest time an idle connection is kept; default 4,000 ms. */
   keepAliveMs?: number;
   /** Largest response head; default 64 KiB. */
@@ -161,7 +175,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   const hostHeader = url.host;
   const keepAliveMs = options.keepAliveMs ?? 4_000;
   const maxHeadBytes = options.maxHeadBytes ?? 64 * 1024;
-  const timeouts = [options.connectTimeoutMs, options.responseTimeoutMs, options.idleTimeoutMs, keepAliveMs].filter((t) => t > 0);
+  const queueTimeoutMs = options.queueTimeoutMs ?? 5_000;
+  const timeouts = [options.connectTimeoutMs, options.responseTimeoutMs, options.idleTimeoutMs, keepAliveMs, queueTimeoutMs].filter((t) => t > 0);
   const sweepEvery = Math.min(1_000, Math.max(10, Math.floor(Math.min(...timeouts) / 4)));
 
   const all = new Set<Connection>();
@@ -172,7 +187,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   let closed = false;
 
   function ensureSweeper(): void {
-    if (sweeper || all.size === 0) return;
+    if (sweeper || (all.size === 0 && waiting.length === 0)) return;
     sweeper = setInterval(sweep, sweepEvery);
     sweeper.unref();
   }
@@ -182,7 +197,11 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     for (const conn of all) {
       if (conn.deadline > 0 && now >= conn.deadline) conn.expire();
     }
-    if (all.size === 0 && sweeper) {
+    // Every request waits the same time, so the oldest are at the front.
+    while (waiting.length > 0 && (waiting[0]!.finished || now >= waiting[0]!.queuedUntil)) {
+      waiting.shift()!.fail(new BackendError('queue_timeout', `no connection to the backend was free within ${queueTimeoutMs} ms`));
+    }
+    if (all.size === 0 && waiting.length === 0 && sweeper) {
       clearInterval(sweeper);
       sweeper = undefined;
     }
@@ -194,6 +213,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     readonly handler: ResponseHandler;
     conn: Connection | undefined;
     finished = false;
+    /** performance.now() until which the request may wait for a connection. */
+    queuedUntil = 0;
 
     constructor(request: BackendRequest, handler: ResponseHandler) {
       this.request = request;
@@ -210,7 +231,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
 
     resume(): void {
       const conn = this.conn;
-      if (conn && conn.call === this) conn.socket.resume();
+      if (conn && conn.call === this) conn.resume();
     }
 
     fail(error: BackendError): void {
@@ -261,8 +282,26 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     private connected(): void {
       if (this.state !== CONNECTING) return;
       this.state = IDLE;
-      this.deadline = 0;
       release(this);
+    }
+
+    /** It goes idle: dropped after `keepAliveMs`, or before the backend's own hint runs out. */
+    idleFrom(now: number): void {
+      this.deadline = now + Math.min(keepAliveMs, this.keepAliveHintMs - 1_000);
+    }
+
+    /** The client caught up: reading from the backend goes on, and so does the idle clock. */
+    resume(): void {
+      if (this.phase !== HEAD && this.phase !== DONE && options.idleTimeoutMs > 0) {
+        this.deadline = performance.now() + options.idleTimeoutMs;
+      }
+      this.socket.resume();
+    }
+
+    /** The client is the slow side: the backend's silence from now on is ours, not its. */
+    private pauseForClient(): void {
+      this.socket.pause();
+      if (this.phase !== HEAD) this.deadline = 0;
     }
 
     /** Starts `call` on this connection. */
@@ -288,12 +327,13 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         head += 'transfer-encoding: chunked\r\n';
       }
       head += '\r\n';
-      this.deadline = performance.now() + options.responseTimeoutMs;
       if (body === null) {
         socket.write(head, 'latin1');
-        this.requestSent = true;
+        this.sent();
         return;
       }
+      // While the body uploads, the clock runs only when the backend does not read it (below).
+      this.deadline = 0;
       // The head and whatever part of the body came in the same read from the client (all of a
       // small JSON-RPC message, usually) leave in one write. The body flows only from a
       // nextTick of Node's stream machinery, so the uncork waits for the check phase.
@@ -307,7 +347,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       const socket = this.socket;
       const limit = call.request.maxBodyBytes;
       let sent = 0;
-      const resumeBody = () => body.resume();
+      const resumeBody = () => {
+        if (this.phase === HEAD && !this.requestSent) this.deadline = 0;
+        body.resume();
+      };
       const onData = (chunk: Buffer) => {
         if (this.call !== call) return detach();
         let ok: boolean;
@@ -330,13 +373,14 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         if (!ok) {
           body.pause();
           socket.once('drain', resumeBody);
+          if (this.phase === HEAD) this.deadline = performance.now() + options.responseTimeoutMs;
         }
       };
       const onEnd = () => {
         detach();
         if (this.call !== call) return;
         if (chunked) socket.write('0\r\n\r\n', 'latin1');
-        this.requestSent = true;
+        this.sent();
       };
       const detach = () => {
         body.off('data', onData);
@@ -345,6 +389,12 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       };
       body.on('data', onData);
       body.on('end', onEnd);
+    }
+
+    /** The request is all written: the response timeout starts now (unless the head came early). */
+    private sent(): void {
+      this.requestSent = true;
+      if (this.phase === HEAD) this.deadline = performance.now() + options.responseTimeoutMs;
     }
 
     private received(chunk: Buffer): void {
@@ -381,6 +431,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
               return this.invalid(`the response head exceeds ${maxHeadBytes} bytes`);
             }
             if (stop === -1) {
+              // A head with bare LF line endings would never end: refuse it now, not at the timeout.
+              if (hasBareLf(buf, offset)) return this.invalid('the response head has a bare LF line ending');
               this.pending = buf.subarray(offset);
               return;
             }
@@ -399,7 +451,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             this.remaining -= take;
             const last = this.remaining === 0 && this.phase === LENGTH;
             if (this.remaining === 0) this.phase = last ? DONE : CHUNK_DATA_END;
-            if (!call.handler.onData(part, last)) this.socket.pause();
+            if (!call.handler.onData(part, last)) this.pauseForClient();
             if (this.call !== call || call.finished) return;
             if (last) return this.complete(offset < end);
             break;
@@ -431,6 +483,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             this.trailerBytes += lineEnd - offset + 2;
             if (this.trailerBytes > MAX_TRAILER_BYTES) return this.invalid('the trailers are too large');
             const empty = lineEnd === offset;
+            if (!empty && BAD_LINE.test(buf.toString('latin1', offset, lineEnd))) return this.invalid('a trailer line holds control characters');
             offset = lineEnd + 2;
             if (empty) {
               this.phase = DONE;
@@ -439,7 +492,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             break;
           }
           case UNTIL_CLOSE: {
-            if (!call.handler.onData(offset === 0 ? buf : buf.subarray(offset), false)) this.socket.pause();
+            if (!call.handler.onData(offset === 0 ? buf : buf.subarray(offset), false)) this.pauseForClient();
             return;
           }
           default:
@@ -455,7 +508,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
     private lineEnd(buf: Buffer, offset: number, what: string): number {
       const at = buf.indexOf('\r\n', offset, 'latin1');
       if (at !== -1) return at;
-      if (buf.length - offset > MAX_LINE) this.invalid(`${what} is too long`);
+      if (buf.indexOf(10, offset) !== -1) this.invalid(`${what} ends with a bare LF`);
+      else if (buf.length - offset > MAX_LINE) this.invalid(`${what} is too long`);
       else this.pending = buf.subarray(offset);
       return -1;
     }
@@ -476,8 +530,8 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
 
       const headers: string[] = [];
       let length = -1;
-      let chunked = false;
       let transferCoded = false;
+      let codings = '';
       let close = minor === 48;
       let dropNamed: string[] | undefined;
       let keepAliveHintMs = Infinity;
@@ -505,12 +559,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             length = n;
             break;
           }
-          case 'transfer-encoding': {
+          case 'transfer-encoding':
             transferCoded = true;
-            const codings = value.toLowerCase().split(',');
-            chunked = codings[codings.length - 1]!.trim() === 'chunked';
+            codings = codings ? `${codings}, ${value}` : value;
             break;
-          }
           case 'connection':
             for (const token of value.toLowerCase().split(',')) {
               const t = token.trim();
@@ -529,6 +581,14 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         }
       }
 
+      if (transferCoded) {
+        // We never send TE, so the only transfer coding a backend may apply is chunked (RFC 9112
+        // §7.4, §6.1). A coding such as gzip cannot be passed on (it is hop-by-hop, and turning
+        // it into Content-Encoding would change what the representation is), and the gateway
+        // does not decode it: refused, as nginx refuses it ("upstream sent unknown
+        // Transfer-Encoding").
+        if (codings.trim().toLowerCase() !== 'chunked') return `the backend used a transfer coding other than chunked: ${codings}`;
+      }
       if (status < 200) {
         // Interim response: the real one follows.
         return status === 101 ? 'the backend switched protocols without being asked' : undefined;
@@ -554,7 +614,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       if (call.request.method === 'HEAD' || status === 204 || status === 304) {
         this.phase = DONE;
       } else if (transferCoded) {
-        this.phase = chunked ? CHUNK_SIZE_LINE : UNTIL_CLOSE;
+        this.phase = CHUNK_SIZE_LINE;
       } else if (length >= 0) {
         this.phase = length === 0 ? DONE : LENGTH;
         this.remaining = length;
@@ -590,7 +650,6 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       if (!this.reusable || closed || this.keepAliveHintMs <= 1_000) return this.destroy();
       this.state = IDLE;
       this.socket.resume();
-      this.deadline = performance.now() + Math.min(keepAliveMs, this.keepAliveHintMs - 1_000);
       release(this);
     }
 
@@ -669,6 +728,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       conn.start(call);
       return;
     }
+    conn.idleFrom(performance.now());
     idle.push(conn);
     ensureSweeper();
   }
@@ -702,8 +762,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         conn.start(call);
         return call;
       }
+      call.queuedUntil = performance.now() + queueTimeoutMs;
       waiting.push(call);
       if (all.size < options.connections) new Connection();
+      ensureSweeper();
       return call;
     },
     async close() {
@@ -717,6 +779,14 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       return all.size;
     },
   };
+}
+
+/** True when a LF at or after `offset` is not preceded by CR. */
+function hasBareLf(buf: Buffer, offset: number): boolean {
+  for (let at = buf.indexOf(10, offset); at !== -1; at = buf.indexOf(10, at + 1)) {
+    if (at === offset || buf[at - 1] !== 13) return true;
+  }
+  return false;
 }
 
 function describe(error: Error): string {

@@ -137,6 +137,7 @@ function createBackend(url: string, config: GatewayConfig): Backend {
       connectTimeoutMs: config.connectTimeoutMs,
       responseTimeoutMs: config.responseTimeoutMs,
       idleTimeoutMs: config.idleTimeoutMs,
+      queueTimeoutMs: config.backendQueueTimeoutMs,
     }),
   };
 }

@@ -550,3 +550,87 @@ describe('https backends', () => {
     expect(untrusted.error?.message).toMatch(/self[- ]signed|certificate/i);
   });
 });
+
+describe('issue 10 defects', () => {
+  it('expires an idle connection that never served a request', async () => {
+    const server = await rawServer((s) => s.write(ok('x')));
+    const c = client(server.port, { keepAliveMs: 100 });
+    // Aborted before the connection is up: the connection then goes idle without ever serving.
+    send(c).abort();
+    await expect.poll(() => server.accepted).toBe(1);
+    await expect.poll(() => c.connections, { timeout: 2_000 }).toBe(0);
+  });
+
+  it('refuses a transfer coding other than chunked (we never send TE), and never reuses the connection', async () => {
+    const server = await rawServer((s, _r, i) =>
+      s.write(i === 0 ? 'HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n' : ok('fine')),
+    );
+    const c = client(server.port);
+    const r = await send(c);
+    expect(r.error?.code).toBe('invalid_response');
+    expect(r.error?.message).toMatch(/transfer coding/i);
+    expect(r.status).toBeUndefined();
+    expect((await send(c)).body.toString()).toBe('fine');
+    expect(server.accepted).toBe(2);
+  });
+
+  it('does not count time paused for a slow client against the idle timeout', async () => {
+    const server = await rawServer((s) => s.write(`HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nab`, () => setTimeout(() => s.write('cd'), 20)));
+    const c = client(server.port, { idleTimeoutMs: 100 });
+    const result = await new Promise<{ body: string; error?: BackendError }>((resolve) => {
+      let body = '';
+      const exchange = c.request(
+        { method: 'GET', path: '/', headerLines: '', body: null, bodyLength: 0, maxBodyBytes: 0 },
+        {
+          onHead: () => undefined,
+          onData(chunk) {
+            body += chunk.toString();
+            // The client is the slow side for three idle timeouts.
+            setTimeout(() => exchange.resume(), 400);
+            return false;
+          },
+          onEnd: () => resolve({ body }),
+          onError: (error) => resolve({ body, error }),
+        },
+      );
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.body).toBe('abcd');
+  });
+
+  it('starts the response timeout when the request body has been sent, not while it uploads', async () => {
+    const server = await rawServer((s, r) => s.write(ok(`got ${r.body.length}`)));
+    const c = client(server.port, { responseTimeoutMs: 150 });
+    const body = new PassThrough();
+    const pending = send(c, { method: 'POST', body, bodyLength: 10 });
+    body.write('01234');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    body.end('56789');
+    const r = await pending;
+    expect(r.error).toBeUndefined();
+    expect(r.body.toString()).toBe('got 10');
+  });
+
+  it('refuses a response head with bare LF line endings at once, not at the response timeout', async () => {
+    const server = await rawServer((s) => s.write('HTTP/1.1 200 OK\ncontent-length: 2\n\nok'));
+    const r = await send(client(server.port, { responseTimeoutMs: 60_000 }));
+    expect(r.error?.code).toBe('invalid_response');
+    expect(r.error?.message).toMatch(/bare LF/);
+  });
+
+  it('refuses a chunk-size line ended by a bare LF at once', async () => {
+    const server = await rawServer((s) => s.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\nok\n0\n\n'));
+    const r = await send(client(server.port, { idleTimeoutMs: 60_000 }));
+    expect(r.error?.code).toBe('invalid_response');
+  });
+
+  it('gives a request that waits for a free connection its own deadline', async () => {
+    const server = await rawServer(() => undefined);
+    const c = client(server.port, { connections: 1, responseTimeoutMs: 60_000, queueTimeoutMs: 150 });
+    const stuck = send(c, { method: 'POST', body: new PassThrough(), bodyLength: 100 });
+    await expect.poll(() => server.accepted).toBe(1);
+    const queued = await send(c);
+    expect(queued.error?.code).toBe('queue_timeout');
+    stuck.abort();
+  });
+});
