@@ -13,6 +13,7 @@ import { readEdgeConfig } from '../../edge/config.ts';
 import type { AppContext } from '../../edge/context.ts';
 import { createGatewaySurface } from '../../edge/gateway/index.ts';
 import { startListener } from '../../edge/http/listener.ts';
+import { disableAllocationSitePretenuring } from '../../edge/gateway/v8-tuning.ts';
 import { createLogger, createTurnBatchedDestination } from '../../services/common/log.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
 
@@ -41,6 +42,8 @@ const logger = createLogger({ level: 'info' }, logMode === 'sync'
   : logMode === 'buffered'
     ? pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })
     : createTurnBatchedDestination(fs.openSync('/dev/null', 'w')));
+// This file is the process entry point here, as edge/main.ts is in production.
+if (!config.gateway.v8Pretenuring) disableAllocationSitePretenuring();
 const records = await createRecordStore(config.storage);
 const ctx = {
   config,
