@@ -59,7 +59,10 @@ const STATUS_LINE = /^HTTP\/1\.[01] [1-9]\d\d(?: |$)/;
 const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,;])timeout\s*=\s*(\d+)/i;
 // No whitespace before an extension: RFC 9112 allows BWS there, but llhttp (Node's parser, and
 // undici's) refuses it, so no backend that works with Node clients sends it.
-const CHUNK_SIZE = /^[0-9A-Fa-f]{1,12}(?:;.*)?$/;
+// Extensions follow RFC 9112 §7.1.1 without BWS: `;name` or `;name=token` or `;name="quoted"`.
+const CHUNK_SIZE = /^[0-9A-Fa-f]{1,12}(?:;[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t\x20\x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t\x20-\x7e\x80-\xff])*"))?)*$/;
+/** A trailer field line: a token, a colon, a value (control characters are checked apart). */
+const TRAILER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/;
 /** Response fields that describe this connection, not the message. */
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade',
@@ -399,7 +402,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             this.trailerBytes += lineEnd - offset + 2;
             if (this.trailerBytes > MAX_TRAILER_BYTES) return this.invalid('the trailers are too large');
             const empty = lineEnd === offset;
-            if (!empty && BAD_LINE.test(buf.toString('latin1', offset, lineEnd))) return this.invalid('a trailer line holds control characters');
+            if (!empty) {
+              const line = buf.toString('latin1', offset, lineEnd);
+              if (BAD_LINE.test(line) || !TRAILER_LINE.test(line)) return this.invalid('a trailer line is malformed');
+            }
             offset = lineEnd + 2;
             if (empty) {
               this.phase = DONE;
@@ -469,10 +475,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         switch (name) {
           case 'content-length': {
             if (!DIGITS.test(value)) return 'Content-Length is not a number';
-            const n = Number(value);
-            if (length !== -1 && length !== n) return 'Content-Length values disagree';
-            if (length === -1) headers.push(name, value);
-            length = n;
+            // Even equal values are refused, as llhttp refuses them (RFC 9110 §8.6 allows either).
+            if (length !== -1) return 'the response has more than one Content-Length';
+            headers.push(name, value);
+            length = Number(value);
             break;
           }
           case 'transfer-encoding':
@@ -514,17 +520,9 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
           if (dropNamed.includes(headers[i]!)) headers.splice(i, 2);
         }
       }
-      if (transferCoded && length !== -1) {
-        // RFC 9112 §6.3: Transfer-Encoding wins, and the connection is not to be trusted after.
-        for (let i = 0; i < headers.length; i += 2) {
-          if (headers[i] === 'content-length') {
-            headers.splice(i, 2);
-            break;
-          }
-        }
-        length = -1;
-        close = true;
-      }
+      // RFC 9112 §6.3 lets Transfer-Encoding win, but calls the pair a sign of smuggling that
+      // "ought to be handled as an error": llhttp (Node, undici) and nginx refuse it, and so do we.
+      if (transferCoded && length !== -1) return 'the response has both Transfer-Encoding and Content-Length';
       this.keepAliveHintMs = keepAliveHintMs;
       if (close) this.reusable = false;
       if (call.request.method === 'HEAD' || status === 204 || status === 304) {
