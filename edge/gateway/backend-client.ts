@@ -10,9 +10,8 @@
 // What it speaks, and refuses (RFC 9112):
 // - One request at a time per connection (no pipelining). Connections are reused while the
 //   backend keeps them alive: never after `Connection: close`, an HTTP/1.0 answer, a response
-//   delimited by closing the connection, a response that carried both Transfer-Encoding and
-//   Content-Length (§6.3), bytes after the end of a response, or a response that ended before
-//   the request body was sent.
+//   delimited by closing the connection, bytes after the end of a response, or a response that
+//   ended before the request body was sent.
 // - An idle connection is dropped after `keepAliveMs`, or a second less than the backend's
 //   `Keep-Alive: timeout=` hint, so that it is not reused just as the backend closes it.
 //   Requests are never retried (a POST may have been executed): a backend that closes a
@@ -22,9 +21,10 @@
 //   are skipped; 101 is refused (the gateway never asks to upgrade).
 // - A response head over `maxHeadBytes`, a malformed status line, a header name that is not a
 //   token, control characters, obs-fold, a bare LF line ending (at once, not at a timeout), a
-//   bad or conflicting Content-Length, a transfer coding other than chunked (we never send TE;
-//   nginx refuses them too), or a malformed chunk is an `invalid_response` error and closes the
-//   connection.
+//   bad or repeated Content-Length, Transfer-Encoding with Content-Length, a transfer coding
+//   other than chunked (we never send TE), a malformed chunk, chunk extension or trailer is an
+//   `invalid_response` error and closes the connection. test/integration/gateway-backend-
+//   client-fuzz.test.ts holds these rules to llhttp's, and lists where we are stricter.
 // - Request bodies stream as they arrive: with their Content-Length when the client gave one
 //   (Node's parser holds the body to it), chunked otherwise, counted against `maxBodyBytes`.
 // - Timeouts: waiting for a free connection (`queueTimeoutMs`: a saturated backend answers
@@ -506,9 +506,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       if (transferCoded) {
         // We never send TE, so the only transfer coding a backend may apply is chunked (RFC 9112
         // §7.4, §6.1). A coding such as gzip cannot be passed on (it is hop-by-hop, and turning
-        // it into Content-Encoding would change what the representation is), and the gateway
-        // does not decode it: refused, as nginx refuses it ("upstream sent unknown
-        // Transfer-Encoding").
+        // it into Content-Encoding would change what the representation is, and clash with a
+        // Content-Encoding already there), and decoding it is work for a coding nobody asked
+        // for: refused, as newer nginx refuses it ("upstream sent unknown Transfer-Encoding").
+        // Debian 12's nginx 1.22 relays the gzip bytes without a word, as this client did.
         if (codings.trim().toLowerCase() !== 'chunked') return `the backend used a transfer coding other than chunked: ${codings}`;
       }
       if (status < 200) {
@@ -521,7 +522,7 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
         }
       }
       // RFC 9112 §6.3 lets Transfer-Encoding win, but calls the pair a sign of smuggling that
-      // "ought to be handled as an error": llhttp (Node, undici) and nginx refuse it, and so do we.
+      // "ought to be handled as an error": llhttp (Node, undici) refuses it, and so do we.
       if (transferCoded && length !== -1) return 'the response has both Transfer-Encoding and Content-Length';
       this.keepAliveHintMs = keepAliveHintMs;
       if (close) this.reusable = false;

@@ -20,6 +20,8 @@ import { createRecordStore } from '../../services/common/storage/records/index.t
 const backend = process.argv[2];
 const logMode = process.argv[3] || 'turn';
 const pretenuring = process.argv[4] === 'pretenuring';
+// GATEWAY_BACKEND_CLIENT: builtin (default) or undici.
+const backendClient = process.argv[5] || 'builtin';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-bench-'));
 const serversFile = path.join(dataDir, 'servers.yaml');
 fs.writeFileSync(serversFile, `default_server: bench
@@ -36,6 +38,7 @@ const config = readEdgeConfig({
   LOG_LEVEL: 'info',
   ACCESS_LOG: logMode === 'off' ? 'false' : 'true',
   GATEWAY_V8_PRETENURING: String(pretenuring),
+  GATEWAY_BACKEND_CLIENT: backendClient,
 }, os.availableParallelism());
 const logger = createLogger({ level: 'info' }, logMode === 'sync'
   ? pino.destination({ dest: '/dev/null', sync: true })
