@@ -10,10 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
-let platform: TestPlatform;
-let base: string;
-let dir: string;
 const backends: net.Server[] = [];
+let stuck: number;
+let bareLf: number;
 
 /** A backend that reads whatever comes and answers with `answer` once a request head is in (or never). */
 async function rawBackend(answer: string | undefined): Promise<number> {
@@ -31,33 +30,44 @@ async function rawBackend(answer: string | undefined): Promise<number> {
 }
 
 beforeAll(async () => {
-  const stuck = await rawBackend(undefined);
-  const bareLf = await rawBackend('HTTP/1.1 200 OK\ncontent-length: 2\n\nok');
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-busy-'));
-  const serversFile = path.join(dir, 'servers.yaml');
-  fs.writeFileSync(serversFile, `default_server: stuck
+  stuck = await rawBackend(undefined);
+  bareLf = await rawBackend('HTTP/1.1 200 OK\ncontent-length: 2\n\nok');
+});
+
+afterAll(() => {
+  for (const s of backends) s.close();
+});
+
+describe.each(['builtin', 'undici'])('with GATEWAY_BACKEND_CLIENT=%s', (backendClient) => {
+  let platform: TestPlatform;
+  let base: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-busy-'));
+    const serversFile = path.join(dir, 'servers.yaml');
+    fs.writeFileSync(serversFile, `default_server: stuck
 servers:
   - name: stuck
     url: http://127.0.0.1:${stuck}/
   - name: bare
     url: http://127.0.0.1:${bareLf}/
 `);
-  platform = await startTestPlatform({
-    GATEWAY_SERVERS_FILE: serversFile,
-    GATEWAY_BACKEND_CONNECTIONS: '1',
-    GATEWAY_BACKEND_QUEUE_TIMEOUT_MS: '200',
-    GATEWAY_RESPONSE_TIMEOUT_MS: '600000',
+    platform = await startTestPlatform({
+      GATEWAY_SERVERS_FILE: serversFile,
+      GATEWAY_BACKEND_CLIENT: backendClient,
+      GATEWAY_BACKEND_CONNECTIONS: '1',
+      GATEWAY_BACKEND_QUEUE_TIMEOUT_MS: '200',
+      GATEWAY_RESPONSE_TIMEOUT_MS: '600000',
+    });
+    base = platform.urls.gateway;
+  }, 120_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
-  base = platform.urls.gateway;
-}, 120_000);
 
-afterAll(async () => {
-  await platform?.stop();
-  for (const s of backends) s.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-describe('a saturated backend', () => {
   it('answers a request that waited for a connection with 503 and Retry-After, while an upload holds the only one', async () => {
     // An upload that never finishes holds the backend's only connection.
     const upload = http.request(`${base}/stuck/mcp`, { method: 'POST', headers: { 'content-length': '1000' } });
@@ -70,10 +80,8 @@ describe('a saturated backend', () => {
     expect(await res.json()).toMatchObject({ error: 'backend_busy' });
     upload.destroy();
   });
-});
 
-describe('a bare-LF backend', () => {
-  it('is a 502 at once, not a 504 at the response timeout', async () => {
+  it('answers a bare-LF backend with a 502 at once, not a 504 at the response timeout', async () => {
     const res = await fetch(`${base}/bare/mcp`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ error: 'bad_gateway' });
