@@ -74,10 +74,12 @@ export function createUndiciBackendClient(options: BackendClientOptions): Backen
 function dispatchOptions(request: BackendRequest, call: UndiciCall): Dispatcher.DispatchOptions {
   const headers: string[] = [];
   const lines = request.headerLines;
+  // The proxy writes each line as `name: value\r\n` (BackendRequest.headerLines).
   for (let at = 0; at < lines.length;) {
     const end = lines.indexOf('\r\n', at);
     const colon = lines.indexOf(':', at);
-    headers.push(lines.slice(at, colon), lines.slice(colon + 2, end));
+    if (end === -1 || colon === -1 || colon > end) break;
+    headers.push(lines.slice(at, colon), lines.slice(colon + 1, end).trim());
     at = end + 2;
   }
   let body: Readable | null = request.body;
@@ -172,7 +174,7 @@ class UndiciCall implements Exchange, Dispatcher.DispatchHandler {
       const name = raw[i]!.toString('latin1').toLowerCase();
       const value = raw[i + 1]!.toString('latin1').trim();
       if (name === 'transfer-encoding') codings = codings === undefined ? value : `${codings}, ${value}`;
-      else if (name === 'connection') for (const t of value.toLowerCase().split(',')) named = [...(named ?? []), t.trim()];
+      else if (name === 'connection') for (const t of value.toLowerCase().split(',')) (named ??= []).push(t.trim());
       if (HOP_BY_HOP.has(name)) continue;
       if (name === 'content-length') {
         if (length !== -1) continue;

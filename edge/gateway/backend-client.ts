@@ -57,9 +57,9 @@ const BAD_LINE = /[^\t\x20-\x7e\x80-\xff]/;
 const DIGITS = /^\d{1,15}$/;
 const STATUS_LINE = /^HTTP\/1\.[01] [1-9]\d\d(?: |$)/;
 const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,;])timeout\s*=\s*(\d+)/i;
-// No whitespace before an extension: RFC 9112 allows BWS there, but llhttp (Node's parser, and
-// undici's) refuses it, so no backend that works with Node clients sends it.
-// Extensions follow RFC 9112 §7.1.1 without BWS: `;name` or `;name=token` or `;name="quoted"`.
+// Chunk extensions as RFC 9112 §7.1.1 has them (`;name`, `;name=token`, `;name="quoted"`), but
+// without the BWS it allows around `;` and `=`: llhttp (Node's parser, and undici's) refuses
+// that, so no backend that works with Node clients sends it.
 const CHUNK_SIZE = /^[0-9A-Fa-f]{1,12}(?:;[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t\x20\x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t\x20-\x7e\x80-\xff])*"))?)*$/;
 /** A trailer field line: a token, a colon, a value (control characters are checked apart). */
 const TRAILER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/;
