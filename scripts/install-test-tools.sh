@@ -6,6 +6,8 @@
 #   helm               ~/go/bin/helm (Go module proxy; the chart's lint and template test)
 #   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
+#   chromium, nginx    Debian packages (apt-get, when missing); nginx only for the gateway
+#                      benchmark's reference proxy, never started as a service
 #
 # Everything comes from the package registries this project may reach (Go proxy, Maven
 # Central); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
