@@ -4,11 +4,15 @@ import { usePrivateFileModes } from '../services/common/data-dir.ts';
 import { createLogger } from '../services/common/log.ts';
 import { onShutdown, readConfigOrExit } from '../services/common/process.ts';
 import { readEdgeConfig } from './config.ts';
+import { disableAllocationSitePretenuring } from './gateway/v8-tuning.ts';
 import { startPlatform } from './platform.ts';
 
 usePrivateFileModes();
 const config = readConfigOrExit(() => readEdgeConfig(process.env, os.availableParallelism()));
 const logger = createLogger({ level: config.logLevel, name: 'mindgate' });
+// Process-wide, so decided here once, for every service in this process: the Brain's gRPC and
+// MCP services run under the same setting as the gateway (edge/gateway/v8-tuning.ts).
+if (!config.gateway.v8Pretenuring) disableAllocationSitePretenuring();
 const platform = await startPlatform({ config, logger });
 
 const labels = { gateway: 'gateway', api: 'REST API', web: 'Web API and site', auth: 'authorization server' } as const;

@@ -6,6 +6,8 @@
 #   helm               ~/go/bin/helm (Go module proxy; the chart's lint and template test)
 #   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
+#   chromium, nginx    Debian packages (apt-get, when missing); nginx only for the gateway
+#                      benchmark's reference proxy, never started as a service
 #
 # Everything comes from the package registries this project may reach (Go proxy, Maven
 # Central); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
@@ -177,6 +179,22 @@ install_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
 }
 install_chromium
+
+# --- nginx (gateway benchmark: a reference proxy in the same run; never started as a service) ---
+# test/bench/gateway.bench.ts runs it in the foreground with a generated loopback-only config.
+install_nginx() {
+  if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+    log "nginx already installed"
+    return
+  fi
+  log "installing nginx (Debian package)"
+  local sudo=""
+  if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  # RUNLEVEL=1: invoke-rc.d then does not start a system-wide nginx on port 80.
+  DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $sudo apt-get install -y -qq --no-install-recommends nginx
+}
+install_nginx
 
 # --- MCP Python SDK (gateway: the Python client end-to-end test) ----------------------------
 # From PyPI, pinned; test/e2e/gateway-python-client.test.ts fails under CI=true without it.

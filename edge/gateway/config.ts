@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   ConfigError,
   readBool,
+  readEnum,
   readInt,
   readString,
   type Env,
@@ -84,11 +85,18 @@ export interface GatewayConfig {
   idleTimeoutMs: number;
   /** Keep-alive connections per backend. */
   backendConnections: number;
+  /** Longest wait for a free backend connection before a 503 with Retry-After. */
+  backendQueueTimeoutMs: number;
+  /** Which HTTP/1.1 client speaks to backends (edge/gateway/backend-client-interface.ts). */
+  backendClient: BackendClientKind;
   /** Append to a client's X-Forwarded-For instead of replacing it (behind a trusted proxy). */
   trustForwardedFor: boolean;
   /** Keep V8's allocation-site pretenuring (off by default: see v8-tuning.ts). */
   v8Pretenuring: boolean;
 }
+
+export const BACKEND_CLIENTS = ['builtin', 'undici'] as const;
+export type BackendClientKind = (typeof BACKEND_CLIENTS)[number];
 
 /** Names that routes of the gateway itself occupy at the root. */
 export const RESERVED_SERVER_NAMES = new Set([
@@ -121,6 +129,8 @@ export function readGatewayConfig(env: Env): GatewayConfig {
     responseTimeoutMs: readInt(env, 'GATEWAY_RESPONSE_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
     idleTimeoutMs: readInt(env, 'GATEWAY_IDLE_TIMEOUT_MS', 300_000, { min: 0, max: 86_400_000 }),
     backendConnections: readInt(env, 'GATEWAY_BACKEND_CONNECTIONS', 128, { min: 1, max: 65_536 }),
+    backendQueueTimeoutMs: readInt(env, 'GATEWAY_BACKEND_QUEUE_TIMEOUT_MS', 5_000, { min: 10, max: 600_000 }),
+    backendClient: readEnum(env, 'GATEWAY_BACKEND_CLIENT', BACKEND_CLIENTS, 'builtin'),
     trustForwardedFor: readBool(env, 'GATEWAY_TRUST_FORWARDED_FOR', false),
     v8Pretenuring: readBool(env, 'GATEWAY_V8_PRETENURING', false),
   };

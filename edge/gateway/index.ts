@@ -22,7 +22,6 @@ import { createUpstreamClient, type UpstreamClient } from './oauth/upstream.ts';
 import { buildGatewayOpenApi, GATEWAY_VERSION } from './openapi.ts';
 import { createProxy } from './proxy.ts';
 import { createServerRegistry, type LocalHandler, type ServerRegistry } from './registry.ts';
-import { disableAllocationSitePretenuring } from './v8-tuning.ts';
 
 export { GATEWAY_VERSION };
 export type { GatewayAuthMode, GatewayServer, LocalHandler, LocalRequest, ServerRegistry } from './registry.ts';
@@ -49,7 +48,6 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
   const config = ctx.config.gateway;
   const publicUrl = ctx.config.publicUrls.gateway;
   const logger = ctx.logger.child({ component: 'gateway' });
-  if (!config.v8Pretenuring) disableAllocationSitePretenuring();
   const registry = createServerRegistry({ config, publicUrl, platformAuthUrl: ctx.config.publicUrls.auth });
   for (const [name, handler] of Object.entries(options.localHandlers ?? {})) registry.mountLocal(name, handler);
 

@@ -355,7 +355,10 @@ class ProxyHandler implements ResponseHandler {
       return;
     }
     this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend request failed');
-    if (err.code === 'connect_timeout' || err.code === 'response_timeout' || err.code === 'idle_timeout') {
+    if (err.code === 'queue_timeout') {
+      // Every connection to the backend is busy: a short wait, then a clear "try again".
+      sendGatewayError(res, 503, 'backend_busy', `Server ${this.server.name} is busy; try again shortly.`, { 'retry-after': '1' });
+    } else if (err.code === 'connect_timeout' || err.code === 'response_timeout' || err.code === 'idle_timeout') {
       sendGatewayError(res, 504, 'gateway_timeout', `Server ${this.server.name} did not answer in time.`);
     } else {
       sendGatewayError(res, 502, 'bad_gateway', `Server ${this.server.name} is unreachable.`);

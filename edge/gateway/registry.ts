@@ -3,6 +3,7 @@
 // in-process handler mounted by the platform (the Brain).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
+import { createUndiciBackendClient } from './backend-client-undici.ts';
 import type { GatewayConfig, GatewayServerConfig, UpstreamOAuthConfig } from './config.ts';
 
 /** How the gateway let a request through to a server. */
@@ -131,12 +132,13 @@ function createBackend(url: string, config: GatewayConfig): Backend {
   return {
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, ''),
-    client: createBackendClient({
+    client: (config.backendClient === 'undici' ? createUndiciBackendClient : createBackendClient)({
       url: u,
       connections: config.backendConnections,
       connectTimeoutMs: config.connectTimeoutMs,
       responseTimeoutMs: config.responseTimeoutMs,
       idleTimeoutMs: config.idleTimeoutMs,
+      queueTimeoutMs: config.backendQueueTimeoutMs,
     }),
   };
 }

@@ -13,12 +13,15 @@ import { readEdgeConfig } from '../../edge/config.ts';
 import type { AppContext } from '../../edge/context.ts';
 import { createGatewaySurface } from '../../edge/gateway/index.ts';
 import { startListener } from '../../edge/http/listener.ts';
+import { disableAllocationSitePretenuring } from '../../edge/gateway/v8-tuning.ts';
 import { createLogger, createTurnBatchedDestination } from '../../services/common/log.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
 
 const backend = process.argv[2];
 const logMode = process.argv[3] || 'turn';
 const pretenuring = process.argv[4] === 'pretenuring';
+// GATEWAY_BACKEND_CLIENT: builtin (default) or undici.
+const backendClient = process.argv[5] || 'builtin';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-bench-'));
 const serversFile = path.join(dataDir, 'servers.yaml');
 fs.writeFileSync(serversFile, `default_server: bench
@@ -35,12 +38,15 @@ const config = readEdgeConfig({
   LOG_LEVEL: 'info',
   ACCESS_LOG: logMode === 'off' ? 'false' : 'true',
   GATEWAY_V8_PRETENURING: String(pretenuring),
+  GATEWAY_BACKEND_CLIENT: backendClient,
 }, os.availableParallelism());
 const logger = createLogger({ level: 'info' }, logMode === 'sync'
   ? pino.destination({ dest: '/dev/null', sync: true })
   : logMode === 'buffered'
     ? pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })
     : createTurnBatchedDestination(fs.openSync('/dev/null', 'w')));
+// This file is the process entry point here, as edge/main.ts is in production.
+if (!config.gateway.v8Pretenuring) disableAllocationSitePretenuring();
 const records = await createRecordStore(config.storage);
 const ctx = {
   config,

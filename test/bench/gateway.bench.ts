@@ -1,9 +1,12 @@
-// Gateway benchmark: the same backend driven directly and through the gateway in one run.
-//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=turn|sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof]
-// Three processes share the machine's cores, as in production on a small host: the load
-// generator (autocannon, here), the backend (plain Node HTTP) and the gateway (the real surface,
-// with routing, credential handling, path checks and one pino access line per request). A bare
-// tuned Node proxy (undici + .pipe(), nothing else) runs too, as the floor of this environment.
+// Gateway benchmark: the same backend driven directly and through every proxy in one run.
+//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=turn|sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof] [--no-nginx]
+// The processes share the machine's cores, as in production on a small host: the load
+// generator (autocannon, here), the backend (plain Node HTTP) and the proxy under test. Proxies:
+// the gateway (the real surface, with routing, credential handling, path checks and one pino
+// access line per request) once with each backend client (GATEWAY_BACKEND_CLIENT=builtin and
+// =undici), a bare tuned Node proxy (undici + .pipe(), nothing else) as the floor of Node here,
+// and nginx (one worker, upstream keep-alive, no buffering: test/bench/gateway-bench-nginx.ts)
+// as the reference proxy, when it is installed (scripts/install-test-tools.sh).
 // Prints throughput, p50 and p99 latency, the gateway's CPU time per request (process.cpuUsage
 // of its process, over the run) and the ratio to direct; then SSE forwarding latency; with
 // --cpu-prof, where the gateway's CPU goes.
@@ -13,6 +16,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { findNginx, startNginx } from './gateway-bench-nginx.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -76,18 +80,36 @@ function cpu(child: ChildProcess): Promise<NodeJS.CpuUsage> {
 
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-prof-'));
 const backend = await start('gateway-bench-backend.ts', []);
-const gateway = await start('gateway-bench-server.ts', [`http://127.0.0.1:${backend.port}`, LOG, PRETENURING ? 'pretenuring' : ''],
-  [
-    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100'] : []),
-    ...(SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : []),
-  ]);
+const gatewayArgs = (client: string) => [`http://127.0.0.1:${backend.port}`, LOG, PRETENURING ? 'pretenuring' : '', client];
+const gatewayExecArgv = [
+  ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=100'] : []),
+  ...(SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : []),
+];
+const gateway = await start('gateway-bench-server.ts', gatewayArgs('builtin'), gatewayExecArgv);
+const gatewayUndici = await start('gateway-bench-server.ts', gatewayArgs('undici'), SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : []);
 const bare = await start('gateway-bench-bare.ts', [`http://127.0.0.1:${backend.port}`]);
-const targets = {
+const nginxBinary = args.has('no-nginx') ? undefined : findNginx();
+if (!nginxBinary && !args.has('no-nginx')) console.log('nginx is not installed (scripts/install-test-tools.sh): its row is left out');
+const nginx = nginxBinary ? await startNginx(nginxBinary, backend.port) : undefined;
+const targets: Record<string, string> = {
   direct: `http://127.0.0.1:${backend.port}/mcp`,
-  'bare proxy': `http://127.0.0.1:${bare.port}/mcp`,
+  ...(nginx ? { nginx: `http://127.0.0.1:${nginx.port}/mcp` } : {}),
+  'bare proxy (undici)': `http://127.0.0.1:${bare.port}/mcp`,
+  'gateway (undici)': `http://127.0.0.1:${gatewayUndici.port}/bench/mcp`,
   gateway: `http://127.0.0.1:${gateway.port}/bench/mcp`,
 };
-const cpuOf: Record<string, ChildProcess | undefined> = { direct: undefined, 'bare proxy': bare.child, gateway: gateway.child };
+/** CPU time (µs) of each proxy's processes so far. */
+const childCpu = (child: ChildProcess) => async () => {
+  const u = await cpu(child);
+  return u.user + u.system;
+};
+const cpuOf: Record<string, (() => Promise<number>) | undefined> = {
+  direct: undefined,
+  nginx: nginx ? async () => nginx.cpu() : undefined,
+  'bare proxy (undici)': childCpu(bare.child),
+  'gateway (undici)': childCpu(gatewayUndici.child),
+  gateway: childCpu(gateway.child),
+};
 
 async function load(url: string, connections: number, duration: number): Promise<AutocannonResult> {
   return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body: BODY, pipelining: 1 });
@@ -108,19 +130,19 @@ for (const connections of CONNECTIONS) {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, url] of Object.entries(targets)) {
       const proxy = cpuOf[name];
-      const g0 = proxy ? await cpu(proxy) : undefined;
+      const g0 = proxy ? await proxy() : undefined;
       const b0 = await cpu(backend.child);
       const r = await load(url, connections, DURATION);
-      const g1 = proxy ? await cpu(proxy) : undefined;
+      const g1 = proxy ? await proxy() : undefined;
       const b1 = await cpu(backend.child);
-      const perReq = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => (b.user - a.user + b.system - a.system) / Math.max(1, r.requests.total);
+      const perReq = (micros: number) => micros / Math.max(1, r.requests.total);
       samples.get(name)!.push({
         rps: r.requests.average,
         p50: r.latency.p50,
         p99: r.latency.p99,
         errors: r.errors + r.timeouts + r.non2xx,
-        proxyCpu: g0 && g1 ? perReq(g0, g1) : undefined,
-        backendCpu: perReq(b0, b1),
+        proxyCpu: g0 !== undefined && g1 !== undefined ? perReq(g1 - g0) : undefined,
+        backendCpu: perReq(b1.user - b0.user + b1.system - b0.system),
       });
     }
   }
@@ -170,15 +192,23 @@ async function sse(url: string): Promise<{ events: number; reads: number; p50: n
   return { events: delays.length, reads, p50: at(0.5), p99: at(0.99) };
 }
 console.log('\nSSE (200 events, one every 5 ms): delay from write at the backend to read at the client');
-for (const [name, base] of [['direct', `http://127.0.0.1:${backend.port}`], ['gateway', `http://127.0.0.1:${gateway.port}/bench`]] as const) {
+const sseTargets: [string, string][] = [
+  ['direct', `http://127.0.0.1:${backend.port}`],
+  ...(nginx ? [['nginx', `http://127.0.0.1:${nginx.port}`] as [string, string]] : []),
+  ['gateway (undici)', `http://127.0.0.1:${gatewayUndici.port}/bench`],
+  ['gateway', `http://127.0.0.1:${gateway.port}/bench`],
+];
+for (const [name, base] of sseTargets) {
   const s = await sse(`${base}/sse?count=200&gap=5`);
-  console.log(`${name.padStart(8)}  events ${s.events}  reads ${s.reads}  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+  console.log(`${name.padStart(16)}  events ${s.events}  reads ${s.reads}  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
 }
 
 backend.child.disconnect();
 bare.child.disconnect();
-const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+await nginx?.stop();
+const exited = Promise.all([gateway, gatewayUndici].map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
 gateway.child.disconnect();
+gatewayUndici.child.disconnect();
 await exited;
 
 if (PROFILE) summarizeProfile(profileDir);
