@@ -12,6 +12,7 @@ import { createEmbeddedVectorStore } from '../../services/common/storage/vectors
 import type { PayloadValue, VectorPoint, VectorStore } from '../../services/common/storage/vectors/interface.ts';
 import { createQdrantVectorStore } from '../../services/common/storage/vectors/qdrant.ts';
 import { MAX_SEARCH_LIMIT, VectorInputError } from '../../services/common/storage/vectors/validate.ts';
+import { seededRandom } from '../support/random.ts';
 
 // Not a multiple of 8, so the embedded store's padded rows are exercised.
 const DIMS = 20;
@@ -22,17 +23,6 @@ interface Backend {
   cleanup(): Promise<void>;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomVector(next: () => number, dims = DIMS): number[] {
   return Array.from({ length: dims }, () => next() * 2 - 1);
@@ -85,7 +75,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('returns exact cosine scores in descending order, matching a brute-force reference', async () => {
       const organizationId = org('scores');
-      const next = random(1);
+      const next = seededRandom(1);
       const points: VectorPoint[] = Array.from({ length: 300 }, (_, i) => ({
         id: `p${i}`,
         organizationId,
@@ -109,7 +99,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('scores a stored vector against itself as 1 and its opposite as -1', async () => {
       const organizationId = org('self');
-      const vector = randomVector(random(2));
+      const vector = randomVector(seededRandom(2));
       await store.upsert([
         { id: 'same', organizationId, vector, payload: {} },
         { id: 'opposite', organizationId, vector: vector.map((x) => -x), payload: {} },
@@ -126,7 +116,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('replaces the vector and payload when an id is upserted again', async () => {
       const organizationId = org('replace');
-      const next = random(3);
+      const next = seededRandom(3);
       const first = randomVector(next);
       const second = randomVector(next);
       await store.upsert([{ id: 'doc', organizationId, vector: first, payload: { version: 1, tag: 'old' } }]);
@@ -143,7 +133,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('keeps the last of duplicate ids within one batch', async () => {
       const organizationId = org('dupes');
-      const next = random(4);
+      const next = seededRandom(4);
       await store.upsert([
         { id: 'x', organizationId, vector: randomVector(next), payload: { v: 'first' } },
         { id: 'x', organizationId, vector: randomVector(next), payload: { v: 'last' } },
@@ -155,7 +145,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('deletes points by id and ignores ids it does not hold', async () => {
       const organizationId = org('delete');
-      const next = random(5);
+      const next = seededRandom(5);
       const points = Array.from({ length: 20 }, (_, i) => ({
         id: `d${i}`,
         organizationId,
@@ -176,7 +166,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('stays exact through growth and mass deletion', async () => {
       const organizationId = org('churn');
-      const next = random(6);
+      const next = seededRandom(6);
       let points: VectorPoint[] = Array.from({ length: 700 }, (_, i) => ({
         id: `c${i}`,
         organizationId,
@@ -209,7 +199,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     describe('filters', () => {
       const organizationId = org('filters');
-      const next = random(7);
+      const next = seededRandom(7);
       const payloads: Record<string, Record<string, PayloadValue>> = {
         a: { kind: 'knowledge', priority: 1, pinned: true, tags: ['deploy', 'ops'], weight: 0.5 },
         b: { kind: 'knowledge', priority: 2, pinned: false, tags: ['deploy'], weight: 1.5 },
@@ -271,7 +261,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('returns at most `limit` matches and rejects limits outside 1..MAX_SEARCH_LIMIT', async () => {
       const organizationId = org('limit');
-      const next = random(8);
+      const next = seededRandom(8);
       await store.upsert(
         Array.from({ length: 12 }, (_, i) => ({ id: `l${i}`, organizationId, vector: randomVector(next), payload: {} })),
       );
@@ -286,7 +276,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('answers an organization with no points with no matches and a count of 0', async () => {
       const organizationId = org('empty');
-      expect(await store.search(organizationId, randomVector(random(9)), { limit: 10 })).toEqual([]);
+      expect(await store.search(organizationId, randomVector(seededRandom(9)), { limit: 10 })).toEqual([]);
       expect(await store.count(organizationId)).toBe(0);
       expect(await store.count(organizationId, { kind: 'x' })).toBe(0);
       await expect(store.delete(organizationId, ['nothing'])).resolves.toBeUndefined();
@@ -295,7 +285,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
     it('isolates organizations, even when they use the same ids', async () => {
       const orgA = org('tenant-a');
       const orgB = org('tenant-b');
-      const next = random(10);
+      const next = seededRandom(10);
       const shared = randomVector(next);
       await store.upsert([
         { id: 'same-id', organizationId: orgA, vector: shared, payload: { owner: 'a', secret: 'a-only' } },
@@ -322,7 +312,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('returns payload copies that callers cannot use to change the store', async () => {
       const organizationId = org('copies');
-      const vector = randomVector(random(11));
+      const vector = randomVector(seededRandom(11));
       await store.upsert([{ id: 'p', organizationId, vector, payload: { tags: ['one'] } }]);
       const [first] = await store.search(organizationId, vector, { limit: 1 });
       (first!.payload.tags as string[]).push('two');
@@ -333,7 +323,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('keeps points across close and reopen', async () => {
       const organizationId = org('persist');
-      const next = random(12);
+      const next = seededRandom(12);
       const points = Array.from({ length: 30 }, (_, i) => ({
         id: `k${i}`,
         organizationId,
@@ -354,7 +344,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('rejects vectors of the wrong dimensionality with a clear error and writes nothing', async () => {
       const organizationId = org('dims');
-      const next = random(13);
+      const next = seededRandom(13);
       const good = { id: 'good', organizationId, vector: randomVector(next), payload: {} };
       const bad = { id: 'bad', organizationId, vector: randomVector(next, DIMS + 1), payload: {} };
       await expect(store.upsert([good, bad])).rejects.toThrow(
@@ -369,7 +359,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('rejects non-finite and zero vectors with a clear error', async () => {
       const organizationId = org('finite');
-      const next = random(14);
+      const next = seededRandom(14);
       for (const poison of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
         const vector = randomVector(next);
         vector[3] = poison;
@@ -386,7 +376,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
 
     it('rejects malformed points, ids, payloads and filters', async () => {
       const organizationId = org('malformed');
-      const vector = randomVector(random(15));
+      const vector = randomVector(seededRandom(15));
       const attempts: unknown[] = [
         [{ id: '', organizationId, vector, payload: {} }],
         [{ id: 'x', organizationId: '', vector, payload: {} }],

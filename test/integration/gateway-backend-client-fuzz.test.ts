@@ -8,21 +8,11 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createBackendClient, type BackendClient } from '../../edge/gateway/backend-client.ts';
+import { seededRandom } from '../support/random.ts';
 
 const SEED = 0x5eed_2026;
 const CASES = 400;
 
-/** mulberry32: small, seeded, good enough to pick grammar branches. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -183,7 +173,7 @@ function viaLlhttp(): Promise<Outcome> {
 }
 
 it(`agrees with llhttp on ${CASES} generated responses, but for documented stricter rules`, async () => {
-  const r = prng(SEED);
+  const r = seededRandom(SEED);
   const disagreements: string[] = [];
   let accepted = 0;
   let excepted = 0;

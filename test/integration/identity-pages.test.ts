@@ -3,13 +3,11 @@
 // a post-logout redirect URI the client registered.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browse, CookieJar, startOAuthTestPlatform } from '../support/oauth-client.ts';
+import { browse, CookieJar, startOAuthTestPlatform, postRegistration } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
 let auth: string;
-
-type Json = Record<string, any>;
 
 beforeAll(async () => {
   platform = await startOAuthTestPlatform();
@@ -20,19 +18,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function register(metadata: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${auth}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
-  });
-  const text = await res.text();
-  let json: Json = {};
-  try {
-    json = JSON.parse(text) as Json;
-  } catch {}
-  return { status: res.status, json, headers: res.headers };
-}
+const register = (metadata: unknown, headers: Record<string, string> = {}) => postRegistration(auth, metadata, headers);
 
 function expectPageSecurityHeaders(headers: Headers, what: string) {
   expect(headers.get('content-security-policy'), what).toContain("frame-ancestors 'none'");

@@ -3,13 +3,11 @@
 // clients such as the MCP Inspector, which register from another origin (the same policy as the
 // token endpoint's).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOAuthTestPlatform } from '../support/oauth-client.ts';
+import { startOAuthTestPlatform, postRegistration } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
 let auth: string;
-
-type Json = Record<string, any>;
 
 const INSPECTOR = 'http://localhost:6274';
 
@@ -22,19 +20,7 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function register(metadata: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${auth}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
-  });
-  const text = await res.text();
-  let json: Json = {};
-  try {
-    json = JSON.parse(text) as Json;
-  } catch {}
-  return { status: res.status, json, headers: res.headers };
-}
+const register = (metadata: unknown, headers: Record<string, string> = {}) => postRegistration(auth, metadata, headers);
 
 function preflight(path: string, origin = INSPECTOR) {
   return fetch(`${auth}${path}`, {

@@ -113,6 +113,21 @@ export interface RegisteredClient {
   [field: string]: unknown;
 }
 
+/** A dynamic registration as sent (a string goes as it is), with the answer whatever it is. */
+export async function postRegistration(authUrl: string, metadata: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${authUrl}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
+  });
+  const text = await res.text();
+  let json: Record<string, any> = {};
+  try {
+    json = JSON.parse(text) as Record<string, any>;
+  } catch {}
+  return { status: res.status, json, headers: res.headers };
+}
+
 export async function registerClient(authUrl: string, metadata: Record<string, unknown> = {}): Promise<RegisteredClient> {
   const res = await fetch(`${authUrl}/register`, {
     method: 'POST',
