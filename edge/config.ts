@@ -80,9 +80,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
   const serviceAddresses = {} as Record<ServiceName, string | undefined>;
   const services = {} as Record<ServiceName, ServiceConfig>;
   for (const name of SERVICE_NAMES) {
-    serviceAddresses[name] = env[ADDRESS_VARIABLES[name]]?.trim()
-      ? readAddress(env, ADDRESS_VARIABLES[name], '')
-      : undefined;
+    serviceAddresses[name] = env[ADDRESS_VARIABLES[name]]?.trim() ? readAddress(env, ADDRESS_VARIABLES[name], '') : undefined;
     services[name] = readServiceConfig(env, name, cpuCount);
   }
   return {

@@ -21,7 +21,12 @@ const SURFACES: Record<SurfaceName, (ctx: AppContext) => Surface | Promise<Surfa
     });
     // The facade's client at this platform's own authorization server (the Brain's facade).
     try {
-      await registerGatewayClients(ctx.stores.records, ctx.keyEncryption, surface.platformClients, ctx.logger.child({ component: 'oauth' }));
+      await registerGatewayClients(
+        ctx.stores.records,
+        ctx.keyEncryption,
+        surface.platformClients,
+        ctx.logger.child({ component: 'oauth' }),
+      );
     } catch (err) {
       await surface.close?.();
       throw err;

@@ -52,7 +52,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // listener starts: a wrong key-encryption key stops the start here, with one error. The
     // count tells an operator rotating the key when the previous one is no longer needed.
     const resealed = (await resealAuthKeys(stores.records, keyEncryption)) + (await resealClientSecrets(stores.records, keyEncryption));
-    logger.info({ keyId: keyEncryption.keyId, resealed }, `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`);
+    logger.info(
+      { keyId: keyEncryption.keyId, resealed },
+      `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
+    );
     for (const name of SERVICE_NAMES) {
       const address = config.serviceAddresses[name];
       if (address) {
@@ -97,9 +100,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, authMetadata };
     const edge = await startEdge(ctx);
     authListenerUrl(edge.listeners.auth.url);
-    const urls = Object.fromEntries(
-      Object.entries(edge.listeners).map(([name, l]) => [name, l.url]),
-    ) as Record<SurfaceName, string>;
+    const urls = Object.fromEntries(Object.entries(edge.listeners).map(([name, l]) => [name, l.url])) as Record<SurfaceName, string>;
     return {
       ctx,
       edge,

@@ -51,7 +51,10 @@ export function createAuthenticator(ctx: AppContext) {
         return { kind: 'api_key', organizationId: key!.organizationId, subject: key!.keyId };
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
-          throw new UnauthenticatedError('the API key is not valid', `${base}, error="invalid_token", error_description="the API key is not valid"`);
+          throw new UnauthenticatedError(
+            'the API key is not valid',
+            `${base}, error="invalid_token", error_description="the API key is not valid"`,
+          );
         }
         throw err;
       }

@@ -45,7 +45,12 @@ export function createApiSurface(ctx: AppContext): Surface {
       summary: 'Liveness',
       description: 'Answers 200 while the API is up. Needs no credentials.',
       tags: ['Service'],
-      responses: { '200': { description: 'Up.', content: { 'application/json': z.object({ status: z.literal('ok'), service: z.literal('api') }).meta({ title: 'Health' }) } } },
+      responses: {
+        '200': {
+          description: 'Up.',
+          content: { 'application/json': z.object({ status: z.literal('ok'), service: z.literal('api') }).meta({ title: 'Health' }) },
+        },
+      },
       handler: ({ res }) => sendJson(res, 200, { status: 'ok', service: 'api' }),
     }),
     defineApiRoute({
@@ -93,7 +98,11 @@ export function createApiSurface(ctx: AppContext): Surface {
       sendProblem(c.res, { title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });
     },
     methodNotAllowed(c, allowed) {
-      sendProblem(c.res, { title: 'Method Not Allowed', status: 405, detail: `Allowed: ${allowed.join(', ')}`, instance: c.path }, { allow: allowed.join(', ') });
+      sendProblem(
+        c.res,
+        { title: 'Method Not Allowed', status: 405, detail: `Allowed: ${allowed.join(', ')}`, instance: c.path },
+        { allow: allowed.join(', ') },
+      );
     },
     onError(c, err) {
       const p = (status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -141,7 +150,10 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     servers: [{ url: ctx.config.publicUrls.api }],
     schemas: { Problem: ProblemSchema },
     responses: {
-      Unauthorized: { ...problem('Missing or invalid credentials.'), headers: { 'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750).', schema: { type: 'string' } } } },
+      Unauthorized: {
+        ...problem('Missing or invalid credentials.'),
+        headers: { 'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750).', schema: { type: 'string' } } },
+      },
       Forbidden: problem('The credentials act for another organization, or may not do this.'),
       NotFound: problem('No such resource in this organization.'),
       ValidationFailed: problem('A parameter or the body is not valid; `errors` lists every problem.'),
@@ -162,7 +174,12 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     }
   }
   components.securitySchemes = {
-    BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `An access token issued by ${auth} for the audience ${ctx.config.publicUrls.api}.` },
+    BearerToken: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: `An access token issued by ${auth} for the audience ${ctx.config.publicUrls.api}.`,
+    },
     ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the organization.' },
     OAuth2: {
       type: 'oauth2',

@@ -24,7 +24,14 @@ import {
 } from './backend-client-interface.ts';
 
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
 ]);
 
 export function createUndiciBackendClient(options: BackendClientOptions): BackendClient {
@@ -75,7 +82,7 @@ function dispatchOptions(request: BackendRequest, call: UndiciCall): Dispatcher.
   const headers: string[] = [];
   const lines = request.headerLines;
   // The proxy writes each line as `name: value\r\n` (BackendRequest.headerLines).
-  for (let at = 0; at < lines.length;) {
+  for (let at = 0; at < lines.length; ) {
     const end = lines.indexOf('\r\n', at);
     const colon = lines.indexOf(':', at);
     if (end === -1 || colon === -1 || colon > end) break;
@@ -163,7 +170,9 @@ class UndiciCall implements Exchange, Dispatcher.DispatchHandler {
   onResponseStart(controller: Dispatcher.DispatchController, status: number, _parsed: unknown, reason?: string): void {
     if (this.finished) return;
     if (status === 101) {
-      return this.fail(new BackendError('invalid_response', 'invalid response from the backend: the backend switched protocols without being asked'));
+      return this.fail(
+        new BackendError('invalid_response', 'invalid response from the backend: the backend switched protocols without being asked'),
+      );
     }
     const raw = (controller as { rawHeaders?: Buffer[] }).rawHeaders ?? [];
     const headers: string[] = [];
@@ -183,7 +192,12 @@ class UndiciCall implements Exchange, Dispatcher.DispatchHandler {
       headers.push(name, value);
     }
     if (codings !== undefined && codings.toLowerCase() !== 'chunked') {
-      return this.fail(new BackendError('invalid_response', `invalid response from the backend: the backend used a transfer coding other than chunked: ${codings}`));
+      return this.fail(
+        new BackendError(
+          'invalid_response',
+          `invalid response from the backend: the backend used a transfer coding other than chunked: ${codings}`,
+        ),
+      );
     }
     for (let i = headers.length - 2; i >= 0; i -= 2) {
       const name = headers[i]!;
@@ -214,9 +228,13 @@ class UndiciCall implements Exchange, Dispatcher.DispatchHandler {
     clearTimeout(this.queueTimer);
     if (this.finished) return;
     this.finished = true;
-    this.handler.onError(error instanceof errors.HeadersOverflowError
-      ? new BackendError('invalid_response', `invalid response from the backend: the response head exceeds ${this.maxHeadBytes} bytes`, { cause: error })
-      : toBackendError(error));
+    this.handler.onError(
+      error instanceof errors.HeadersOverflowError
+        ? new BackendError('invalid_response', `invalid response from the backend: the response head exceeds ${this.maxHeadBytes} bytes`, {
+            cause: error,
+          })
+        : toBackendError(error),
+    );
   }
 }
 
@@ -232,22 +250,38 @@ function codeOf(error: Error): BackendErrorCode {
   if (error instanceof errors.ConnectTimeoutError) return 'connect_timeout';
   if (error instanceof errors.HeadersTimeoutError) return 'response_timeout';
   if (error instanceof errors.BodyTimeoutError) return 'idle_timeout';
-  if (error instanceof errors.HeadersOverflowError || error instanceof errors.HTTPParserError
-    || error instanceof errors.ResponseContentLengthMismatchError) return 'invalid_response';
-  if (error instanceof errors.SocketError || error instanceof errors.ClientDestroyedError
-    || error instanceof errors.ClientClosedError || error instanceof errors.InformationalError) return 'connection_closed';
+  if (
+    error instanceof errors.HeadersOverflowError ||
+    error instanceof errors.HTTPParserError ||
+    error instanceof errors.ResponseContentLengthMismatchError
+  )
+    return 'invalid_response';
+  if (
+    error instanceof errors.SocketError ||
+    error instanceof errors.ClientDestroyedError ||
+    error instanceof errors.ClientClosedError ||
+    error instanceof errors.InformationalError
+  )
+    return 'connection_closed';
   const sys = (error as { code?: string }).code ?? '';
-  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ERR_TLS_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|CERT_)/.test(sys)) return 'connect_failed';
+  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ERR_TLS_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|CERT_)/.test(sys))
+    return 'connect_failed';
   return 'connection_closed';
 }
 
 function messageOf(code: BackendErrorCode): string {
   switch (code) {
-    case 'connect_timeout': return 'connecting to the backend took too long';
-    case 'response_timeout': return 'no response from the backend in time';
-    case 'idle_timeout': return 'the response body was silent for too long';
-    case 'invalid_response': return 'invalid response from the backend';
-    case 'connect_failed': return 'cannot connect to the backend';
-    default: return 'the backend connection ended before the response was complete';
+    case 'connect_timeout':
+      return 'connecting to the backend took too long';
+    case 'response_timeout':
+      return 'no response from the backend in time';
+    case 'idle_timeout':
+      return 'the response body was silent for too long';
+    case 'invalid_response':
+      return 'invalid response from the backend';
+    case 'connect_failed':
+      return 'cannot connect to the backend';
+    default:
+      return 'the backend connection ended before the response was complete';
   }
 }

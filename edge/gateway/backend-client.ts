@@ -60,12 +60,20 @@ const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,;])timeout\s*=\s*(\d+)/i;
 // Chunk extensions as RFC 9112 §7.1.1 has them (`;name`, `;name=token`, `;name="quoted"`), but
 // without the BWS it allows around `;` and `=`: llhttp (Node's parser, and undici's) refuses
 // that, so no backend that works with Node clients sends it.
-const CHUNK_SIZE = /^[0-9A-Fa-f]{1,12}(?:;[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t\x20\x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t\x20-\x7e\x80-\xff])*"))?)*$/;
+const CHUNK_SIZE =
+  /^[0-9A-Fa-f]{1,12}(?:;[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t\x20\x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t\x20-\x7e\x80-\xff])*"))?)*$/;
 /** A trailer field line: a token, a colon, a value (control characters are checked apart). */
 const TRAILER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/;
 /** Response fields that describe this connection, not the message. */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
 ]);
 const MAX_LINE = 4096;
 const MAX_TRAILER_BYTES = 64 * 1024;
@@ -95,7 +103,9 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
   const keepAliveMs = options.keepAliveMs ?? 4_000;
   const maxHeadBytes = options.maxHeadBytes ?? 64 * 1024;
   const queueTimeoutMs = options.queueTimeoutMs ?? 5_000;
-  const timeouts = [options.connectTimeoutMs, options.responseTimeoutMs, options.idleTimeoutMs, keepAliveMs, queueTimeoutMs].filter((t) => t > 0);
+  const timeouts = [options.connectTimeoutMs, options.responseTimeoutMs, options.idleTimeoutMs, keepAliveMs, queueTimeoutMs].filter(
+    (t) => t > 0,
+  );
   const sweepEvery = Math.min(1_000, Math.max(10, Math.floor(Math.min(...timeouts) / 4)));
 
   const all = new Set<Connection>();
@@ -609,9 +619,12 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
       this.call = undefined;
       if (wasConnecting) {
         const reason = this.failure;
-        const error = reason instanceof BackendError
-          ? reason
-          : new BackendError('connect_failed', `cannot connect to ${url.origin}: ${reason ? describe(reason) : 'closed'}`, { cause: reason });
+        const error =
+          reason instanceof BackendError
+            ? reason
+            : new BackendError('connect_failed', `cannot connect to ${url.origin}: ${reason ? describe(reason) : 'closed'}`, {
+                cause: reason,
+              });
         // Requests waiting for a connection fail with it only when no other connection can serve them.
         failWaiting(error);
         return;
@@ -622,7 +635,11 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
           call.handler.onEnd();
         } else {
           const detail = this.failure ? describe(this.failure) : 'closed';
-          call.fail(new BackendError('connection_closed', `the backend connection ended before the response was complete (${detail})`, { cause: this.failure }));
+          call.fail(
+            new BackendError('connection_closed', `the backend connection ended before the response was complete (${detail})`, {
+              cause: this.failure,
+            }),
+          );
         }
       }
       // A slot is free: a waiting request may open a new connection.

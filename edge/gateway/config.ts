@@ -3,14 +3,7 @@
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import {
-  ConfigError,
-  readBool,
-  readEnum,
-  readInt,
-  readString,
-  type Env,
-} from '../../services/common/config.ts';
+import { ConfigError, readBool, readEnum, readInt, readString, type Env } from '../../services/common/config.ts';
 
 /** The upstream identity provider behind a server's OAuth facade, and the gateway's client there. */
 export interface UpstreamOAuthConfig {
@@ -100,7 +93,16 @@ export type BackendClientKind = (typeof BACKEND_CLIENTS)[number];
 
 /** Names that routes of the gateway itself occupy at the root. */
 export const RESERVED_SERVER_NAMES = new Set([
-  '.', '..', '.well-known', 'health', 'openapi.json', 'docs', 'authorize', 'token', 'register', 'callback',
+  '.',
+  '..',
+  '.well-known',
+  'health',
+  'openapi.json',
+  'docs',
+  'authorize',
+  'token',
+  'register',
+  'callback',
 ]);
 
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -115,9 +117,7 @@ export const BRAIN_SERVER: GatewayServerConfig = {
 
 export function readGatewayConfig(env: Env): GatewayConfig {
   const serversFile = readString(env, 'GATEWAY_SERVERS_FILE');
-  const { servers, defaultServer } = serversFile
-    ? readServersFile(serversFile, env)
-    : { servers: [BRAIN_SERVER], defaultServer: 'brain' };
+  const { servers, defaultServer } = serversFile ? readServersFile(serversFile, env) : { servers: [BRAIN_SERVER], defaultServer: 'brain' };
   return {
     serversFile,
     servers,
@@ -140,7 +140,10 @@ export function readGatewayConfig(env: Env): GatewayConfig {
 function readList(env: Env, name: string, minLength: number): string[] {
   const value = readString(env, name);
   if (!value) return [];
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   items.forEach((item, i) => {
     if (item.length < minLength) throw new ConfigError(name, `entry ${i + 1} must be at least ${minLength} characters long`);
   });
@@ -167,7 +170,10 @@ const upstreamSchema = z
     token_endpoint: httpUrl.optional(),
     client_id: z.string().min(1),
     client_secret: z.string().min(1).optional(),
-    client_secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    client_secret_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
     scopes: scopeList.optional(),
     resource: z.string().min(1).optional(),
@@ -182,12 +188,17 @@ const upstreamSchema = z
 
 const serverSchema = z
   .object({
-    name: z.string().regex(SERVER_NAME_PATTERN, 'must match [A-Za-z0-9._-]+')
+    name: z
+      .string()
+      .regex(SERVER_NAME_PATTERN, 'must match [A-Za-z0-9._-]+')
       .refine((n) => !RESERVED_SERVER_NAMES.has(n), 'is reserved by the gateway'),
     url: httpUrl.optional(),
     local: z.boolean().optional(),
-    mcp_path: z.string().regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"')
-      .refine((p) => p.split('/').every((seg) => seg !== '.' && seg !== '..'), 'must not contain . or .. segments').optional(),
+    mcp_path: z
+      .string()
+      .regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"')
+      .refine((p) => p.split('/').every((seg) => seg !== '.' && seg !== '..'), 'must not contain . or .. segments')
+      .optional(),
     scopes: scopeList.optional(),
     oauth: upstreamSchema.optional(),
     authorization_server: z.union([z.literal('platform'), httpUrl]).optional(),
@@ -223,7 +234,10 @@ function readServersFile(file: string, env: Env): { servers: GatewayServerConfig
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+    const where = issue.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '');
     fail(`${where || 'document'}: ${issue.message}`);
   }
   const doc = parsed.data!;

@@ -40,7 +40,10 @@ export function addDiscoveryRoutes(router: Router, options: DiscoveryOptions): v
   });
 
   // --- RFC 8414 authorization server metadata, and its OpenID Connect alias ---
-  for (const [suffix, oidc] of [['oauth-authorization-server', false], ['openid-configuration', true]] as const) {
+  for (const [suffix, oidc] of [
+    ['oauth-authorization-server', false],
+    ['openid-configuration', true],
+  ] as const) {
     router.get(`/.well-known/${suffix}`, (ctx) => sendServerMetadata(ctx, options, registry.defaultServer, true, oidc));
     router.get(`/.well-known/${suffix}/*server_path`, (ctx) => {
       const target = serverFromPath(ctx, registry);
@@ -53,8 +56,7 @@ export function addDiscoveryRoutes(router: Router, options: DiscoveryOptions): v
   }
 
   // Anything else under a well-known prefix is a plain JSON 404, never proxied, never a 5xx.
-  const unknownWellKnown = ({ res, path }: RouteContext) =>
-    sendGatewayError(res, 404, 'not_found', `No metadata is published at ${path}.`);
+  const unknownWellKnown = ({ res, path }: RouteContext) => sendGatewayError(res, 404, 'not_found', `No metadata is published at ${path}.`);
   router.get('/.well-known/*rest', unknownWellKnown);
   router.get('/:server/.well-known/*rest', unknownWellKnown);
 }
@@ -83,9 +85,14 @@ async function sendServerMetadata(
   const upstream = options.facade.upstreams.get(server.name);
   if (!upstream) {
     const where = server.authorizationServers[0];
-    return sendGatewayError(ctx.res, 404, 'no_oauth_facade', where
-      ? `Server ${server.name} is authorized by ${where}; its metadata is published there.`
-      : `Server ${server.name} does not use OAuth.`);
+    return sendGatewayError(
+      ctx.res,
+      404,
+      'no_oauth_facade',
+      where
+        ? `Server ${server.name} is authorized by ${where}; its metadata is published there.`
+        : `Server ${server.name} does not use OAuth.`,
+    );
   }
   const endpoints = endpointsOf(options.facade, { server, root });
   const doc: Record<string, unknown> = {
@@ -141,9 +148,12 @@ function serverFromPath(ctx: RouteContext, registry: ServerRegistry): { server: 
     name = segments[0];
   }
   const invalid = (msg: string) => {
-    sendValidationError(ctx.res, new RequestValidationError([
-      { type: 'value_error', loc: ['path', 'server_path'], msg: `Value error, ${msg}`, input: raw, ctx: { error: msg } },
-    ]));
+    sendValidationError(
+      ctx.res,
+      new RequestValidationError([
+        { type: 'value_error', loc: ['path', 'server_path'], msg: `Value error, ${msg}`, input: raw, ctx: { error: msg } },
+      ]),
+    );
     return undefined;
   };
   if (name === '') return invalid('the path must start with a server name');

@@ -57,6 +57,12 @@ export function serverNameError(name: string, field = 'server_name'): RequestVal
   if (SERVER_NAME_PATTERN.test(name)) return undefined;
   const pattern = SERVER_NAME_PATTERN.source;
   return new RequestValidationError([
-    { type: 'string_pattern_mismatch', loc: ['path', field], msg: `String should match pattern '${pattern}'`, input: name, ctx: { pattern } },
+    {
+      type: 'string_pattern_mismatch',
+      loc: ['path', field],
+      msg: `String should match pattern '${pattern}'`,
+      input: name,
+      ctx: { pattern },
+    },
   ]);
 }

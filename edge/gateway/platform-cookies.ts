@@ -19,9 +19,12 @@ const PLATFORM_COOKIES = new Set([
   'mindgate-gw-facade-binding',
   // oidc-provider's session and interaction cookies (its default names, which
   // edge/oauth/provider.ts keeps), and the keygrip signature of each (`<name>.sig`).
-  '_session', '_session.sig',
-  '_interaction', '_interaction.sig',
-  '_interaction_resume', '_interaction_resume.sig',
+  '_session',
+  '_session.sig',
+  '_interaction',
+  '_interaction.sig',
+  '_interaction_resume',
+  '_interaction_resume.sig',
   // The CSRF cookie of the authorization server's standalone pages (edge/oauth/interactions.ts).
   'mg_csrf',
 ]);

@@ -9,7 +9,7 @@ import type { Logger } from '../../services/common/log.ts';
 import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
 import type { GatewayConfig } from './config.ts';
-import { BackendError, type Exchange, type ResponseHandler } from './backend-client.ts';
+import type { BackendError, Exchange, ResponseHandler } from './backend-client.ts';
 import { isCorsHeader } from './cors.ts';
 import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
 import { sendGatewayError, serverNameError } from './errors.ts';
@@ -30,10 +30,28 @@ export interface ProxyOptions {
  * Names with an underscore are dropped too (isUnderscoreName).
  */
 const DROP_REQUEST = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
-  'transfer-encoding', 'content-length', 'upgrade', 'host', 'expect', 'http2-settings',
-  'x-gateway-key', 'x-gateway-authenticated', 'x-request-id',
-  'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'x-forwarded-port', 'forwarded',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'host',
+  'expect',
+  'http2-settings',
+  'x-gateway-key',
+  'x-gateway-authenticated',
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-prefix',
+  'x-forwarded-port',
+  'forwarded',
 ]);
 
 /**
@@ -111,17 +129,22 @@ export function createProxy(options: ProxyOptions): Proxy {
     const rest = slash === -1 ? '' : path.slice(slash);
     // `/{server}/oauth` is the facade's: the binding's second half is scoped to it, and must
     // never travel with a request a backend receives (oauth/binding.ts).
-    if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47 /* '/' */)) {
+    if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47) /* '/' */) {
       return sendGatewayError(res, 404, 'not_found', 'Not Found');
     }
     if (isUnsafePath(rest)) {
-      return sendValidationError(res, new RequestValidationError([{
-        type: 'value_error',
-        loc: ['path', 'path'],
-        msg: "Value error, the path must stay under the server's base path",
-        input: rest,
-        ctx: { error: "the path must stay under the server's base path" },
-      }]));
+      return sendValidationError(
+        res,
+        new RequestValidationError([
+          {
+            type: 'value_error',
+            loc: ['path', 'path'],
+            msg: "Value error, the path must stay under the server's base path",
+            input: rest,
+            ctx: { error: "the path must stay under the server's base path" },
+          },
+        ]),
+      );
     }
 
     const headers = req.headers;
@@ -129,8 +152,13 @@ export function createProxy(options: ProxyOptions): Proxy {
     const key = headers['x-gateway-key'];
     if (key !== undefined) {
       if (typeof key !== 'string' || keys.length === 0 || !keyIsValid(key)) {
-        return sendGatewayError(res, 401, 'invalid_gateway_key', 'The X-Gateway-Key is not valid.',
-          server.usesOAuth ? { 'www-authenticate': server.challenge } : {});
+        return sendGatewayError(
+          res,
+          401,
+          'invalid_gateway_key',
+          'The X-Gateway-Key is not valid.',
+          server.usesOAuth ? { 'www-authenticate': server.challenge } : {},
+        );
       }
       auth = 'gateway-key';
     } else if (headers.authorization !== undefined) {
@@ -177,20 +205,20 @@ export function createProxy(options: ProxyOptions): Proxy {
     forward(ctx, server, rest + search, auth, bodyLength);
   }
 
-  function forward(
-    ctx: RouteContext,
-    server: GatewayServer,
-    pathAndQuery: string,
-    auth: GatewayAuthMode,
-    bodyLength: number,
-  ): void {
+  function forward(ctx: RouteContext, server: GatewayServer, pathAndQuery: string, auth: GatewayAuthMode, bodyLength: number): void {
     const { req, res } = ctx;
     const backend = server.backend!;
     const src = req.headers;
     const connectionTokens = src.connection;
-    const named = connectionTokens && connectionTokens !== 'keep-alive' && connectionTokens !== 'close'
-      ? new Set(connectionTokens.toLowerCase().split(',').map((t) => t.trim()))
-      : undefined;
+    const named =
+      connectionTokens && connectionTokens !== 'keep-alive' && connectionTokens !== 'close'
+        ? new Set(
+            connectionTokens
+              .toLowerCase()
+              .split(',')
+              .map((t) => t.trim()),
+          )
+        : undefined;
     // Node's parser has validated every name and value: they go out as they came in.
     let lines = '';
     for (const name in src) {
@@ -305,7 +333,9 @@ class ProxyHandler implements ResponseHandler {
     for (let i = headers.length - 2; i >= 0; i -= 2) {
       const name = headers[i]!;
       if (
-        name === 'x-accel-buffering' || name === 'clear-site-data' || (cors && isCorsHeader(name)) ||
+        name === 'x-accel-buffering' ||
+        name === 'clear-site-data' ||
+        (cors && isCorsHeader(name)) ||
         (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))
       ) {
         headers.splice(i, 2);

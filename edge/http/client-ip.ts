@@ -51,7 +51,7 @@ export function createClientIpResolver(trustedProxies: readonly string[]): Clien
     const peer = normalizeIp(req.socket.remoteAddress ?? '');
     if (trustedProxies.length === 0 || !peer || !isTrusted(peer)) return peer || 'unknown';
     const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',');
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
     let client = peer;
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = cleanForwarded(hops[i]);

@@ -56,7 +56,10 @@ export function defineDeprecation(options: DeprecationOptions): Deprecation {
         `deprecatedAt (${deprecatedAt.toISOString()}); it is ${Math.floor(noticeDays)} days`,
     );
   }
-  for (const [field, value] of [['successor', options.successor], ['documentation', options.documentation]] as const) {
+  for (const [field, value] of [
+    ['successor', options.successor],
+    ['documentation', options.documentation],
+  ] as const) {
     if (value !== undefined && !/^(https?:\/\/|\/)[^\s<>"]*$/.test(value)) {
       throw new DeprecationError(`${field} must be an http(s) URL or an absolute path, got "${value}"`);
     }
@@ -78,10 +81,7 @@ function resolve(target: string, baseUrl: string | undefined): string {
  * The header values of a deprecated operation. `Deprecation` is an RFC 9651 Date (`@` and Unix
  * seconds), `Sunset` an IMF-fixdate; the links are resolved against `baseUrl` when given.
  */
-export function deprecationHeaders(
-  deprecation: Deprecation,
-  baseUrl?: string,
-): { deprecation: string; sunset: string; links: string[] } {
+export function deprecationHeaders(deprecation: Deprecation, baseUrl?: string): { deprecation: string; sunset: string; links: string[] } {
   const links: string[] = [];
   if (deprecation.successor) links.push(`<${resolve(deprecation.successor, baseUrl)}>; rel="successor-version"`);
   if (deprecation.documentation) {

@@ -83,7 +83,12 @@ export function addDocsPage(router: Router, options: DocsPageOptions): void {
       res.end(payload);
       return;
     }
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': type,
+      'content-length': body.length,
+      'cache-control': 'public, max-age=3600',
+      'x-content-type-options': 'nosniff',
+    });
     res.end(res.req.method === 'HEAD' ? undefined : body);
   });
 }

@@ -81,9 +81,8 @@ export async function startListener(surface: Surface, options: ListenerOptions):
   });
   server.on('request', (req, res) => {
     const started = performance.now();
-    const requestId = req.headers['x-request-id'] === undefined && req.headers.traceparent === undefined
-      ? randomUUID()
-      : pickRequestId(headersOf(req));
+    const requestId =
+      req.headers['x-request-id'] === undefined && req.headers.traceparent === undefined ? randomUUID() : pickRequestId(headersOf(req));
     res.setHeader('x-request-id', requestId);
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
@@ -107,7 +106,8 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     });
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (socket.writable) socket.end(`HTTP/1.1 ${CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    if (socket.writable)
+      socket.end(`HTTP/1.1 ${CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
 

@@ -22,8 +22,7 @@ export interface OpenApiOptions {
 
 type Doc = Record<string, unknown>;
 
-const isZod = (value: unknown): value is z.ZodType =>
-  typeof value === 'object' && value !== null && '_zod' in value;
+const isZod = (value: unknown): value is z.ZodType => typeof value === 'object' && value !== null && '_zod' in value;
 
 function pascal(text: string): string {
   return text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, ch: string) => ch.toUpperCase());
@@ -96,7 +95,10 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[], options: Op
   const paths: Record<string, Doc> = {};
   for (const route of routes) {
     const parameters: Doc[] = [];
-    for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    for (const [where, schema] of [
+      ['path', route.params],
+      ['query', route.query],
+    ] as const) {
       if (!schema) continue;
       const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as {
         properties?: Record<string, JsonSchema>;
@@ -135,9 +137,7 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[], options: Op
       ...(route.tags ? { tags: route.tags } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       responses,
-      ...(route.deprecation
-        ? { deprecated: true, 'x-sunset': route.deprecation.sunsetAt.toISOString().slice(0, 10) }
-        : {}),
+      ...(route.deprecation ? { deprecated: true, 'x-sunset': route.deprecation.sunsetAt.toISOString().slice(0, 10) } : {}),
       ...(route.extensions ?? {}),
     };
     const path = toOpenApiPath(route.path);

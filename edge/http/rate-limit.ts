@@ -61,9 +61,7 @@ class LocalWindows {
 }
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const counters: RecordCollection<CounterDoc> = options.records.collection<CounterDoc>(
-    options.collection ?? 'rate_limit_windows',
-  );
+  const counters: RecordCollection<CounterDoc> = options.records.collection<CounterDoc>(options.collection ?? 'rate_limit_windows');
   const local = new LocalWindows();
   let lastWarning = 0;
 

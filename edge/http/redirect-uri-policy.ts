@@ -9,8 +9,25 @@
 
 /** Schemes that are never a client's redirect target. */
 const FORBIDDEN_SCHEMES = new Set([
-  'javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'filesystem', 'view-source', 'jar',
-  'ws', 'wss', 'ftp', 'mailto', 'tel', 'sms', 'intent', 'chrome', 'chrome-extension', 'moz-extension',
+  'javascript',
+  'data',
+  'file',
+  'vbscript',
+  'blob',
+  'about',
+  'filesystem',
+  'view-source',
+  'jar',
+  'ws',
+  'wss',
+  'ftp',
+  'mailto',
+  'tel',
+  'sms',
+  'intent',
+  'chrome',
+  'chrome-extension',
+  'moz-extension',
 ]);
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -79,8 +96,7 @@ function isSameServer(url: URL, ownOrigin: string): boolean {
   if (url.origin === ownOrigin) return true;
   // localhost, 127.0.0.1 and [::1] name the same loopback server.
   const own = new URL(ownOrigin);
-  return LOOPBACK_HOSTS.has(own.hostname) && LOOPBACK_HOSTS.has(url.hostname) && url.port === own.port
-    && url.protocol === own.protocol;
+  return LOOPBACK_HOSTS.has(own.hostname) && LOOPBACK_HOSTS.has(url.hostname) && url.port === own.port && url.protocol === own.protocol;
 }
 
 /** The host shown on a consent page (the scheme for private-use schemes). */

@@ -127,22 +127,26 @@ function convertIssue(issue: z.core.$ZodIssue, { schema, data, source }: Convert
     const min = Number(issue.minimum);
     if (issue.origin === 'array' || issue.origin === 'set') {
       const actual = Array.isArray(input) ? input.length : 0;
-      return [{
-        type: 'too_short',
-        loc,
-        msg: `List should have at least ${min} item${min === 1 ? '' : 's'} after validation, not ${actual}`,
-        input,
-        ctx: { field_type: 'List', min_length: min, actual_length: actual },
-      }];
+      return [
+        {
+          type: 'too_short',
+          loc,
+          msg: `List should have at least ${min} item${min === 1 ? '' : 's'} after validation, not ${actual}`,
+          input,
+          ctx: { field_type: 'List', min_length: min, actual_length: actual },
+        },
+      ];
     }
     if (issue.origin === 'string') {
-      return [{
-        type: 'string_too_short',
-        loc,
-        msg: `String should have at least ${min} character${min === 1 ? '' : 's'}`,
-        input,
-        ctx: { min_length: min },
-      }];
+      return [
+        {
+          type: 'string_too_short',
+          loc,
+          msg: `String should have at least ${min} character${min === 1 ? '' : 's'}`,
+          input,
+          ctx: { min_length: min },
+        },
+      ];
     }
     const type = issue.inclusive ? 'greater_than_equal' : 'greater_than';
     const key = issue.inclusive ? 'ge' : 'gt';
@@ -152,22 +156,26 @@ function convertIssue(issue: z.core.$ZodIssue, { schema, data, source }: Convert
     const max = Number(issue.maximum);
     if (issue.origin === 'array' || issue.origin === 'set') {
       const actual = Array.isArray(input) ? input.length : 0;
-      return [{
-        type: 'too_long',
-        loc,
-        msg: `List should have at most ${max} item${max === 1 ? '' : 's'} after validation, not ${actual}`,
-        input,
-        ctx: { field_type: 'List', max_length: max, actual_length: actual },
-      }];
+      return [
+        {
+          type: 'too_long',
+          loc,
+          msg: `List should have at most ${max} item${max === 1 ? '' : 's'} after validation, not ${actual}`,
+          input,
+          ctx: { field_type: 'List', max_length: max, actual_length: actual },
+        },
+      ];
     }
     if (issue.origin === 'string') {
-      return [{
-        type: 'string_too_long',
-        loc,
-        msg: `String should have at most ${max} character${max === 1 ? '' : 's'}`,
-        input,
-        ctx: { max_length: max },
-      }];
+      return [
+        {
+          type: 'string_too_long',
+          loc,
+          msg: `String should have at most ${max} character${max === 1 ? '' : 's'}`,
+          input,
+          ctx: { max_length: max },
+        },
+      ];
     }
     const type = issue.inclusive ? 'less_than_equal' : 'less_than';
     const key = issue.inclusive ? 'le' : 'lt';
@@ -232,7 +240,8 @@ function typeError(
     case 'bigint': {
       const integer = expected === 'int' || isIntegerSchema(leaf);
       if (integer) {
-        if (fromString) return { type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input };
+        if (fromString)
+          return { type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input };
         if (typeof input === 'number' && Number.isFinite(input)) {
           return { type: 'int_from_float', loc, msg: 'Input should be a valid integer, got a number with a fractional part', input };
         }
@@ -279,7 +288,14 @@ function unwrap(schema: AnySchema | undefined): AnySchema | undefined {
   let s = schema;
   for (let i = 0; s && i < 8; i++) {
     const def = s._zod.def as unknown as { type: string; innerType?: AnySchema; in?: AnySchema };
-    if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly' || def.type === 'prefault' || def.type === 'catch') {
+    if (
+      def.type === 'optional' ||
+      def.type === 'nullable' ||
+      def.type === 'default' ||
+      def.type === 'readonly' ||
+      def.type === 'prefault' ||
+      def.type === 'catch'
+    ) {
       s = def.innerType;
     } else if (def.type === 'pipe') {
       s = def.in;

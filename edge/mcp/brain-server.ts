@@ -55,7 +55,12 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
     const challenge = (error: string, description: string) =>
       buildChallenge(server.resourceMetadataUrl, server.config.scopes, { error, error_description: description });
     if (!token) {
-      jsonRpcError(res, 401, -32001, 'An access token is required.', { 'www-authenticate': token === undefined && !req.headers.authorization ? server.challenge : challenge('invalid_request', 'the Authorization header is not a bearer token') });
+      jsonRpcError(res, 401, -32001, 'An access token is required.', {
+        'www-authenticate':
+          token === undefined && !req.headers.authorization
+            ? server.challenge
+            : challenge('invalid_request', 'the Authorization header is not a bearer token'),
+      });
       return undefined;
     }
     let claims: AccessTokenClaims;
@@ -92,7 +97,8 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
       const raw = await readBody(req, request.maxBodyBytes);
       body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
-      if (err instanceof BodyTooLargeError) return jsonRpcError(res, 413, -32600, `The request body exceeds ${request.maxBodyBytes} bytes.`);
+      if (err instanceof BodyTooLargeError)
+        return jsonRpcError(res, 413, -32600, `The request body exceeds ${request.maxBodyBytes} bytes.`);
       return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
     }
 

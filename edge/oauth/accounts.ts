@@ -6,9 +6,7 @@ import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqua
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 export interface UserRecord extends RecordDoc {
@@ -56,7 +54,8 @@ export interface AccountsOptions {
 }
 
 const SCRYPT = { N: 16_384, r: 8, p: 1 };
-const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 export const MIN_PASSWORD_LENGTH = 10;
 const EMAIL_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
@@ -199,9 +198,7 @@ export function createAccounts(options: AccountsOptions) {
       if (index) {
         const existing = await users.get(index.userId);
         if (!existing?.emailVerified || !input.emailVerified) {
-          throw new AccountError(
-            'An account with this e-mail address exists. Sign in with your password and verify your address first.',
-          );
+          throw new AccountError('An account with this e-mail address exists. Sign in with your password and verify your address first.');
         }
         user = existing;
       } else {

@@ -51,7 +51,10 @@ function readJwks(env: Env, name: string): AuthConfig['signingKeys'] {
 function readCookieKeys(env: Env, name: string): string[] | undefined {
   const value = readString(env, name);
   if (value === undefined) return undefined;
-  const keys = value.split(',').map((k) => k.trim()).filter(Boolean);
+  const keys = value
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (keys.some((k) => k.length < 32)) throw new ConfigError(name, 'each key must be at least 32 characters long');
   return keys;
 }

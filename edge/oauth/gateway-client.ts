@@ -71,7 +71,10 @@ export async function registerGatewayClients(
     }
     await clients.put({ _id: r.clientId, ...clientRecord(kek, r.clientId, payload), clientId: r.clientId, consumed: 0 });
     outcomes[r.clientId] = existing ? 'updated' : 'created';
-    logger.info({ clientId: r.clientId, redirectUri: r.redirectUri, outcome: outcomes[r.clientId] }, 'registered the gateway client at the authorization server');
+    logger.info(
+      { clientId: r.clientId, redirectUri: r.redirectUri, outcome: outcomes[r.clientId] },
+      'registered the gateway client at the authorization server',
+    );
   }
   return outcomes;
 }

@@ -30,7 +30,10 @@ function basicCredentials(req: IncomingMessage): { id: string; secret: string } 
   if (i < 0) return undefined;
   try {
     // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
-    return { id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     return undefined;
   }

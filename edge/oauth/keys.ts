@@ -43,7 +43,10 @@ async function generateSigningKey(): Promise<JWK> {
   return { ...jwk, kid: randomUUID(), alg: 'RS256', use: 'sig' };
 }
 
-const sealedDoc = (kek: KeyEncryption, id: string, value: unknown): KeysDoc => ({ _id: id, sealed: kek.seal(JSON.stringify(value), sealContext(id)) });
+const sealedDoc = (kek: KeyEncryption, id: string, value: unknown): KeysDoc => ({
+  _id: id,
+  sealed: kek.seal(JSON.stringify(value), sealContext(id)),
+});
 
 /** The stored keys, opened; keys in clear are those of a version before the key-encryption key. */
 function openStored<T>(kek: KeyEncryption, doc: KeysDoc): T {
@@ -81,7 +84,6 @@ export async function loadAuthKeys(config: AuthConfig, records: RecordStore, kek
   const signing = config.signingKeys
     ? (config.signingKeys as { keys: JWK[] })
     : await persistOnce(records, kek, 'signing', async () => ({ keys: [await generateSigningKey()] }));
-  const cookieKeys = config.cookieKeys
-    ?? (await persistOnce(records, kek, 'cookies', async () => [randomBytes(32).toString('base64url')]));
+  const cookieKeys = config.cookieKeys ?? (await persistOnce(records, kek, 'cookies', async () => [randomBytes(32).toString('base64url')]));
   return { signing, publicJwks: { keys: signing.keys.map(toPublicJwk) }, cookieKeys };
 }

@@ -45,7 +45,10 @@ export function createMailer(options: MailerOptions): Mailer {
       const line = { at: new Date().toISOString(), from: options.from, ...message };
       await fs.mkdir(path.dirname(file), { recursive: true });
       await fs.appendFile(file, `${JSON.stringify(line)}\n`, { mode: 0o600 });
-      options.logger.info({ outbox: file, to: message.to, subject: message.subject, text: message.text }, 'mail written to the outbox (no SMTP_URL)');
+      options.logger.info(
+        { outbox: file, to: message.to, subject: message.subject, text: message.text },
+        'mail written to the outbox (no SMTP_URL)',
+      );
     },
   };
 }

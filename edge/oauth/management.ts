@@ -69,10 +69,12 @@ export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, 
       const list = await grants.find({ organizationId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: 5_000 });
       const byClient = new Map<string, ClientSummary>();
       const docs = await clients.getMany([...new Set(list.map((g) => g.clientId))]);
-      const names = new Map(docs.map((d) => {
-        const name = payloadOf(d).client_name;
-        return [d._id, typeof name === 'string' ? name : null];
-      }));
+      const names = new Map(
+        docs.map((d) => {
+          const name = payloadOf(d).client_name;
+          return [d._id, typeof name === 'string' ? name : null];
+        }),
+      );
       for (const g of list) {
         let entry = byClient.get(g.clientId);
         if (!entry) {
@@ -142,11 +144,17 @@ export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, 
     },
 
     /** A new secret; the old one stops working at once. Tokens already issued stay valid. */
-    async rotateConfidentialSecret(organizationId: string, clientId: string): Promise<{ client: ConfidentialClient; secret: string } | undefined> {
+    async rotateConfidentialSecret(
+      organizationId: string,
+      clientId: string,
+    ): Promise<{ client: ConfidentialClient; secret: string } | undefined> {
       const doc = await ownedConfidential(organizationId, clientId);
       if (!doc) return undefined;
       const secret = newSecret();
-      const updated: ClientDoc = { ...doc, ...clientRecord(kek, clientId, { ...payloadOf(doc), client_secret: secret, secret_rotated_at_ms: now() }) };
+      const updated: ClientDoc = {
+        ...doc,
+        ...clientRecord(kek, clientId, { ...payloadOf(doc), client_secret: secret, secret_rotated_at_ms: now() }),
+      };
       await clients.put(updated);
       return { client: toConfidential(updated), secret };
     },

@@ -4,7 +4,6 @@
 import { escapeHtml } from '../http/escape-html.ts';
 import { pageSecurityHeaders } from '../http/page-headers.ts';
 
-
 const STYLE = `
 *{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#1b1f24}
 main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}

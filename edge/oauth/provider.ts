@@ -131,8 +131,7 @@ function buildConfiguration({ options, resources, grants, adapters }: Configurat
         claims: async () => ({ sub, email: user.email, email_verified: user.emailVerified, name: user.name }),
       };
     },
-    issueRefreshToken: async (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
     rotateRefreshToken: true,
     loadExistingGrant: async (ctx) => {
       const grantId = ctx.oidc.result?.consent?.grantId;
@@ -163,8 +162,7 @@ function features(config: EdgeConfig, resources: { api: string; brain: string })
     introspection: {
       enabled: true,
       // A public client may introspect only its own tokens.
-      allowedPolicy: async (ctx, client, token) =>
-        client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+      allowedPolicy: async (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
     },
     clientCredentials: { enabled: true },
     rpInitiatedLogout: {
@@ -255,11 +253,13 @@ function lifetimes(auth: EdgeConfig['auth']): Configuration['ttl'] {
  */
 function interactionPolicyWithConsent() {
   const policy = interactionPolicy.base();
-  policy.get('consent')!.checks.add(
-    new interactionPolicy.Check('organization_choice', 'the user picks the organization', 'consent_required', (ctx) =>
-      ctx.oidc.result?.consent ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
-    ),
-  );
+  policy
+    .get('consent')!
+    .checks.add(
+      new interactionPolicy.Check('organization_choice', 'the user picks the organization', 'consent_required', (ctx) =>
+        ctx.oidc.result?.consent ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
+      ),
+    );
   return policy;
 }
 

@@ -9,8 +9,16 @@ import { checkHttpsUri, checkRedirectUri } from '../http/redirect-uri-policy.ts'
 
 /** Client metadata holding one URI that users are shown or the server fetches. */
 const HTTPS_URI_FIELDS = [
-  'client_uri', 'logo_uri', 'policy_uri', 'tos_uri', 'jwks_uri', 'initiate_login_uri', 'sector_identifier_uri',
-  'backchannel_logout_uri', 'frontchannel_logout_uri', 'backchannel_client_notification_endpoint',
+  'client_uri',
+  'logo_uri',
+  'policy_uri',
+  'tos_uri',
+  'jwks_uri',
+  'initiate_login_uri',
+  'sector_identifier_uri',
+  'backchannel_logout_uri',
+  'frontchannel_logout_uri',
+  'backchannel_client_notification_endpoint',
 ];
 /** Client metadata holding a list of such URIs. */
 const HTTPS_URI_LIST_FIELDS = ['request_uris'];

@@ -140,14 +140,22 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
       tags: ['Blog'],
       params: s.postParams,
       responses: {
-        '200': { ...json(s.postFull, 'The post.'), headers: { ETag: { description: 'Version of the post; send it back in If-None-Match.', schema: { type: 'string' } } } },
+        '200': {
+          ...json(s.postFull, 'The post.'),
+          headers: { ETag: { description: 'Version of the post; send it back in If-None-Match.', schema: { type: 'string' } } },
+        },
         '304': { description: 'The post has not changed since the ETag given in If-None-Match.' },
         '404': 'NotFound',
       },
       handler({ req, res, input, path }) {
         const post = content.postBySlug.get(input.params.slug);
         if (!post) {
-          sendProblem(res, { title: 'Not Found', status: 404, detail: `No blog post has the slug "${input.params.slug.slice(0, 100)}".`, instance: path });
+          sendProblem(res, {
+            title: 'Not Found',
+            status: 404,
+            detail: `No blog post has the slug "${input.params.slug.slice(0, 100)}".`,
+            instance: path,
+          });
           return;
         }
         const etag = `"${post.contentHash.slice(0, 32)}"`;
@@ -165,7 +173,11 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
             ...postSummaryJson(post, baseUrl),
             content_markdown: post.body,
             content_html: post.html,
-            sections: post.sections.map((sec) => ({ heading: sec.heading, anchor: sec.anchor, url: `${baseUrl}/blog/${post.slug}#${sec.anchor}` })),
+            sections: post.sections.map((sec) => ({
+              heading: sec.heading,
+              anchor: sec.anchor,
+              url: `${baseUrl}/blog/${post.slug}#${sec.anchor}`,
+            })),
           },
           cacheHeaders,
         );

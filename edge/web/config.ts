@@ -26,7 +26,10 @@ const DEFAULT_CONTENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.
 export function readTrustedProxies(env: Env, name: string): string[] {
   const value = readString(env, name);
   if (!value) return [];
-  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   for (const entry of entries) {
     if (!parseProxyEntry(entry)) {
       throw new ConfigError(name, `expected comma-separated IP addresses or CIDR blocks, got "${entry}"`);

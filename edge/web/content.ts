@@ -25,17 +25,15 @@ export class ContentError extends Error {
   }
 }
 
-const dateField = z
-  .union([z.string(), z.date()])
-  .transform((value, ctx) => {
-    const text = value instanceof Date ? value.toISOString().slice(0, 10) : value.trim();
-    const date = new Date(`${text}T00:00:00Z`);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text) {
-      ctx.addIssue({ code: 'custom', message: `expected a date as YYYY-MM-DD, got "${text}"` });
-      return z.NEVER;
-    }
-    return text;
-  });
+const dateField = z.union([z.string(), z.date()]).transform((value, ctx) => {
+  const text = value instanceof Date ? value.toISOString().slice(0, 10) : value.trim();
+  const date = new Date(`${text}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text) {
+    ctx.addIssue({ code: 'custom', message: `expected a date as YYYY-MM-DD, got "${text}"` });
+    return z.NEVER;
+  }
+  return text;
+});
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -66,7 +64,10 @@ const pageFrontMatter = z
     slug: z.string().regex(SLUG_PATTERN),
     description: text(600),
     updated: dateField,
-    nav: z.object({ label: text(40), order: z.number().int() }).strict().optional(),
+    nav: z
+      .object({ label: text(40), order: z.number().int() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -172,7 +173,10 @@ function noTopHeading(file: string, body: string): void {
   if (/^#\s/m.test(withoutCode)) throw new ContentError(file, 'the body must not have a level-1 heading (the title is the h1)');
 }
 
-function sectionsOf(body: string, headings: Array<{ depth: number; text: string; anchor: string }>): { intro: string; sections: Section[] } {
+function sectionsOf(
+  body: string,
+  headings: Array<{ depth: number; text: string; anchor: string }>,
+): { intro: string; sections: Section[] } {
   // Split the source at h2 headings; their anchors come from the renderer, in the same order.
   const parts = body.replace(/```[\s\S]*?```/g, (b) => b.replace(/^#/gm, ' #')).split(/^##\s+(.+)$/m);
   const intro = markdownToText(parts[0]);
@@ -296,7 +300,8 @@ export function loadContent(dir: string, options: LoadContentOptions = {}): Cont
   const posts = markdownFiles(path.join(dir, 'blog')).map((file) => parsePost(file, read(file)));
   const pages = markdownFiles(path.join(dir, 'pages')).map((file) => parsePage(file, read(file)));
   for (const page of pages) {
-    if (RESERVED_SLUGS.has(page.slug)) throw new ContentError(path.join(dir, 'pages', `${page.slug}.md`), `"${page.slug}" is a reserved path`);
+    if (RESERVED_SLUGS.has(page.slug))
+      throw new ContentError(path.join(dir, 'pages', `${page.slug}.md`), `"${page.slug}" is a reserved path`);
   }
   for (const required of REQUIRED_PAGES) {
     if (!pages.some((p) => p.slug === required)) {

@@ -107,7 +107,10 @@ export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
       tags: ['Discovery'],
       responses: {
         '200': { description: 'RFC 8414 metadata.', content: { 'application/json': { type: 'object' } } },
-        '404': { description: 'The authorization server has not published its metadata.', content: { 'application/problem+json': s.problem } },
+        '404': {
+          description: 'The authorization server has not published its metadata.',
+          content: { 'application/problem+json': s.problem },
+        },
       },
       handler: ({ res, path }) => authMetadata(res, path),
     }),
@@ -119,7 +122,10 @@ export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
       tags: ['Discovery'],
       responses: {
         '200': { description: 'OpenID Connect discovery document.', content: { 'application/json': { type: 'object' } } },
-        '404': { description: 'The authorization server has not published its metadata.', content: { 'application/problem+json': s.problem } },
+        '404': {
+          description: 'The authorization server has not published its metadata.',
+          content: { 'application/problem+json': s.problem },
+        },
       },
       handler: ({ res, path }) => authMetadata(res, path),
     }),

@@ -8,7 +8,7 @@ import { homeMarkdown, pageMarkdown, postMarkdown } from './twins.ts';
 /** Every HTML page of the site with its Markdown twin and last modification date. */
 export function sitePages(content: Content): Array<{ path: string; twin: string; lastmod: string; title: string; description: string }> {
   // biome-ignore lint/complexity/useMathMinMax: the dates are ISO strings, which Math.max cannot compare
-  const newest = content.posts.reduce((max, p) => (p.updated ?? p.date) > max ? (p.updated ?? p.date) : max, '0000-00-00');
+  const newest = content.posts.reduce((max, p) => ((p.updated ?? p.date) > max ? (p.updated ?? p.date) : max), '0000-00-00');
   const out = content.pages.map((page) => ({
     path: page.slug === 'home' ? '/' : `/${page.slug}`,
     twin: page.slug === 'home' ? '/index.md' : `/${page.slug}.md`,
@@ -20,12 +20,18 @@ export function sitePages(content: Content): Array<{ path: string; twin: string;
   out.push({
     path: '/blog',
     twin: '/blog.md',
-    lastmod: newest === '0000-00-00' ? content.pages[0]?.updated ?? '2026-01-01' : newest,
+    lastmod: newest === '0000-00-00' ? (content.pages[0]?.updated ?? '2026-01-01') : newest,
     title: 'Blog',
     description: `How ${content.site.name} works.`,
   });
   for (const post of content.posts) {
-    out.push({ path: `/blog/${post.slug}`, twin: `/blog/${post.slug}.md`, lastmod: post.updated ?? post.date, title: post.title, description: post.summary });
+    out.push({
+      path: `/blog/${post.slug}`,
+      twin: `/blog/${post.slug}.md`,
+      lastmod: post.updated ?? post.date,
+      title: post.title,
+      description: post.summary,
+    });
   }
   return out;
 }
@@ -46,7 +52,11 @@ export function llmsTxt(content: Content, baseUrl: string): string {
     `## Docs\n\n${docs.join('\n')}`,
     `## Web API\n\n${[
       link('OpenAPI document', '/openapi.json', 'OpenAPI 3.1 description of the Web API (no credentials needed).'),
-      link('Blog posts', '/api/v1/blog/posts', 'JSON list of posts with agent summaries, when-to-use notes, key claims and related concepts.'),
+      link(
+        'Blog posts',
+        '/api/v1/blog/posts',
+        'JSON list of posts with agent summaries, when-to-use notes, key claims and related concepts.',
+      ),
       link('Blog search', '/api/v1/blog/search?q=rate%20limits', 'Semantic search over the posts (q, limit, category).'),
       link('Platform status', '/api/v1/platform-status', 'Measured health of every service and store.'),
     ].join('\n')}`,

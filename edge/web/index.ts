@@ -20,8 +20,17 @@ import { createStatusMonitor } from './status.ts';
 
 /** Response headers a browser script may read on a cross-origin Web API response. */
 const EXPOSED_HEADERS = [
-  'RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After',
-  'API-Version', 'Deprecation', 'Sunset', 'Link', 'ETag',
+  'RateLimit',
+  'RateLimit-Policy',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'API-Version',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'ETag',
 ].join(', ');
 
 function sendInvalid(ctx: RouteContext, invalid: InvalidParam[]): void {
@@ -38,13 +47,13 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
   const logger = ctx.logger.child({ surface: 'web' });
   const baseUrl = ctx.config.publicUrls.web;
   const content = loadContent(ctx.config.web.contentDir, {
-      variables: {
-        base_url: ctx.config.publicUrls.gateway,
-        api_url: ctx.config.publicUrls.api,
-        web_url: ctx.config.publicUrls.web,
-        auth_url: ctx.config.publicUrls.auth,
-      },
-    });
+    variables: {
+      base_url: ctx.config.publicUrls.gateway,
+      api_url: ctx.config.publicUrls.api,
+      web_url: ctx.config.publicUrls.web,
+      auth_url: ctx.config.publicUrls.auth,
+    },
+  });
   // Embedding the posts takes a while on a cold cache (~55 texts/s per thread): the listener
   // starts at once and searches wait for the index, which falls back to words only on failure.
   const started = performance.now();
@@ -56,7 +65,13 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
   search.then(
     (index) =>
       logger.info(
-        { posts: content.posts.length, pages: content.pages.length, chunks: index.chunkCount, mode: index.mode, ms: Math.round(performance.now() - started) },
+        {
+          posts: content.posts.length,
+          pages: content.pages.length,
+          chunks: index.chunkCount,
+          mode: index.mode,
+          ms: Math.round(performance.now() - started),
+        },
         'blog search index ready',
       ),
     () => undefined,

@@ -5,7 +5,6 @@
 import { Marked, type Tokens } from 'marked';
 import { escapeHtml } from '../http/escape-html.ts';
 
-
 /** `Rate limits & headers` → `rate-limits-headers`. */
 export function slugify(text: string): string {
   return text

@@ -107,7 +107,12 @@ export function registerSitePages(router: Router, options: SitePagesOptions): { 
       });
     }
   }
-  const blogMeta = { path: '/blog', twin: '/blog.md', title: 'Blog', description: `How ${content.site.name} works, written by the people who build it.` };
+  const blogMeta = {
+    path: '/blog',
+    twin: '/blog.md',
+    title: 'Blog',
+    description: `How ${content.site.name} works, written by the people who build it.`,
+  };
   add({
     ...blogMeta,
     html: memo('html:/blog', () => wrap(blogMeta, blogIndexBody(content))),
@@ -172,7 +177,15 @@ export function registerSitePages(router: Router, options: SitePagesOptions): { 
     } else if (chosen === OFFERS[0]) {
       const twin = twinPathOf(path);
       ctx.res.appendHeader('link', `<${twin}>; rel=alternate; type=text/markdown`);
-      const body = layout({ path, twin, title: 'Page not found', description: 'There is nothing at this address.', baseUrl, content, body: notFoundBody() });
+      const body = layout({
+        path,
+        twin,
+        title: 'Page not found',
+        description: 'There is nothing at this address.',
+        baseUrl,
+        content,
+        body: notFoundBody(),
+      });
       sendText(ctx.res, 404, body, HTML_TYPE, headers);
     } else {
       // Not found comes before not acceptable: the resource does not exist in any form.
@@ -181,7 +194,10 @@ export function registerSitePages(router: Router, options: SitePagesOptions): { 
   }
 
   router.get('/assets/site.css', ({ res }) =>
-    sendText(res, 200, SITE_CSS, 'text/css; charset=utf-8', { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }),
+    sendText(res, 200, SITE_CSS, 'text/css; charset=utf-8', {
+      'cache-control': 'public, max-age=86400',
+      'x-content-type-options': 'nosniff',
+    }),
   );
   router.get('/assets/icon.svg', ({ res }) =>
     sendText(res, 200, SITE_ICON, 'image/svg+xml', { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }),

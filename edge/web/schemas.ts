@@ -22,7 +22,7 @@ export const listQuery = z.object({
 });
 
 export const postParams = z.object({
-  slug: z.string().meta({ description: 'The post\'s slug, as in `/blog/{slug}`.' }),
+  slug: z.string().meta({ description: "The post's slug, as in `/blog/{slug}`." }),
 });
 
 export const searchQuery = z.object({

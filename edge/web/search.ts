@@ -87,9 +87,7 @@ const SECTION_CHARS = 600;
 /** The texts embedded for a post: the head (title, summaries) then its first sections. */
 export function chunksOf(post: Post, maxSections: number): string[] {
   const head = `${post.title}. ${post.summary} ${post.agent.summary}`;
-  const sections = post.sections
-    .slice(0, maxSections)
-    .map((s) => `${post.title}: ${s.heading}. ${s.text.slice(0, SECTION_CHARS)}`);
+  const sections = post.sections.slice(0, maxSections).map((s) => `${post.title}: ${s.heading}. ${s.text.slice(0, SECTION_CHARS)}`);
   return [head, ...sections];
 }
 
@@ -141,9 +139,7 @@ async function embedAll(texts: string[], embedder: Embedder, cache: RecordCollec
     const embedded = await embedder.embed(batch.map((id) => texts[positions.get(id)![0]]));
     for (const [n, id] of batch.entries()) assign(id, embedded[n]);
     if (cache) {
-      await Promise.all(
-        batch.map((id, n) => cache.put({ _id: id, v: encodeVector(embedded[n]), model }).catch(() => false)),
-      );
+      await Promise.all(batch.map((id, n) => cache.put({ _id: id, v: encodeVector(embedded[n]), model }).catch(() => false)));
     }
   }
   return vectors as Float32Array[];
@@ -172,7 +168,12 @@ export async function createSearchIndex(posts: Post[], options: SearchIndexOptio
   const maxSections = options.maxSectionChunks ?? 6;
   const bm25: Bm25Index = createBm25Index(posts.map(bm25Fields));
   const sectionIndexes = posts.map((post) =>
-    createBm25Index(post.sections.map((s) => [{ text: s.heading, weight: 2 }, { text: s.text, weight: 1 }])),
+    createBm25Index(
+      post.sections.map((s) => [
+        { text: s.heading, weight: 2 },
+        { text: s.text, weight: 1 },
+      ]),
+    ),
   );
 
   // Chunk vectors in one matrix; chunkPost maps a row to its post.
@@ -286,8 +287,16 @@ export async function createSearchIndex(posts: Post[], options: SearchIndexOptio
           const sorted = candidates.filter(keep).sort((a, b) => values(b) - values(a) || a - b);
           return new Map(sorted.map((doc, r) => [doc, r + 1]));
         };
-        const lexRank = rank((i) => s.bm25[i], (i) => s.bm25[i] > 0);
-        const semRank = hybrid ? rank((i) => s.cosine[i], () => true) : new Map<number, number>();
+        const lexRank = rank(
+          (i) => s.bm25[i],
+          (i) => s.bm25[i] > 0,
+        );
+        const semRank = hybrid
+          ? rank(
+              (i) => s.cosine[i],
+              () => true,
+            )
+          : new Map<number, number>();
         for (const i of candidates) {
           const l = lexRank.get(i);
           const r = semRank.get(i);

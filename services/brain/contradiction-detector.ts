@@ -20,22 +20,61 @@
 //    sets overlap >= 0.85, or its embedding's cosine similarity is >= 0.97 (NEAR).
 import { isStopword, jaccard, stem, words } from './text.ts';
 
-const NEGATIONS = new Set([
-  'not', 'no', 'never', 'none', 'nothing', 'nobody', 'neither', 'nor', 'cannot', 'without', 'nowhere',
-]);
+const NEGATIONS = new Set(['not', 'no', 'never', 'none', 'nothing', 'nobody', 'neither', 'nor', 'cannot', 'without', 'nowhere']);
 
 const OPPOSITES: [string, string][] = [
-  ['enabled', 'disabled'], ['enable', 'disable'], ['true', 'false'], ['allow', 'deny'], ['allowed', 'denied'],
-  ['allowed', 'forbidden'], ['always', 'never'], ['on', 'off'], ['yes', 'no'], ['increase', 'decrease'],
-  ['start', 'stop'], ['started', 'stopped'], ['open', 'closed'], ['success', 'failure'], ['succeeded', 'failed'],
-  ['works', 'fails'], ['worked', 'failed'], ['safe', 'unsafe'], ['required', 'optional'], ['include', 'exclude'],
-  ['included', 'excluded'], ['before', 'after'], ['synchronous', 'asynchronous'], ['sync', 'async'],
-  ['public', 'private'], ['supported', 'unsupported'], ['valid', 'invalid'], ['accept', 'reject'],
-  ['accepted', 'rejected'], ['online', 'offline'], ['higher', 'lower'], ['more', 'less'], ['faster', 'slower'],
-  ['larger', 'smaller'], ['above', 'below'], ['up', 'down'], ['add', 'remove'], ['added', 'removed'],
-  ['internal', 'external'], ['available', 'unavailable'], ['correct', 'incorrect'], ['possible', 'impossible'],
-  ['recommended', 'discouraged'], ['use', 'avoid'], ['first', 'last'], ['minimum', 'maximum'], ['min', 'max'],
-  ['inside', 'outside'], ['active', 'inactive'], ['healthy', 'unhealthy'], ['pass', 'fail'], ['passed', 'failed'],
+  ['enabled', 'disabled'],
+  ['enable', 'disable'],
+  ['true', 'false'],
+  ['allow', 'deny'],
+  ['allowed', 'denied'],
+  ['allowed', 'forbidden'],
+  ['always', 'never'],
+  ['on', 'off'],
+  ['yes', 'no'],
+  ['increase', 'decrease'],
+  ['start', 'stop'],
+  ['started', 'stopped'],
+  ['open', 'closed'],
+  ['success', 'failure'],
+  ['succeeded', 'failed'],
+  ['works', 'fails'],
+  ['worked', 'failed'],
+  ['safe', 'unsafe'],
+  ['required', 'optional'],
+  ['include', 'exclude'],
+  ['included', 'excluded'],
+  ['before', 'after'],
+  ['synchronous', 'asynchronous'],
+  ['sync', 'async'],
+  ['public', 'private'],
+  ['supported', 'unsupported'],
+  ['valid', 'invalid'],
+  ['accept', 'reject'],
+  ['accepted', 'rejected'],
+  ['online', 'offline'],
+  ['higher', 'lower'],
+  ['more', 'less'],
+  ['faster', 'slower'],
+  ['larger', 'smaller'],
+  ['above', 'below'],
+  ['up', 'down'],
+  ['add', 'remove'],
+  ['added', 'removed'],
+  ['internal', 'external'],
+  ['available', 'unavailable'],
+  ['correct', 'incorrect'],
+  ['possible', 'impossible'],
+  ['recommended', 'discouraged'],
+  ['use', 'avoid'],
+  ['first', 'last'],
+  ['minimum', 'maximum'],
+  ['min', 'max'],
+  ['inside', 'outside'],
+  ['active', 'inactive'],
+  ['healthy', 'unhealthy'],
+  ['pass', 'fail'],
+  ['passed', 'failed'],
 ];
 
 const OPPOSITE = new Map<string, string[]>();
@@ -59,7 +98,10 @@ function isNegation(word: string): boolean {
 }
 
 export function sentences(text: string): Sentence[] {
-  const parts = text.split(/(?<=[.!?;])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
+  const parts = text
+    .split(/(?<=[.!?;])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   return parts.map((part) => {
     const ws = words(part);
     const content = new Set<string>();
@@ -111,7 +153,10 @@ export function detectDisagreement(a: string, b: string): Disagreement | undefin
     const common = shared(s.content, best.content);
     if (common < 2 || s.content.size + best.content.size - 2 * common > MAX_DIFFERING) continue;
     if (s.negated !== best.negated) {
-      return { rule: 'negation', reason: `one says ${quote(s.negated ? s.text : best.text)} where the other says ${quote(s.negated ? best.text : s.text)}` };
+      return {
+        rule: 'negation',
+        reason: `one says ${quote(s.negated ? s.text : best.text)} where the other says ${quote(s.negated ? best.text : s.text)}`,
+      };
     }
     for (const w of s.words) {
       const opposites = OPPOSITE.get(w);

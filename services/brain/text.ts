@@ -2,11 +2,12 @@
 import { createHash } from 'node:crypto';
 
 const STOPWORDS = new Set(
-  ('a an and are as at be been being but by for from has have had he her his i if in into is it its ' +
+  (
+    'a an and are as at be been being but by for from has have had he her his i if in into is it its ' +
     'me my of on or our she so than that the their them then there these they this those to us was we ' +
     'were what when where which while who whom why will with would you your do does did can could ' +
-    'should shall may might must just also about over under again very too')
-    .split(' '),
+    'should shall may might must just also about over under again very too'
+  ).split(' '),
 );
 
 /** Lower-cased words and numbers (Unicode letters and digits; '.' kept inside numbers). */

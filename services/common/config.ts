@@ -29,12 +29,7 @@ export function readString(env: Env, name: string, fallback?: string): string | 
   return raw(env, name) ?? fallback;
 }
 
-export function readInt(
-  env: Env,
-  name: string,
-  fallback: number,
-  bounds: { min?: number; max?: number } = {},
-): number {
+export function readInt(env: Env, name: string, fallback: number, bounds: { min?: number; max?: number } = {}): number {
   const value = raw(env, name);
   if (value === undefined) return fallback;
   if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `expected an integer, got "${value}"`);
@@ -60,12 +55,7 @@ export function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `expected true or false, got "${value}"`);
 }
 
-export function readEnum<T extends string>(
-  env: Env,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
+export function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = raw(env, name);
   if (value === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(value)) {
@@ -96,11 +86,7 @@ export function readUrl(env: Env, name: string, fallback?: string): string | und
 }
 
 /** A connection string with one of the given schemes (mongodb://, mongodb+srv://, ...). */
-export function readConnectionString(
-  env: Env,
-  name: string,
-  schemes: string[],
-): string | undefined {
+export function readConnectionString(env: Env, name: string, schemes: string[]): string | undefined {
   const value = raw(env, name);
   if (value === undefined) return undefined;
   if (!schemes.some((scheme) => value.startsWith(`${scheme}://`))) {
@@ -158,8 +144,7 @@ export interface StorageConfig {
 
 export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
   const embeddingsUrl = readUrl(env, 'EMBEDDINGS_URL');
-  const provider = readEnum(env, 'EMBEDDINGS_PROVIDER', ['use-lite', 'openai'] as const,
-    embeddingsUrl ? 'openai' : 'use-lite');
+  const provider = readEnum(env, 'EMBEDDINGS_PROVIDER', ['use-lite', 'openai'] as const, embeddingsUrl ? 'openai' : 'use-lite');
   if (provider === 'openai' && !embeddingsUrl) {
     throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
   }

@@ -37,7 +37,8 @@ export function preparePrivateDataDir(dir: string, logger: Logger, options: { cr
   if (options.create) fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   else if (!fs.existsSync(dir)) return;
   const changed = (file: string, change: { from: string; to: string } | undefined) => {
-    if (change) logger.warn({ path: file, ...change }, `${file} was readable by other users: mode changed from ${change.from} to ${change.to}`);
+    if (change)
+      logger.warn({ path: file, ...change }, `${file} was readable by other users: mode changed from ${change.from} to ${change.to}`);
   };
   changed(dir, restrict(dir, fs.statSync(dir), PRIVATE_DIR_MODE));
   for (const name of fs.readdirSync(dir)) {

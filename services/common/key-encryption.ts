@@ -79,7 +79,14 @@ export function createKeyEncryption(secrets: string[]): KeyEncryption {
       if (!kek) {
         throw new KeyEncryptionError(
           `${context} was encrypted with the key-encryption key of id ${parsed.id}, but the configured key has id ${current.id}` +
-            `${keys.length > 1 ? ` and the previous one ${keys.slice(1).map((k) => k.id).join(', ')}` : ''}: ` +
+            `${
+              keys.length > 1
+                ? ` and the previous one ${keys
+                    .slice(1)
+                    .map((k) => k.id)
+                    .join(', ')}`
+                : ''
+            }: ` +
             'start with the key it was written with (KEY_ENCRYPTION_KEY_FILE), or name that key in KEY_ENCRYPTION_KEY_PREVIOUS_FILE while rotating',
         );
       }
@@ -88,7 +95,9 @@ export function createKeyEncryption(secrets: string[]): KeyEncryption {
         decipher.setAAD(Buffer.from(context, 'utf8')).setAuthTag(Buffer.from(parsed.tag, 'base64url'));
         return Buffer.concat([decipher.update(Buffer.from(parsed.data, 'base64url')), decipher.final()]).toString('utf8');
       } catch {
-        throw new KeyEncryptionError(`${context} does not decrypt with the key-encryption key ${kek.id}: the stored value was altered or copied from another record`);
+        throw new KeyEncryptionError(
+          `${context} does not decrypt with the key-encryption key ${kek.id}: the stored value was altered or copied from another record`,
+        );
       }
     },
     isStale(envelope) {

@@ -32,7 +32,12 @@ const QUERIES = Number(process.env.QUERIES ?? 200);
 const THREADS = process.env.EMBEDDINGS_THREADS ?? '2';
 const ORG_NAMESPACE = 'knowledge' as const;
 
-interface FixtureMemory { title: string; content: string; tags: string[]; entities: string[] }
+interface FixtureMemory {
+  title: string;
+  content: string;
+  tags: string[];
+  entities: string[];
+}
 const fixture = JSON.parse(
   fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/brain-quality.json'), 'utf8'),
 ) as { memories: FixtureMemory[]; queries: { query: string }[] };
@@ -51,7 +56,13 @@ const variant = (i: number) => {
 };
 
 // 1. Ingest, 16 writes in flight.
-interface IngestMemory { key: string; title: string; content: string; tags: string[]; entities: string[] }
+interface IngestMemory {
+  key: string;
+  title: string;
+  content: string;
+  tags: string[];
+  entities: string[];
+}
 /** A short note: one sentence and a detail, ~90 characters with its tag. */
 const shortNote = (i: number): IngestMemory => {
   const m = syntheticMemory(i);
@@ -63,16 +74,21 @@ const labeled = (i: number): IngestMemory => ({ ...variant(i), key: `labeled/${i
 async function embedderRate(memories: IngestMemory[]): Promise<number> {
   let next = 0;
   const t = performance.now();
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < memories.length) await platform.ctx.stores.embedder.embed([memoryText(memories[next++]!)]);
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < memories.length) await platform.ctx.stores.embedder.embed([memoryText(memories[next++]!)]);
+    }),
+  );
   return memories.length / ((performance.now() - t) / 1000);
 }
 
 const mcpWriter = await connect();
 const ingestRows: Record<string, string | number>[] = [];
 let offset = 0;
-for (const [texts, make] of [['short notes', shortNote], ['labeled-set memories', labeled]] as const) {
+for (const [texts, make] of [
+  ['short notes', shortNote],
+  ['labeled-set memories', labeled],
+] as const) {
   for (const path of ['manage_memories (MCP)', 'PutMemory (gRPC client)'] as const) {
     const base = offset;
     offset += INGEST;
@@ -83,20 +99,45 @@ for (const [texts, make] of [['short notes', shortNote], ['labeled-set memories'
     const ingest = await measure(INGEST, 16, async (i) => {
       const m = batch[i]!;
       if (path === 'PutMemory (gRPC client)') {
-        await brain.putMemory({ organizationId: org, namespace: Namespace.KNOWLEDGE, key: m.key, title: m.title, content: m.content, tags: m.tags, entities: m.entities, allowDuplicate: true });
+        await brain.putMemory({
+          organizationId: org,
+          namespace: Namespace.KNOWLEDGE,
+          key: m.key,
+          title: m.title,
+          content: m.content,
+          tags: m.tags,
+          entities: m.entities,
+          allowDuplicate: true,
+        });
         return;
       }
       const r = await mcpWriter.callTool({
         name: 'manage_memories',
-        arguments: { action: 'create', namespace: 'knowledge', key: m.key, ...(m.title ? { title: m.title } : {}), content: m.content, tags: m.tags, entities: m.entities, allow_duplicate: true },
+        arguments: {
+          action: 'create',
+          namespace: 'knowledge',
+          key: m.key,
+          ...(m.title ? { title: m.title } : {}),
+          content: m.content,
+          tags: m.tags,
+          entities: m.entities,
+          allow_duplicate: true,
+        },
       });
       if (r.isError) throw new Error(JSON.stringify(r.content));
     });
     loop.disable();
     const ceiling = await embedderRate(Array.from({ length: Math.min(INGEST, 400) }, (_, i) => make(base + i)));
     ingestRows.push({
-      texts, chars, path, 'memories/s': ingest.perSecond, 'embedder alone /s': ceiling, 'p50 ms': ingest.p50, 'p95 ms': ingest.p95,
-      'loop delay p99 ms': loop.percentile(99) / 1e6, 'rss MiB': rssMiB(),
+      texts,
+      chars,
+      path,
+      'memories/s': ingest.perSecond,
+      'embedder alone /s': ceiling,
+      'p50 ms': ingest.p50,
+      'p95 ms': ingest.p95,
+      'loop delay p99 ms': loop.percentile(99) / 1e6,
+      'rss MiB': rssMiB(),
     });
   }
 }
@@ -108,15 +149,21 @@ const ingested = offset;
 const seedCtx = createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' }));
 const baseVectors: Float32Array[] = [];
 {
-  const bases = fixture.memories.map((m) => [m.title, m.content, m.entities.length ? `about: ${m.entities.join(', ')}` : '', m.tags.length ? `tags: ${m.tags.join(', ')}` : ''].filter(Boolean).join('\n'));
+  const bases = fixture.memories.map((m) =>
+    [m.title, m.content, m.entities.length ? `about: ${m.entities.join(', ')}` : '', m.tags.length ? `tags: ${m.tags.join(', ')}` : '']
+      .filter(Boolean)
+      .join('\n'),
+  );
   let next = 0;
   const out: Float32Array[] = new Array(bases.length);
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (next < bases.length) {
-      const i = next++;
-      out[i] = (await platform.ctx.stores.embedder.embed([bases[i]]))[0];
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < bases.length) {
+        const i = next++;
+        out[i] = (await platform.ctx.stores.embedder.embed([bases[i]]))[0];
+      }
+    }),
+  );
   baseVectors.push(...out);
 }
 let seed = 7;
@@ -132,9 +179,23 @@ async function seedUpTo(total: number, from: number): Promise<void> {
       const seq = await seedCtx.indexes.nextSeq(org, ORG_NAMESPACE);
       const source = { clientId: 'bench-seed', userId: '', clientName: '' };
       const record: MemoryRecord = {
-        _id: memoryId(org, ORG_NAMESPACE, m.key), organizationId: org, namespace: ORG_NAMESPACE, key: m.key, title: m.title,
-        content: m.content, tags: m.tags, entities: m.entities, source, createdBy: source, createdAt: now, updatedAt: now,
-        version: 1, rev: 1, seq, contentHash: contentHash(`${m.title}\n${m.content}`), stats: { worked: 0, failed: 0 },
+        _id: memoryId(org, ORG_NAMESPACE, m.key),
+        organizationId: org,
+        namespace: ORG_NAMESPACE,
+        key: m.key,
+        title: m.title,
+        content: m.content,
+        tags: m.tags,
+        entities: m.entities,
+        source,
+        createdBy: source,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+        rev: 1,
+        seq,
+        contentHash: contentHash(`${m.title}\n${m.content}`),
+        stats: { worked: 0, failed: 0 },
       };
       await seedCtx.memories.put(record);
       const base = baseVectors[i % baseVectors.length];
@@ -145,7 +206,12 @@ async function seedUpTo(total: number, from: number): Promise<void> {
         norm += v[d] * v[d];
       }
       for (let d = 0; d < v.length; d++) v[d] /= Math.sqrt(norm);
-      points.push({ id: memoryPointId(ORG_NAMESPACE, m.key), organizationId: org, vector: v, payload: { namespace: ORG_NAMESPACE, key: m.key, tags: m.tags, updatedAt: now } });
+      points.push({
+        id: memoryPointId(ORG_NAMESPACE, m.key),
+        organizationId: org,
+        vector: v,
+        payload: { namespace: ORG_NAMESPACE, key: m.key, tags: m.tags, updatedAt: now },
+      });
     }
     await platform.ctx.stores.vectors.upsert(points);
     // Let the event loop run its I/O phase: the stores resolve synchronously, and idle keep-alive
@@ -157,7 +223,9 @@ async function seedUpTo(total: number, from: number): Promise<void> {
 
 async function connect(): Promise<Client> {
   const c = new Client({ name: 'bench', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token.access_token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token.access_token}` } } }),
+  );
   return c;
 }
 
@@ -176,20 +244,64 @@ for (const scale of SCALES) {
   const cold = performance.now() - c0;
   const queries = fixture.queries.map((q) => q.query);
   const search = await measure(QUERIES, 1, async (i) => {
-    const r = await client.callTool({ name: 'search_memories', arguments: { namespace: 'knowledge', query: queries[i % queries.length], limit: 10 } });
+    const r = await client.callTool({
+      name: 'search_memories',
+      arguments: { namespace: 'knowledge', query: queries[i % queries.length], limit: 10 },
+    });
     if (r.isError) throw new Error(JSON.stringify(r.content));
   });
   const recall = await measure(QUERIES, 1, async (i) => {
-    const r = await client.callTool({ name: 'recall_context', arguments: { task: queries[(i * 7) % queries.length], token_budget: 2_000 } });
+    const r = await client.callTool({
+      name: 'recall_context',
+      arguments: { task: queries[(i * 7) % queries.length], token_budget: 2_000 },
+    });
     if (r.isError) throw new Error(JSON.stringify(r.content));
   });
-  const concurrent = await measure(QUERIES, 8, (i) => client.callTool({ name: 'search_memories', arguments: { namespace: 'knowledge', query: queries[(i * 3) % queries.length], limit: 10 } }));
-  rows.push(
-    { memories: scale, tool: 'search_memories', 'p50 ms': search.p50, 'p95 ms': search.p95, 'p99 ms': search.p99, 'per s': search.perSecond, 'cold ms': cold, 'seed s': seeded, 'rss MiB': rssMiB() },
-    { memories: scale, tool: 'recall_context', 'p50 ms': recall.p50, 'p95 ms': recall.p95, 'p99 ms': recall.p99, 'per s': recall.perSecond, 'cold ms': 0, 'seed s': 0, 'rss MiB': rssMiB() },
-    { memories: scale, tool: 'search x8 in flight', 'p50 ms': concurrent.p50, 'p95 ms': concurrent.p95, 'p99 ms': concurrent.p99, 'per s': concurrent.perSecond, 'cold ms': 0, 'seed s': 0, 'rss MiB': rssMiB() },
+  const concurrent = await measure(QUERIES, 8, (i) =>
+    client.callTool({
+      name: 'search_memories',
+      arguments: { namespace: 'knowledge', query: queries[(i * 3) % queries.length], limit: 10 },
+    }),
   );
-  printTable(`Through ${mcpUrl} (SDK client, one at a time unless noted), ${scale} memories`, rows.filter((r) => r.memories === scale));
+  rows.push(
+    {
+      memories: scale,
+      tool: 'search_memories',
+      'p50 ms': search.p50,
+      'p95 ms': search.p95,
+      'p99 ms': search.p99,
+      'per s': search.perSecond,
+      'cold ms': cold,
+      'seed s': seeded,
+      'rss MiB': rssMiB(),
+    },
+    {
+      memories: scale,
+      tool: 'recall_context',
+      'p50 ms': recall.p50,
+      'p95 ms': recall.p95,
+      'p99 ms': recall.p99,
+      'per s': recall.perSecond,
+      'cold ms': 0,
+      'seed s': 0,
+      'rss MiB': rssMiB(),
+    },
+    {
+      memories: scale,
+      tool: 'search x8 in flight',
+      'p50 ms': concurrent.p50,
+      'p95 ms': concurrent.p95,
+      'p99 ms': concurrent.p99,
+      'per s': concurrent.perSecond,
+      'cold ms': 0,
+      'seed s': 0,
+      'rss MiB': rssMiB(),
+    },
+  );
+  printTable(
+    `Through ${mcpUrl} (SDK client, one at a time unless noted), ${scale} memories`,
+    rows.filter((r) => r.memories === scale),
+  );
   await client.close();
 }
 

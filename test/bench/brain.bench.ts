@@ -22,14 +22,19 @@ const THREADS = process.env.EMBEDDINGS_THREADS ?? '2';
 const ORG = 'bench-org';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-bench-'));
-const config = readEdgeConfig(testEnv(dataDir, { EMBEDDINGS_THREADS: THREADS, LOG_LEVEL: 'warn', ACCESS_LOG: 'false' }), os.availableParallelism());
+const config = readEdgeConfig(
+  testEnv(dataDir, { EMBEDDINGS_THREADS: THREADS, LOG_LEVEL: 'warn', ACCESS_LOG: 'false' }),
+  os.availableParallelism(),
+);
 const platform = await startPlatform({ config, logger: createLogger({ level: 'warn' }) });
 const edge = platform.ctx.clients.brain;
 const grpc = createClient(BrainService, createGrpcTransport({ baseUrl: `http://${platform.grpc.brain}` }));
 const auth = { headers: { 'x-internal-token': platform.internalToken } };
 const { embedder, vectors } = platform.ctx.stores;
 
-console.log(`Brain benchmark: ${MEMORIES} memories, ${SEARCHES} searches, ${THREADS} embedding threads, ${os.availableParallelism()} cores, Node ${process.version}`);
+console.log(
+  `Brain benchmark: ${MEMORIES} memories, ${SEARCHES} searches, ${THREADS} embedding threads, ${os.availableParallelism()} cores, Node ${process.version}`,
+);
 const rssBefore = rssMiB();
 
 const ingest = await measure(MEMORIES, 16, (i) =>
@@ -53,8 +58,14 @@ const searchOnce = async (q: string) => {
 const rows = [];
 for (const [name, run] of [
   ['direct (embed + vector search)', (i: number) => searchOnce(queries[i])],
-  ['edge in-process client', (i: number) => edge.searchMemories({ organizationId: ORG, namespace: Namespace.KNOWLEDGE, query: queries[i], limit: 10 })],
-  ['gRPC over loopback', (i: number) => grpc.searchMemories({ organizationId: ORG, namespace: Namespace.KNOWLEDGE, query: queries[i], limit: 10 }, auth)],
+  [
+    'edge in-process client',
+    (i: number) => edge.searchMemories({ organizationId: ORG, namespace: Namespace.KNOWLEDGE, query: queries[i], limit: 10 }),
+  ],
+  [
+    'gRPC over loopback',
+    (i: number) => grpc.searchMemories({ organizationId: ORG, namespace: Namespace.KNOWLEDGE, query: queries[i], limit: 10 }, auth),
+  ],
 ] as const) {
   for (const concurrency of [1, 8]) {
     const r = await measure(SEARCHES, concurrency, run);

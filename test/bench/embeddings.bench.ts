@@ -15,14 +15,20 @@ const subjects = ['the deploy pipeline', 'the billing service', 'on-call rotatio
 const verbs = ['failed because', 'was changed so that', 'needs review since', 'now documents how'];
 const objects = ['the config map lost a key', 'invoices are sent weekly', 'alerts page the right team', 'tokens expire after an hour'];
 // Memory-note-like texts of 8 to 25 words, all different.
-const texts = Array.from({ length: COUNT }, (_, i) =>
-  `Note ${i}: ${subjects[i % 5]} ${verbs[i % 4]} ${objects[(i >> 2) % 4]}${i % 3 === 0 ? `, as discussed in incident ${i * 7} with the platform team last week` : ''}.`,
+const texts = Array.from(
+  { length: COUNT },
+  (_, i) =>
+    `Note ${i}: ${subjects[i % 5]} ${verbs[i % 4]} ${objects[(i >> 2) % 4]}${i % 3 === 0 ? `, as discussed in incident ${i * 7} with the platform team last week` : ''}.`,
 );
 
 // Memories of the labeled set (title, content, entities, tags: ~190 characters), as PutMemory embeds them.
-const memories = (JSON.parse(fs.readFileSync(new URL('../fixtures/brain-quality.json', import.meta.url), 'utf8')) as {
-  memories: { title: string; content: string; tags: string[]; entities: string[] }[];
-}).memories.slice(0, COUNT).map(memoryText);
+const memories = (
+  JSON.parse(fs.readFileSync(new URL('../fixtures/brain-quality.json', import.meta.url), 'utf8')) as {
+    memories: { title: string; content: string; tags: string[]; entities: string[] }[];
+  }
+).memories
+  .slice(0, COUNT)
+  .map(memoryText);
 const average = (list: string[]) => Math.round(list.reduce((n, t) => n + t.length, 0) / list.length);
 
 /** Texts per second with 16 one-text calls in flight, and the process CPU per text. */
@@ -30,9 +36,11 @@ async function concurrentSingles(pool: Embedder, list: string[]): Promise<string
   const cpu = process.cpuUsage();
   const t = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < list.length) await pool.embed([list[next++]!]);
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < list.length) await pool.embed([list[next++]!]);
+    }),
+  );
   const seconds = (performance.now() - t) / 1000;
   const used = process.cpuUsage(cpu);
   return `${(list.length / seconds).toFixed(0)} texts/s, ${((used.user + used.system) / 1000 / list.length).toFixed(1)} ms CPU per text`;
@@ -53,7 +61,9 @@ const ms = (ns: number): string => `${Math.max(0, ns / 1e6 - RESOLUTION_MS).toFi
 for (const threads of [1, 2]) {
   const startT = performance.now();
   const embedder = await createUseLiteEmbedder({ threads, batchSize: 4 });
-  console.log(`\n${threads} thread${threads > 1 ? 's' : ''}: start-up (model loaded in every worker) ${(performance.now() - startT).toFixed(0)} ms`);
+  console.log(
+    `\n${threads} thread${threads > 1 ? 's' : ''}: start-up (model loaded in every worker) ${(performance.now() - startT).toFixed(0)} ms`,
+  );
   await embedder.embed(texts.slice(0, 16)); // warm up every worker
 
   for (const batchSize of [1, 2, 4, 8]) {
@@ -69,8 +79,10 @@ for (const threads of [1, 2]) {
       `  batch ${batchSize}: ${(COUNT / seconds).toFixed(0)} texts/s over ${COUNT} texts; ` +
         `event-loop delay p50 ${ms(delay.percentile(50))}, p99 ${ms(delay.percentile(99))}, max ${ms(delay.max)}`,
     );
-    console.log(`    16 one-text calls in flight: short notes (~${average(texts)} chars) ${await concurrentSingles(pool, texts)}; ` +
-      `memories (~${average(memories)} chars) ${await concurrentSingles(pool, memories)}`);
+    console.log(
+      `    16 one-text calls in flight: short notes (~${average(texts)} chars) ${await concurrentSingles(pool, texts)}; ` +
+        `memories (~${average(memories)} chars) ${await concurrentSingles(pool, memories)}`,
+    );
     await pool.close();
   }
 

@@ -33,7 +33,9 @@ export async function startNginx(binary: string, backendPort: number): Promise<N
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-nginx-'));
   const port = await freePort();
   const temp = (name: string) => `${name} ${path.join(dir, name)};`;
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), `
+  fs.writeFileSync(
+    path.join(dir, 'nginx.conf'),
+    `
 worker_processes 1;
 pid ${path.join(dir, 'nginx.pid')};
 error_log ${path.join(dir, 'error.log')} warn;
@@ -54,15 +56,22 @@ http {
     }
   }
 }
-`);
-  const child: ChildProcess = spawn(binary, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'], { stdio: 'ignore' });
+`,
+  );
+  const child: ChildProcess = spawn(
+    binary,
+    ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      }).on('error', () => resolve(false));
+      const s = net
+        .connect(port, '127.0.0.1', () => {
+          s.destroy();
+          resolve(true);
+        })
+        .on('error', () => resolve(false));
     });
     if (up) break;
     if (child.exitCode !== null) throw new Error(`nginx exited: ${fs.readFileSync(path.join(dir, 'error.log'), 'utf8')}`);

@@ -24,27 +24,36 @@ const pretenuring = process.argv[4] === 'pretenuring';
 const backendClient = process.argv[5] || 'builtin';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-bench-'));
 const serversFile = path.join(dataDir, 'servers.yaml');
-fs.writeFileSync(serversFile, `default_server: bench
+fs.writeFileSync(
+  serversFile,
+  `default_server: bench
 servers:
   - name: bench
     url: ${backend}
     oauth: { issuer: "http://127.0.0.1:9", client_id: bench, client_secret: bench-secret, scopes: [openid] }
-`);
-const config = readEdgeConfig({
-  DATA_DIR: dataDir,
-  GATEWAY_SERVERS_FILE: serversFile,
-  GATEWAY_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
-  GATEWAY_KEYS: 'bench-operator-key-0123456789',
-  LOG_LEVEL: 'info',
-  ACCESS_LOG: logMode === 'off' ? 'false' : 'true',
-  GATEWAY_V8_PRETENURING: String(pretenuring),
-  GATEWAY_BACKEND_CLIENT: backendClient,
-}, os.availableParallelism());
-const logger = createLogger({ level: 'info' }, logMode === 'sync'
-  ? pino.destination({ dest: '/dev/null', sync: true })
-  : logMode === 'buffered'
-    ? pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })
-    : createTurnBatchedDestination(fs.openSync('/dev/null', 'w')));
+`,
+);
+const config = readEdgeConfig(
+  {
+    DATA_DIR: dataDir,
+    GATEWAY_SERVERS_FILE: serversFile,
+    GATEWAY_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
+    GATEWAY_KEYS: 'bench-operator-key-0123456789',
+    LOG_LEVEL: 'info',
+    ACCESS_LOG: logMode === 'off' ? 'false' : 'true',
+    GATEWAY_V8_PRETENURING: String(pretenuring),
+    GATEWAY_BACKEND_CLIENT: backendClient,
+  },
+  os.availableParallelism(),
+);
+const logger = createLogger(
+  { level: 'info' },
+  logMode === 'sync'
+    ? pino.destination({ dest: '/dev/null', sync: true })
+    : logMode === 'buffered'
+      ? pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 })
+      : createTurnBatchedDestination(fs.openSync('/dev/null', 'w')),
+);
 // This file is the process entry point here, as edge/main.ts is in production.
 if (!config.gateway.v8Pretenuring) disableAllocationSitePretenuring();
 const records = await createRecordStore(config.storage);

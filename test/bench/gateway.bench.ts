@@ -28,10 +28,12 @@ interface AutocannonResult {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const args = new Map(process.argv.slice(2).map((a) => {
-  const [k, v] = a.replace(/^--/, '').split('=');
-  return [k, v ?? 'true'] as const;
-}));
+const args = new Map(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'] as const;
+  }),
+);
 const DURATION = Number(args.get('duration') ?? 8);
 const CONNECTIONS = (args.get('connections') ?? '32,128').split(',').map(Number);
 const PROFILE = args.has('cpu-prof');
@@ -86,7 +88,11 @@ const gatewayExecArgv = [
   ...(SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : []),
 ];
 const gateway = await start('gateway-bench-server.ts', gatewayArgs('builtin'), gatewayExecArgv);
-const gatewayUndici = await start('gateway-bench-server.ts', gatewayArgs('undici'), SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : []);
+const gatewayUndici = await start(
+  'gateway-bench-server.ts',
+  gatewayArgs('undici'),
+  SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : [],
+);
 const bare = await start('gateway-bench-bare.ts', [`http://127.0.0.1:${backend.port}`]);
 const nginxBinary = args.has('no-nginx') ? undefined : findNginx();
 if (!nginxBinary && !args.has('no-nginx')) console.log('nginx is not installed (scripts/install-test-tools.sh): its row is left out');
@@ -115,16 +121,29 @@ async function load(url: string, connections: number, duration: number): Promise
   return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body: BODY, pipelining: 1 });
 }
 
-console.log(`gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${ROUNDS} rounds of ${DURATION}s per target, access log ${LOG}${PRETENURING ? ', V8 pretenuring on' : ''}${SEMI_SPACE ? `, gateway --max-semi-space-size=${SEMI_SPACE}` : ''}, load average ${os.loadavg()[0].toFixed(2)}`);
-console.log(`request ${Buffer.byteLength(BODY)} bytes, response ${(await (await fetch(targets.direct, { method: 'POST', body: BODY })).text()).length} bytes`);
+console.log(
+  `gateway benchmark: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, ${ROUNDS} rounds of ${DURATION}s per target, access log ${LOG}${PRETENURING ? ', V8 pretenuring on' : ''}${SEMI_SPACE ? `, gateway --max-semi-space-size=${SEMI_SPACE}` : ''}, load average ${os.loadavg()[0].toFixed(2)}`,
+);
+console.log(
+  `request ${Buffer.byteLength(BODY)} bytes, response ${(await (await fetch(targets.direct, { method: 'POST', body: BODY })).text()).length} bytes`,
+);
 // Warm both paths (JIT, keep-alive pools).
 for (const url of Object.values(targets)) await load(url, 32, 2);
 
 // Rounds interleave the targets so that a burst of noise from elsewhere on the machine hits
 // them alike; each figure is the median over the rounds.
-interface Sample { rps: number; p50: number; p99: number; errors: number; proxyCpu?: number; backendCpu: number }
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  proxyCpu?: number;
+  backendCpu: number;
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const rows: string[][] = [['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'proxy CPU µs/req', 'backend CPU µs/req', 'vs direct']];
+const rows: string[][] = [
+  ['target', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'proxy CPU µs/req', 'backend CPU µs/req', 'vs direct'],
+];
 for (const connections of CONNECTIONS) {
   const samples = new Map<string, Sample[]>(Object.keys(targets).map((k) => [k, []]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -226,9 +245,13 @@ function summarizeProfile(dir: string): void {
     console.log('no CPU profile was written');
     return;
   }
-  const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const categories = new Map<string, number>();
   const functions = new Map<string, number>();
@@ -238,22 +261,38 @@ function summarizeProfile(dir: string): void {
     if (functionName === '(idle)') continue;
     busy += micros;
     const category =
-      functionName === '(garbage collector)' ? 'garbage collection'
-        : functionName === '(program)' ? 'native (parser, libuv, syscalls)'
-          : url.includes('/node_modules/undici/') ? 'undici (backend client)'
-            : url.includes('/node_modules/pino') || url.includes('sonic-boom') || url.includes('fast-redact') ? 'pino (access log)'
-              : url.includes('/edge/gateway/') ? 'gateway code (edge/gateway)'
-                : url.includes('/edge/http/') || url.includes('/services/common/') ? 'listener and router (edge/http)'
-                  : url.startsWith('node:internal/http') || url.startsWith('node:_http') || url.startsWith('node:http') ? 'node http server'
-                    : url.startsWith('node:internal/streams') || url.startsWith('node:stream') ? 'node streams'
-                      : url.startsWith('node:net') || url.startsWith('node:internal/net') || url.includes('stream_base_commons') ? 'node net/sockets'
-                        : url.startsWith('node:') ? 'other node internals'
-                          : url === '' ? (functionName === 'writev' || functionName === 'writeString' || functionName === 'read' ? `syscall: ${functionName}` : 'other native') : 'other';
+      functionName === '(garbage collector)'
+        ? 'garbage collection'
+        : functionName === '(program)'
+          ? 'native (parser, libuv, syscalls)'
+          : url.includes('/node_modules/undici/')
+            ? 'undici (backend client)'
+            : url.includes('/node_modules/pino') || url.includes('sonic-boom') || url.includes('fast-redact')
+              ? 'pino (access log)'
+              : url.includes('/edge/gateway/')
+                ? 'gateway code (edge/gateway)'
+                : url.includes('/edge/http/') || url.includes('/services/common/')
+                  ? 'listener and router (edge/http)'
+                  : url.startsWith('node:internal/http') || url.startsWith('node:_http') || url.startsWith('node:http')
+                    ? 'node http server'
+                    : url.startsWith('node:internal/streams') || url.startsWith('node:stream')
+                      ? 'node streams'
+                      : url.startsWith('node:net') || url.startsWith('node:internal/net') || url.includes('stream_base_commons')
+                        ? 'node net/sockets'
+                        : url.startsWith('node:')
+                          ? 'other node internals'
+                          : url === ''
+                            ? functionName === 'writev' || functionName === 'writeString' || functionName === 'read'
+                              ? `syscall: ${functionName}`
+                              : 'other native'
+                            : 'other';
     categories.set(category, (categories.get(category) ?? 0) + micros);
     const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules\/|edge\/|services\/)/, '$1')}:${lineNumber + 1}`;
     functions.set(name, (functions.get(name) ?? 0) + micros);
   }
-  console.log(`\nwhere the gateway's CPU goes (--cpu-prof: sampling slows it; use the figures above from a run without it; ${(busy / 1e6).toFixed(1)} s busy, all runs including warm-up):`);
+  console.log(
+    `\nwhere the gateway's CPU goes (--cpu-prof: sampling slows it; use the figures above from a run without it; ${(busy / 1e6).toFixed(1)} s busy, all runs including warm-up):`,
+  );
   let small = 0;
   for (const [c, t] of [...categories].sort((a, b) => b[1] - a[1])) {
     if (t / busy < 0.005) small += t;
@@ -261,5 +300,6 @@ function summarizeProfile(dir: string): void {
   }
   console.log(`  ${((100 * small) / busy).toFixed(1).padStart(5)}%  everything else`);
   console.log('top functions by self time:');
-  for (const [f, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${f}`);
+  for (const [f, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${f}`);
 }

@@ -47,10 +47,7 @@ function row(name: string, s: LatencySummary): Record<string, string | number> {
 
 async function bench(label: string, store: RecordStore, concurrency: number): Promise<void> {
   const memories = store.collection<Memory>(`bench_${randomUUID().slice(0, 8)}`, {
-    indexes: [
-      { fields: ['organizationId', 'namespace', 'key'], unique: true },
-      { fields: ['organizationId', 'namespace', 'updatedAt'] },
-    ],
+    indexes: [{ fields: ['organizationId', 'namespace', 'key'], unique: true }, { fields: ['organizationId', 'namespace', 'updatedAt'] }],
   });
   const counters = store.collection<RecordDoc>(`bench_counters_${randomUUID().slice(0, 8)}`);
   const codes = store.collection<RecordDoc>(`bench_codes_${randomUUID().slice(0, 8)}`);
@@ -67,7 +64,10 @@ async function bench(label: string, store: RecordStore, concurrency: number): Pr
   );
   rows.push(row('get', await measure(DOCS, concurrency, () => memories.get(`m${random(DOCS)}`))));
   rows.push(
-    row('getMany (20 ids)', await measure(queries, concurrency, () => memories.getMany(Array.from({ length: 20 }, () => `m${random(DOCS)}`)))),
+    row(
+      'getMany (20 ids)',
+      await measure(queries, concurrency, () => memories.getMany(Array.from({ length: 20 }, () => `m${random(DOCS)}`))),
+    ),
   );
   rows.push(
     row(
@@ -89,7 +89,10 @@ async function bench(label: string, store: RecordStore, concurrency: number): Pr
     ),
   );
   rows.push(
-    row('count tenant', await measure(Math.min(queries, 1_000), concurrency, () => memories.count({ organizationId: `org${random(ORGS)}` }))),
+    row(
+      'count tenant',
+      await measure(Math.min(queries, 1_000), concurrency, () => memories.count({ organizationId: `org${random(ORGS)}` })),
+    ),
   );
   const window = Date.now() + 60_000;
   rows.push(

@@ -30,7 +30,9 @@ function stuck(url: string, path: string, started: number): Promise<{ status: st
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), hostname, () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: 100\r\n\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: 100\r\n\r\n`,
+      );
     });
     let first = '';
     socket.on('data', (d: Buffer) => (first ||= d.toString('latin1', 0, 12)));
@@ -41,11 +43,15 @@ function stuck(url: string, path: string, started: number): Promise<{ status: st
 
 const platform = await startTestPlatform({ BODY_TIMEOUT_MS, REQUEST_TIMEOUT_MS });
 try {
-  console.log(`${CONNECTIONS} head-only connections per listener, BODY_TIMEOUT_MS=${BODY_TIMEOUT_MS}, REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}`);
+  console.log(
+    `${CONNECTIONS} head-only connections per listener, BODY_TIMEOUT_MS=${BODY_TIMEOUT_MS}, REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}`,
+  );
   for (const [name, path] of Object.entries(TARGETS) as [keyof typeof TARGETS, string][]) {
     const started = performance.now();
     const results: { status: string; closedAt: number }[] = [];
-    const all = Array.from({ length: CONNECTIONS }, () => stuck(platform.edge.listeners[name].url, path, started).then((r) => results.push(r)));
+    const all = Array.from({ length: CONNECTIONS }, () =>
+      stuck(platform.edge.listeners[name].url, path, started).then((r) => results.push(r)),
+    );
     // Counted once the deadline has long passed: what is still open then would stay open.
     await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, Number(BODY_TIMEOUT_MS) * 3 + 5_000))]);
     const outcome: Outcome = {
@@ -54,7 +60,9 @@ try {
       closed: results.length,
       lastClosedMs: Math.round(Math.max(0, ...results.map((r) => r.closedAt))),
     };
-    console.log(`${name.padEnd(8)} ${path.padEnd(22)} 408: ${outcome.status408}  other answer: ${outcome.otherStatus}  closed: ${outcome.closed}/${CONNECTIONS}  still open: ${CONNECTIONS - outcome.closed}  last closed after ${outcome.lastClosedMs} ms`);
+    console.log(
+      `${name.padEnd(8)} ${path.padEnd(22)} 408: ${outcome.status408}  other answer: ${outcome.otherStatus}  closed: ${outcome.closed}/${CONNECTIONS}  still open: ${CONNECTIONS - outcome.closed}  last closed after ${outcome.lastClosedMs} ms`,
+    );
   }
 } finally {
   await platform.stop(0);

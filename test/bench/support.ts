@@ -54,17 +54,54 @@ export function rssMiB(): number {
   return process.memoryUsage().rss / 1024 / 1024;
 }
 
-const SUBJECTS = ['the billing service', 'the API gateway', 'the nightly backup job', 'the Postgres primary', 'the login page',
-  'the search indexer', 'the payment webhook', 'the staging cluster', 'the mobile app', 'the CI pipeline', 'the DNS records',
-  'the TLS certificates', 'the Kafka consumers', 'the image resizer', 'the email sender', 'the feature flags', 'the audit log',
-  'the rate limiter', 'the data warehouse', 'the on-call rota'];
-const EVENTS = ['failed after a deploy', 'ran out of disk space', 'was migrated to a new region', 'started timing out under load',
-  'needs a restart after config changes', 'was upgraded to the latest version', 'leaked memory for two days',
-  'is owned by the platform team', 'must be rolled back with the release script', 'alerts the on-call engineer when it degrades',
-  'was slow because of a missing index', 'depends on the shared Redis cache', 'is tested every Friday', 'returns stale data when the cache is cold'];
-const DETAILS = ['Check the dashboard first.', 'The fix was to raise the connection pool.', 'Runbook lives in the wiki.',
-  'Customers noticed within minutes.', 'It happened twice this quarter.', 'Rotate the credentials afterwards.',
-  'Document the timeline in the incident report.', 'Scale out to three replicas before retrying.'];
+const SUBJECTS = [
+  'the billing service',
+  'the API gateway',
+  'the nightly backup job',
+  'the Postgres primary',
+  'the login page',
+  'the search indexer',
+  'the payment webhook',
+  'the staging cluster',
+  'the mobile app',
+  'the CI pipeline',
+  'the DNS records',
+  'the TLS certificates',
+  'the Kafka consumers',
+  'the image resizer',
+  'the email sender',
+  'the feature flags',
+  'the audit log',
+  'the rate limiter',
+  'the data warehouse',
+  'the on-call rota',
+];
+const EVENTS = [
+  'failed after a deploy',
+  'ran out of disk space',
+  'was migrated to a new region',
+  'started timing out under load',
+  'needs a restart after config changes',
+  'was upgraded to the latest version',
+  'leaked memory for two days',
+  'is owned by the platform team',
+  'must be rolled back with the release script',
+  'alerts the on-call engineer when it degrades',
+  'was slow because of a missing index',
+  'depends on the shared Redis cache',
+  'is tested every Friday',
+  'returns stale data when the cache is cold',
+];
+const DETAILS = [
+  'Check the dashboard first.',
+  'The fix was to raise the connection pool.',
+  'Runbook lives in the wiki.',
+  'Customers noticed within minutes.',
+  'It happened twice this quarter.',
+  'Rotate the credentials afterwards.',
+  'Document the timeline in the incident report.',
+  'Scale out to three replicas before retrying.',
+];
 
 /** A deterministic, varied memory text for index i. */
 export function syntheticMemory(i: number): { key: string; title: string; content: string; tags: string[] } {

@@ -11,7 +11,10 @@ import type { VectorPoint } from '../../services/common/storage/vectors/interfac
 const DIMS = 512;
 const BATCH = 1000;
 const QUERIES = 200;
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 
 let seed = 42;
 function next(): number {
@@ -82,11 +85,17 @@ async function bench(size: number): Promise<void> {
     const rss = process.memoryUsage().rss;
 
     console.log(`\n${size.toLocaleString('en')} vectors x ${DIMS} dims, one organization`);
-    console.log(`  upsert:             ${(size / (upsertMs / 1000)).toFixed(0)} points/s (batches of ${BATCH}, ${(upsertMs / 1000).toFixed(1)} s)`);
+    console.log(
+      `  upsert:             ${(size / (upsertMs / 1000)).toFixed(0)} points/s (batches of ${BATCH}, ${(upsertMs / 1000).toFixed(1)} s)`,
+    );
     console.log(`  SQLite file:        ${mb(statSync(path).size)}`);
     console.log(`  load on first use:  ${loadMs.toFixed(0)} ms`);
-    console.log(`  search top 10:      p50 ${percentile(plain, 50).toFixed(2)} ms, p99 ${percentile(plain, 99).toFixed(2)} ms (${QUERIES} queries)`);
-    console.log(`  search, filtered:   p50 ${percentile(filtered, 50).toFixed(2)} ms, p99 ${percentile(filtered, 99).toFixed(2)} ms (kind + tag, 1 in 20 match)`);
+    console.log(
+      `  search top 10:      p50 ${percentile(plain, 50).toFixed(2)} ms, p99 ${percentile(plain, 99).toFixed(2)} ms (${QUERIES} queries)`,
+    );
+    console.log(
+      `  search, filtered:   p50 ${percentile(filtered, 50).toFixed(2)} ms, p99 ${percentile(filtered, 99).toFixed(2)} ms (kind + tag, 1 in 20 match)`,
+    );
     console.log(`  resident memory:    ${mb(rss)} (the loaded index added about ${mb(rss - rssBefore)})`);
     await store.close();
   } finally {

@@ -41,7 +41,10 @@ async function evaluate(index: BlogSearchIndex, fusion: Fusion, name: string): P
 }
 
 const rows: Row[] = [];
-for (const [label, maxSectionChunks] of [['head', 0], ['sections', 6]] as const) {
+for (const [label, maxSectionChunks] of [
+  ['head', 0],
+  ['sections', 6],
+] as const) {
   const index = await createSearchIndex(content.posts, { embedder, maxSectionChunks });
   const base: Fusion = { method: 'linear', lexicalWeight: 1, semanticFloor: 0.3, rrfK: 60 };
   rows.push(await evaluate(index, { ...base, lexicalWeight: 1, semanticFloor: 2 }, `${label} lexical only`));
@@ -51,7 +54,9 @@ for (const [label, maxSectionChunks] of [['head', 0], ['sections', 6]] as const)
       rows.push(await evaluate(index, { ...base, lexicalWeight: w, semanticFloor: floor }, `${label} linear w=${w} floor ${floor}`));
     }
     for (const w of [0.5, 0.6, 0.7]) {
-      rows.push(await evaluate(index, { ...base, method: 'rrf', lexicalWeight: w, semanticFloor: floor }, `${label} rrf w=${w} floor ${floor}`));
+      rows.push(
+        await evaluate(index, { ...base, method: 'rrf', lexicalWeight: w, semanticFloor: floor }, `${label} rrf w=${w} floor ${floor}`),
+      );
     }
   }
 }
@@ -61,5 +66,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
 console.log(`${LABELED_QUERIES.length} labeled queries over ${content.posts.length} posts; off-topic: mean results per off-topic query\n`);
 console.log(`${'configuration'.padEnd(40)}   top-1     MRR  recall@3  off-topic`);
 for (const r of rows) {
-  console.log(`${r.name.padEnd(40)} ${pct(r.top1)} ${r.mrr.toFixed(3).padStart(7)} ${pct(r.recall3)} ${r.offTopic.toFixed(2).padStart(10)}`);
+  console.log(
+    `${r.name.padEnd(40)} ${pct(r.top1)} ${r.mrr.toFixed(3).padStart(7)} ${pct(r.recall3)} ${r.offTopic.toFixed(2).padStart(10)}`,
+  );
 }

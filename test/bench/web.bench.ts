@@ -30,14 +30,52 @@ const dataDir = keepData ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-web-
 fs.mkdirSync(dataDir, { recursive: true });
 
 // --- generated content: the real site and pages, and POSTS posts on infrastructure topics ---
-const SUBJECTS = ['billing service', 'API gateway', 'nightly backup', 'Postgres primary', 'login page', 'search indexer',
-  'payment webhook', 'staging cluster', 'mobile app', 'CI pipeline', 'DNS records', 'TLS certificates', 'Kafka consumers',
-  'image resizer', 'email sender', 'feature flags', 'audit log', 'rate limiter', 'data warehouse', 'on-call rota'];
-const ACTIONS = ['scaling', 'debugging', 'migrating', 'securing', 'monitoring', 'testing', 'deploying', 'replacing', 'tuning', 'documenting'];
-const DETAILS = ['latency went down after we cached the lookups', 'the retries doubled the load during the incident',
-  'a missing index made every query scan the table', 'the alert fired an hour after users noticed', 'we rolled back within ten minutes',
-  'the queue drained once the consumers were restarted', 'the certificate expired on a Sunday', 'memory grew until the pods were killed',
-  'two replicas disagreed about the leader', 'the dashboard showed the wrong time zone'];
+const SUBJECTS = [
+  'billing service',
+  'API gateway',
+  'nightly backup',
+  'Postgres primary',
+  'login page',
+  'search indexer',
+  'payment webhook',
+  'staging cluster',
+  'mobile app',
+  'CI pipeline',
+  'DNS records',
+  'TLS certificates',
+  'Kafka consumers',
+  'image resizer',
+  'email sender',
+  'feature flags',
+  'audit log',
+  'rate limiter',
+  'data warehouse',
+  'on-call rota',
+];
+const ACTIONS = [
+  'scaling',
+  'debugging',
+  'migrating',
+  'securing',
+  'monitoring',
+  'testing',
+  'deploying',
+  'replacing',
+  'tuning',
+  'documenting',
+];
+const DETAILS = [
+  'latency went down after we cached the lookups',
+  'the retries doubled the load during the incident',
+  'a missing index made every query scan the table',
+  'the alert fired an hour after users noticed',
+  'we rolled back within ten minutes',
+  'the queue drained once the consumers were restarted',
+  'the certificate expired on a Sunday',
+  'memory grew until the pods were killed',
+  'two replicas disagreed about the leader',
+  'the dashboard showed the wrong time zone',
+];
 
 let seed = 42;
 const rand = (n: number) => {
@@ -135,15 +173,21 @@ const run = async (name: string, count: number, task: (i: number) => Promise<voi
   });
 };
 await run('post read', READS, () => call(`/api/v1/blog/posts/${pick(slugs)}`));
-await run('post list (20)', READS, () => call(`/api/v1/blog/posts?limit=20&cursor=${Buffer.from(`o:${rand(POSTS - 20)}`).toString('base64url')}`));
+await run('post list (20)', READS, () =>
+  call(`/api/v1/blog/posts?limit=20&cursor=${Buffer.from(`o:${rand(POSTS - 20)}`).toString('base64url')}`),
+);
 await run('search, 100 queries', SEARCHES, () => call(`/api/v1/blog/search?q=${encodeURIComponent(pick(QUERIES))}&limit=10`));
 await run('search, all distinct', Math.min(SEARCHES, 1000), (i) =>
   call(`/api/v1/blog/search?q=${encodeURIComponent(`${pick(QUERIES)} ${i}`)}&limit=10`),
 );
 
 const status = (await (await fetch(`${web}/api/v1/platform-status`)).json()) as { components: Array<{ id: string; latency_ms: number }> };
-console.log(`Web API, ${POSTS} posts, concurrency ${CONCURRENCY}, ${THREADS} embedding thread(s), rate limiting on (one client address per request)`);
-console.log(`platform start ${startMs.toFixed(0)} ms; blog index ready after ${(indexMs / 1000).toFixed(1)} s (${keepData ? 'store kept in BENCH_DATA_DIR' : 'cold cache'}); rss ${rssMiB().toFixed(0)} MiB`);
+console.log(
+  `Web API, ${POSTS} posts, concurrency ${CONCURRENCY}, ${THREADS} embedding thread(s), rate limiting on (one client address per request)`,
+);
+console.log(
+  `platform start ${startMs.toFixed(0)} ms; blog index ready after ${(indexMs / 1000).toFixed(1)} s (${keepData ? 'store kept in BENCH_DATA_DIR' : 'cold cache'}); rss ${rssMiB().toFixed(0)} MiB`,
+);
 printTable('results', rows);
 console.log(`\nplatform status checks (ms): ${status.components.map((c) => `${c.id} ${c.latency_ms}`).join(', ')}`);
 

@@ -198,9 +198,7 @@ describe('OpenAI-compatible embedder', () => {
     const error = await embedder.embed(['x']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingsError);
     expect((error as EmbeddingsError).status).toBe(500);
-    expect((error as Error).message).toBe(
-      `embeddings endpoint ${base}/v1/embeddings answered 500 (after 3 attempts): model exploded`,
-    );
+    expect((error as Error).message).toBe(`embeddings endpoint ${base}/v1/embeddings answered 500 (after 3 attempts): model exploded`);
     expect(seen).toHaveLength(3);
   });
 
@@ -244,7 +242,12 @@ describe('OpenAI-compatible embedder', () => {
       await expect(embedder.embed(['x'])).rejects.toThrow(message);
     }
     script.push((_req, res) =>
-      answer(res, 200, { data: [{ index: 0, embedding: rawVector('a') }, { index: 0, embedding: rawVector('b') }] }),
+      answer(res, 200, {
+        data: [
+          { index: 0, embedding: rawVector('a') },
+          { index: 0, embedding: rawVector('b') },
+        ],
+      }),
     );
     await expect(embedder.embed(['a', 'b'])).rejects.toThrow(/repeated/);
   });

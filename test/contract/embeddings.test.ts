@@ -5,12 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStorageConfig } from '../../services/common/config.ts';
 import { createEmbedder } from '../../services/common/embeddings/index.ts';
 import type { Embedder } from '../../services/common/embeddings/interface.ts';
-import {
-  createUseLiteEmbedder,
-  MAX_INPUT_CHARS,
-  prepareText,
-  USE_LITE_DIMENSIONS,
-} from '../../services/common/embeddings/use-lite.ts';
+import { createUseLiteEmbedder, MAX_INPUT_CHARS, prepareText, USE_LITE_DIMENSIONS } from '../../services/common/embeddings/use-lite.ts';
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
@@ -95,7 +90,10 @@ describe('USE-lite embedder', () => {
   it('batches concurrent one-text calls together and gives each its own vector', async () => {
     // Twenty one-text calls at once, as concurrent writes make them: the pool sends them to the
     // workers several to a message, and each vector must come back to its own caller.
-    const texts = Array.from({ length: 20 }, (_, i) => `memory ${i}: the ${['deploy', 'billing', 'alerts', 'search', 'backup'][i % 5]} runbook changed on day ${i}`);
+    const texts = Array.from(
+      { length: 20 },
+      (_, i) => `memory ${i}: the ${['deploy', 'billing', 'alerts', 'search', 'backup'][i % 5]} runbook changed on day ${i}`,
+    );
     const together = await Promise.all(texts.map(async (text) => (await embedder.embed([text]))[0]!));
     for (let i = 0; i < texts.length; i += 5) {
       const [alone] = await embedder.embed([texts[i]!]);
@@ -105,9 +103,7 @@ describe('USE-lite embedder', () => {
 
   it('lets a short call finish before a long one submitted earlier', async () => {
     const order: string[] = [];
-    const bulk = embedder
-      .embed(Array.from({ length: 120 }, (_, i) => `bulk import line ${i}`))
-      .then(() => order.push('bulk'));
+    const bulk = embedder.embed(Array.from({ length: 120 }, (_, i) => `bulk import line ${i}`)).then(() => order.push('bulk'));
     const query = embedder.embed(['a single query']).then(() => order.push('query'));
     await Promise.all([bulk, query]);
     expect(order).toEqual(['query', 'bulk']);
@@ -180,9 +176,10 @@ describe('prepareText', () => {
 describe('USE-lite lifecycle', () => {
   it('rejects calls in flight and later calls once closed', async () => {
     const embedder = await createUseLiteEmbedder({ threads: 1 });
-    const inFlight = embedder
-      .embed(Array.from({ length: 60 }, (_, i) => `closing soon ${i}`))
-      .then(() => 'resolved', (error: Error) => error.message);
+    const inFlight = embedder.embed(Array.from({ length: 60 }, (_, i) => `closing soon ${i}`)).then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
     await embedder.close();
     expect(await inFlight).toMatch(/closed/);
     await expect(embedder.embed(['after'])).rejects.toThrow(/closed/);

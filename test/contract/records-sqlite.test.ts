@@ -104,16 +104,17 @@ describe('sqlite records store', () => {
   it('answers tenant queries from expression indexes', async () => {
     const store = open();
     const c = store.collection('memories', {
-      indexes: [
-        { fields: ['organizationId', 'namespace', 'key'], unique: true },
-        { fields: ['organizationId', 'namespace', 'updatedAt'] },
-      ],
+      indexes: [{ fields: ['organizationId', 'namespace', 'key'], unique: true }, { fields: ['organizationId', 'namespace', 'updatedAt'] }],
     });
     await c.put({ _id: 'm', organizationId: 'o', namespace: 'n', key: 'k', updatedAt: 1, tags: ['t'] });
-    const sorted = store.explainFind('memories', { organizationId: 'o', namespace: 'n' }, {
-      sort: { field: 'updatedAt', direction: 'asc' },
-      limit: 20,
-    });
+    const sorted = store.explainFind(
+      'memories',
+      { organizationId: 'o', namespace: 'n' },
+      {
+        sort: { field: 'updatedAt', direction: 'asc' },
+        limit: 20,
+      },
+    );
     expect(sorted.join('\n')).toMatch(/SEARCH rec_memories USING (COVERING )?INDEX rec_memories__ix_/);
     // The index ends with _id, so ascending order with _id ties needs no sort at all.
     expect(sorted.join('\n')).not.toMatch(/TEMP B-TREE/);
@@ -167,10 +168,15 @@ describe('sqlite records store', () => {
         }),
     );
     try {
-      await Promise.all(workers.map((w) => new Promise((resolve, reject) => {
-        w.once('message', resolve);
-        w.once('error', reject);
-      })));
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise((resolve, reject) => {
+              w.once('message', resolve);
+              w.once('error', reject);
+            }),
+        ),
+      );
       const results = await Promise.all(
         workers.map(
           (w) =>

@@ -171,7 +171,7 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
         const c = store.collection<RecordDoc>(fresh());
         const doc: RecordDoc = {
           _id: 'large',
-          text: 'a'.repeat(1024 * 1024) + 'ü',
+          text: `${'a'.repeat(1024 * 1024)}ü`,
           list: Array.from({ length: 10_000 }, (_, i) => i),
           objects: Array.from({ length: 1000 }, (_, i) => ({ i, s: `item ${i}` })),
         };
@@ -255,12 +255,8 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
         expect((await c.get('v'))?.title).toBe('one');
         expect(await c.put({ _id: 'v', organizationId: 'o', version: 2, title: 'two' }, { expect: { version: 1 } })).toBe(true);
         expect(await c.get('v')).toEqual({ _id: 'v', organizationId: 'o', version: 2, title: 'two' });
-        expect(
-          await c.put({ _id: 'v', organizationId: 'o', version: 3 }, { expect: { version: 2, organizationId: 'other' } }),
-        ).toBe(false);
-        expect(await c.put({ _id: 'v', organizationId: 'o', version: 3 }, { expect: { version: 2, organizationId: 'o' } })).toBe(
-          true,
-        );
+        expect(await c.put({ _id: 'v', organizationId: 'o', version: 3 }, { expect: { version: 2, organizationId: 'other' } })).toBe(false);
+        expect(await c.put({ _id: 'v', organizationId: 'o', version: 3 }, { expect: { version: 2, organizationId: 'o' } })).toBe(true);
       });
 
       it('expect fields fails on an absent or expired document', async () => {
@@ -350,7 +346,15 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
           indexes: [{ fields: ['organizationId', 'score'] }, { fields: ['tags'] }],
         });
         await seed(c, [
-          { _id: 'a1', organizationId: 'org-a', score: 5, title: 'alpha', tags: ['red', 'blue'], meta: { lang: 'en', stars: 3 }, flag: true },
+          {
+            _id: 'a1',
+            organizationId: 'org-a',
+            score: 5,
+            title: 'alpha',
+            tags: ['red', 'blue'],
+            meta: { lang: 'en', stars: 3 },
+            flag: true,
+          },
           { _id: 'a2', organizationId: 'org-a', score: 10, title: 'beta', tags: ['blue'], meta: { lang: 'fr', stars: 5 }, flag: false },
           { _id: 'a3', organizationId: 'org-a', score: 7.5, title: 'gamma', tags: [], note: null },
           { _id: 'a4', organizationId: 'org-a', score: 5, title: 'delta', tags: ['green'], expiresAt: future, flag: 1 },
@@ -699,9 +703,7 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
         const expiresAt = Date.now() + 60_000;
         const results = await Promise.all(Array.from({ length: 40 }, () => c.increment('w', 'count', 1, { expiresAt })));
         expect(await c.get('w')).toEqual({ _id: 'w', count: 40, expiresAt });
-        expect(results.map((doc) => doc.count as number).sort((a, b) => a - b)).toEqual(
-          Array.from({ length: 40 }, (_, i) => i + 1),
-        );
+        expect(results.map((doc) => doc.count as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       });
     });
 

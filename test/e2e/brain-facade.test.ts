@@ -76,7 +76,9 @@ afterAll(async () => {
 /** An SDK client calling the Brain with a fixed bearer token. */
 async function bearerClient(token: string): Promise<Client> {
   const client = new Client({ name: 'direct', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
@@ -89,14 +91,23 @@ async function rawCall(token: string): Promise<{ status: number; challenge: stri
   const res = await fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_memories', arguments: { namespace: 'knowledge', query: 'x' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_memories', arguments: { namespace: 'knowledge', query: 'x' } },
+    }),
   });
   await res.body?.cancel();
   return { status: res.status, challenge: res.headers.get('www-authenticate') };
 }
 
 async function postForm(url: string, form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -130,7 +141,13 @@ class FacadeOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK facade client', redirect_uris: [REDIRECT], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK facade client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   state() {
@@ -207,8 +224,12 @@ async function connectThroughFacade(user: TestUser, organizationId: string): Pro
 }
 
 describe('discovery', () => {
-  it('names {auth_url} first and the facade second in the Brain\'s protected-resource metadata', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/brain/mcp', '/.well-known/oauth-protected-resource', '/brain/.well-known/oauth-protected-resource']) {
+  it("names {auth_url} first and the facade second in the Brain's protected-resource metadata", async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/brain/mcp',
+      '/.well-known/oauth-protected-resource',
+      '/brain/.well-known/oauth-protected-resource',
+    ]) {
       const prm = (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
       expect(prm.authorization_servers, path).toEqual([authUrl, facade]);
     }
@@ -245,11 +266,16 @@ describe('discovery', () => {
 
   it('describes the facade at the root forms too, brain being the default server', async () => {
     const doc = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    expect(doc).toMatchObject({ issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, registration_endpoint: `${base}/register` });
+    expect(doc).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+    });
   });
 });
 
-describe('the gateway\'s client at the authorization server', () => {
+describe("the gateway's client at the authorization server", () => {
   it('is registered at start in the records store, with the gateway callback and a secret derived from GATEWAY_STATE_SECRET', async () => {
     const doc = await platform.ctx.stores.records.collection(collectionName('Client')).get(CLIENT_ID);
     expect(doc).toBeDefined();
@@ -270,7 +296,12 @@ describe('the gateway\'s client at the authorization server', () => {
     const surface = createGatewaySurface(platform.ctx);
     try {
       expect(surface.platformClients.map((c) => c.clientId)).toEqual([CLIENT_ID]);
-      const outcomes = await registerGatewayClients(platform.ctx.stores.records, platform.ctx.keyEncryption, surface.platformClients, platform.ctx.logger);
+      const outcomes = await registerGatewayClients(
+        platform.ctx.stores.records,
+        platform.ctx.keyEncryption,
+        surface.platformClients,
+        platform.ctx.logger,
+      );
       expect(outcomes).toEqual({ [CLIENT_ID]: 'unchanged' });
     } finally {
       await surface.close?.();
@@ -280,27 +311,49 @@ describe('the gateway\'s client at the authorization server', () => {
   it('warns, without the secrets, when a process with another GATEWAY_STATE_SECRET registered it', async () => {
     const records = platform.ctx.stores.records;
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info' }, new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    }));
+    const logger = createLogger(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(chunk.toString('utf8'));
+          done();
+        },
+      }),
+    );
     const ours = createGatewaySurface(platform.ctx);
     const otherSecret = 'a-replica-with-another-state-secret-0123';
-    const other = createGatewaySurface({ ...platform.ctx, config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret] } } });
+    const other = createGatewaySurface({
+      ...platform.ctx,
+      config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret] } },
+    });
     try {
-      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, other.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
-      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, other.platformClients, logger)).toEqual({
+        [CLIENT_ID]: 'updated',
+      });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger)).toEqual({
+        [CLIENT_ID]: 'updated',
+      });
       expect(lines.filter((l) => l.includes('replicas must share GATEWAY_STATE_SECRET'))).toHaveLength(2);
-      for (const secret of [otherSecret, STATE_SECRET, derivePlatformClientSecret(otherSecret, CLIENT_ID), derivePlatformClientSecret(STATE_SECRET, CLIENT_ID)]) {
+      for (const secret of [
+        otherSecret,
+        STATE_SECRET,
+        derivePlatformClientSecret(otherSecret, CLIENT_ID),
+        derivePlatformClientSecret(STATE_SECRET, CLIENT_ID),
+      ]) {
         expect(lines.join('\n')).not.toContain(secret);
       }
       // A rotation is not a clash: a secret derived from one of the configured secrets is expected.
       lines.length = 0;
-      const rotated = createGatewaySurface({ ...platform.ctx, config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret, STATE_SECRET] } } });
-      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, rotated.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
-      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger)).toEqual({ [CLIENT_ID]: 'updated' });
+      const rotated = createGatewaySurface({
+        ...platform.ctx,
+        config: { ...platform.ctx.config, gateway: { ...platform.ctx.config.gateway, stateSecrets: [otherSecret, STATE_SECRET] } },
+      });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, rotated.platformClients, logger)).toEqual({
+        [CLIENT_ID]: 'updated',
+      });
+      expect(await registerGatewayClients(records, platform.ctx.keyEncryption, ours.platformClients, logger)).toEqual({
+        [CLIENT_ID]: 'updated',
+      });
       expect(lines.filter((l) => l.includes('replicas must share'))).toHaveLength(1);
       await rotated.close?.();
     } finally {
@@ -310,7 +363,9 @@ describe('the gateway\'s client at the authorization server', () => {
   });
 
   it('is not accepted by the authorization server with another secret', async () => {
-    const basic = Buffer.from(`${CLIENT_ID}:${derivePlatformClientSecret('another-secret-0123456789abcdef0123', CLIENT_ID)}`).toString('base64');
+    const basic = Buffer.from(`${CLIENT_ID}:${derivePlatformClientSecret('another-secret-0123456789abcdef0123', CLIENT_ID)}`).toString(
+      'base64',
+    );
     const res = await fetch(`${authUrl}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
@@ -330,7 +385,10 @@ describe('end to end with the MCP SDK client', () => {
 
   it('registers at the facade, passes both consent pages, redeems the gateway code and calls the Brain', async () => {
     await call(alice.direct, 'manage_memories', {
-      action: 'create', namespace: 'knowledge', key: 'oncall/pager', title: 'Paging the on-call engineer',
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'oncall/pager',
+      title: 'Paging the on-call engineer',
       content: 'Page the on-call engineer through the incident bot; never call personal phones.',
     });
     session = await connectThroughFacade(alice.user, alice.organizationId);
@@ -363,7 +421,10 @@ describe('end to end with the MCP SDK client', () => {
 
     // And the other way round: what the facade client writes, the direct client reads.
     const created = await call(session.client, 'manage_memories', {
-      action: 'create', namespace: 'episodes', key: 'incident/db-failover', content: 'The primary database failed over at 03:10; replication lag stayed under a second.',
+      action: 'create',
+      namespace: 'episodes',
+      key: 'incident/db-failover',
+      content: 'The primary database failed over at 03:10; replication lag stayed under a second.',
     });
     expect(created.structuredContent.outcome).toBe('created');
     const seen = await call(alice.direct, 'fetch_memories', { namespace: 'episodes', keys: ['incident/db-failover'] });
@@ -373,7 +434,11 @@ describe('end to end with the MCP SDK client', () => {
   it('refuses a second redemption of the gateway code with invalid_grant', async () => {
     const { provider } = session;
     const again = await postForm(`${facade}/oauth/token`, {
-      grant_type: 'authorization_code', code: provider.code!, redirect_uri: REDIRECT, code_verifier: provider.verifier, client_id: CLIENT_ID,
+      grant_type: 'authorization_code',
+      code: provider.code!,
+      redirect_uri: REDIRECT,
+      code_verifier: provider.verifier,
+      client_id: CLIENT_ID,
     });
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_grant');
@@ -407,17 +472,30 @@ async function facadeTokens(user: TestUser, organizationId: string): Promise<Rec
   const { verifier, challenge } = pkcePair();
   const url = new URL(`${facade}/oauth/authorize`);
   for (const [k, v] of Object.entries({
-    response_type: 'code', client_id: String(registered.client_id), redirect_uri: REDIRECT, code_challenge: challenge,
-    code_challenge_method: 'S256', state: 's1', scope: 'openid profile email offline_access', resource: mcpUrl,
-  })) url.searchParams.set(k, v);
+    response_type: 'code',
+    client_id: String(registered.client_id),
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's1',
+    scope: 'openid profile email offline_access',
+    resource: mcpUrl,
+  }))
+    url.searchParams.set(k, v);
   const done = await driveFacadeAuthorization(authUrl, url.href, REDIRECT, { user, mode: 'sign-in', organizationId });
   const form = { grant_type: 'authorization_code', code: done.code, redirect_uri: REDIRECT, client_id: CLIENT_ID };
   // PKCE is the gateway's to check: a wrong verifier does not redeem (nor spend) the code.
-  expect(await postForm(`${facade}/oauth/token`, { ...form, code_verifier: pkcePair().verifier })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  expect(await postForm(`${facade}/oauth/token`, { ...form, code_verifier: pkcePair().verifier })).toMatchObject({
+    status: 400,
+    body: { error: 'invalid_grant' },
+  });
   expect(await postForm(`${facade}/oauth/token`, form)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
   const res = await postForm(`${facade}/oauth/token`, { ...form, code_verifier: verifier });
   expect(res.status).toBe(200);
-  expect(await postForm(`${facade}/oauth/token`, { ...form, code_verifier: verifier })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  expect(await postForm(`${facade}/oauth/token`, { ...form, code_verifier: verifier })).toMatchObject({
+    status: 400,
+    body: { error: 'invalid_grant' },
+  });
   return res.body;
 }
 
@@ -439,7 +517,11 @@ describe('rotation of GATEWAY_STATE_SECRET', () => {
 
   it('refreshes with the previous secret when the authorization server refuses the new one', async () => {
     const tokens = await facadeTokens(alice.user, alice.organizationId);
-    const res = await postForm(`${replica.url}/brain/oauth/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: CLIENT_ID });
+    const res = await postForm(`${replica.url}/brain/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: CLIENT_ID,
+    });
     expect(res.status).toBe(200);
     expect((await rawCall(res.body.access_token)).status).toBe(200);
   });
@@ -449,23 +531,41 @@ describe('grants and revocation', () => {
   it('revokes the grant when a rotated refresh token is used again, and the Brain refuses its tokens', async () => {
     const first = await facadeTokens(alice.user, alice.organizationId);
     expect((await rawCall(first.access_token)).status).toBe(200);
-    const refreshed = await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID });
+    const refreshed = await postForm(`${facade}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: CLIENT_ID,
+    });
     expect(refreshed.status).toBe(200);
     expect((await rawCall(refreshed.body.access_token)).status).toBe(200);
     // The old refresh token again: the platform sees a reuse and revokes the whole grant.
-    const reuse = await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID });
+    const reuse = await postForm(`${facade}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: CLIENT_ID,
+    });
     expect(reuse).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const denied = await rawCall(refreshed.body.access_token);
     expect(denied.status).toBe(401);
     expect(denied.challenge).toContain('revoked');
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: CLIENT_ID }))
-      .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(
+      await postForm(`${facade}/oauth/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: refreshed.body.refresh_token,
+        client_id: CLIENT_ID,
+      }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
-  it('revokes one facade user\'s grant from the dashboard without touching the other facade users', async () => {
+  it("revokes one facade user's grant from the dashboard without touching the other facade users", async () => {
     const one = await facadeTokens(alice.user, alice.organizationId);
     const other = await facadeTokens(alice.user, alice.organizationId);
-    const admin = await obtainAccessToken(platform, { resource: apiUrl, user: alice.user, mode: 'sign-in', organizationId: alice.organizationId });
+    const admin = await obtainAccessToken(platform, {
+      resource: apiUrl,
+      user: alice.user,
+      mode: 'sign-in',
+      organizationId: alice.organizationId,
+    });
     const grantId = decodeJwt(one.access_token).gid as string;
     const revoked = await fetch(`${apiUrl}/organizations/${alice.organizationId}/oauth-clients/${CLIENT_ID}/grants/${grantId}/revoke`, {
       method: 'POST',
@@ -475,21 +575,34 @@ describe('grants and revocation', () => {
     const denied = await rawCall(one.access_token);
     expect(denied.status).toBe(401);
     expect(denied.challenge).toContain('revoked');
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: one.refresh_token, client_id: CLIENT_ID }))
-      .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(
+      await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: one.refresh_token, client_id: CLIENT_ID }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await rawCall(other.access_token)).status).toBe(200);
-    expect((await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: other.refresh_token, client_id: CLIENT_ID })).status).toBe(200);
+    expect(
+      (await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: other.refresh_token, client_id: CLIENT_ID }))
+        .status,
+    ).toBe(200);
   });
 
-  it('lists facade grants under the gateway\'s client, and revoking that client cuts every facade user of the organization only', async () => {
+  it("lists facade grants under the gateway's client, and revoking that client cuts every facade user of the organization only", async () => {
     const bob = newTestUser('bob');
     const bobDirect = await obtainAccessToken(platform, { resource: mcpUrl, user: bob });
     const bobFacade = await facadeTokens(bob, bobDirect.organizationId);
     const aliceFacade = await facadeTokens(alice.user, alice.organizationId);
-    const admin = await obtainAccessToken(platform, { resource: apiUrl, user: alice.user, mode: 'sign-in', organizationId: alice.organizationId });
+    const admin = await obtainAccessToken(platform, {
+      resource: apiUrl,
+      user: alice.user,
+      mode: 'sign-in',
+      organizationId: alice.organizationId,
+    });
 
-    const listed = await fetch(`${apiUrl}/organizations/${alice.organizationId}/oauth-clients`, { headers: { authorization: `Bearer ${admin.access_token}` } });
-    const { clients } = (await listed.json()) as { clients: { client_id: string; client_name: string; grants: { id: string; resources: string[] }[] }[] };
+    const listed = await fetch(`${apiUrl}/organizations/${alice.organizationId}/oauth-clients`, {
+      headers: { authorization: `Bearer ${admin.access_token}` },
+    });
+    const { clients } = (await listed.json()) as {
+      clients: { client_id: string; client_name: string; grants: { id: string; resources: string[] }[] }[];
+    };
     const gateway = clients.find((c) => c.client_id === CLIENT_ID)!;
     expect(gateway.client_name).toBe('Mindgate gateway (brain)');
     expect(gateway.grants.map((g) => g.id)).toContain(decodeJwt(aliceFacade.access_token).gid);
@@ -501,17 +614,23 @@ describe('grants and revocation', () => {
     });
     expect(revoked.status).toBe(200);
     expect(await rawCall(aliceFacade.access_token)).toMatchObject({ status: 401 });
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: aliceFacade.refresh_token, client_id: CLIENT_ID }))
-      .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(
+      await postForm(`${facade}/oauth/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: aliceFacade.refresh_token,
+        client_id: CLIENT_ID,
+      }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // Another organization's facade users, and the organization's direct clients, keep working.
     expect((await rawCall(bobFacade.access_token)).status).toBe(200);
     expect((await call(alice.direct, 'search_memories', { namespace: 'knowledge', query: 'page' })).isError).toBeFalsy();
   });
 });
 
-describe('malformed input at the Brain\'s facade', () => {
+describe("malformed input at the Brain's facade", () => {
   it('answers registration with a 422 or an RFC 7591 error', async () => {
-    const post = (body: string) => fetch(`${facade}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(`${facade}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const missing = await post('{}');
     expect(missing.status).toBe(422);
     expect(((await missing.json()) as HTTPValidationBody).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'redirect_uris'] });
@@ -529,7 +648,10 @@ describe('malformed input at the Brain\'s facade', () => {
     const none = await fetch(`${facade}/oauth/authorize`, { redirect: 'manual' });
     expect(none.status).toBe(422);
     const { challenge } = pkcePair();
-    const wrongClient = await fetch(`${facade}/oauth/authorize?response_type=code&client_id=someone-else&redirect_uri=${encodeURIComponent(REDIRECT)}&code_challenge=${challenge}&code_challenge_method=S256`, { redirect: 'manual' });
+    const wrongClient = await fetch(
+      `${facade}/oauth/authorize?response_type=code&client_id=someone-else&redirect_uri=${encodeURIComponent(REDIRECT)}&code_challenge=${challenge}&code_challenge_method=S256`,
+      { redirect: 'manual' },
+    );
     expect(wrongClient.status).toBe(400);
     expect(wrongClient.headers.get('location')).toBeNull();
     expect(wrongClient.headers.get('content-type')).toMatch(/text\/html/);
@@ -540,22 +662,37 @@ describe('malformed input at the Brain\'s facade', () => {
   });
 
   it('answers the token endpoint with a 422 or an RFC 6749 error', async () => {
-    const json = await fetch(`${facade}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"authorization_code"}' });
+    const json = await fetch(`${facade}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"grant_type":"authorization_code"}',
+    });
     expect(json.status).toBe(422);
     expect(((await json.json()) as HTTPValidationBody).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'grant_type'] });
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'authorization_code', code: 'x', client_id: 'someone-else' }))
-      .toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'authorization_code', code: 'mgc1.forged', redirect_uri: REDIRECT, code_verifier: pkcePair().verifier, client_id: CLIENT_ID }))
-      .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'not-ours', client_id: CLIENT_ID }))
-      .toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'password', client_id: CLIENT_ID }))
-      .toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    expect(
+      await postForm(`${facade}/oauth/token`, { grant_type: 'authorization_code', code: 'x', client_id: 'someone-else' }),
+    ).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(
+      await postForm(`${facade}/oauth/token`, {
+        grant_type: 'authorization_code',
+        code: 'mgc1.forged',
+        redirect_uri: REDIRECT,
+        code_verifier: pkcePair().verifier,
+        client_id: CLIENT_ID,
+      }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(
+      await postForm(`${facade}/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'not-ours', client_id: CLIENT_ID }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await postForm(`${facade}/oauth/token`, { grant_type: 'password', client_id: CLIENT_ID })).toMatchObject({
+      status: 400,
+      body: { error: 'unsupported_grant_type' },
+    });
   });
 });
 
 describe('secrets', () => {
-  it('never writes the state secret or the gateway client\'s secret to the log', () => {
+  it("never writes the state secret or the gateway client's secret to the log", () => {
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.some((l) => l.includes('registered the gateway client'))).toBe(true);
     const secrets = [STATE_SECRET, derivePlatformClientSecret(STATE_SECRET, CLIENT_ID)];

@@ -10,13 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  driveAuthorization,
-  newTestUser,
-  obtainAccessToken,
-  startOAuthTestPlatform,
-  type TestUser,
-} from '../support/oauth-client.ts';
+import { driveAuthorization, newTestUser, obtainAccessToken, startOAuthTestPlatform, type TestUser } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 /** A JSON-RPC 2.0 reply as the MCP endpoint answers it. */
@@ -42,7 +36,13 @@ class MemoryOAuthProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK test client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;
@@ -117,7 +117,12 @@ describe('authentication', () => {
     const res = await fetch(mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
     });
     expect(res.status).toBe(401);
     const challenge = res.headers.get('www-authenticate')!;
@@ -162,7 +167,13 @@ describe('authentication', () => {
 describe('tools', () => {
   it('lists the five core tools with input and output schemas and usage-order descriptions', async () => {
     const { tools } = await alice.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['feedback_memories', 'fetch_memories', 'manage_memories', 'recall_context', 'search_memories']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'feedback_memories',
+      'fetch_memories',
+      'manage_memories',
+      'recall_context',
+      'search_memories',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -175,15 +186,23 @@ describe('tools', () => {
 
   it('creates, searches, recalls, fetches, updates, gives feedback and deletes', async () => {
     const created = await call(alice, 'manage_memories', {
-      action: 'create', namespace: 'knowledge', key: 'deploy/api', title: 'Deploying the API',
-      content: 'Deploy the API with the release pipeline; migrations run before traffic shifts.', tags: ['ops'], entities: ['API'],
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'deploy/api',
+      title: 'Deploying the API',
+      content: 'Deploy the API with the release pipeline; migrations run before traffic shifts.',
+      tags: ['ops'],
+      entities: ['API'],
     });
     expect(created.isError).toBeFalsy();
     expect(created.structuredContent).toMatchObject({ action: 'create', outcome: 'created', memory: { key: 'deploy/api', version: 1 } });
     expect(text(created)).toContain('Created knowledge/deploy/api (version 1)');
 
     const dup = await call(alice, 'manage_memories', {
-      action: 'create', namespace: 'knowledge', key: 'deploy/api-2', title: 'Deploying the API',
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'deploy/api-2',
+      title: 'Deploying the API',
       content: 'Deploy the API with the release pipeline; migrations run before traffic shifts.',
     });
     expect(dup.structuredContent.outcome).toBe('duplicate');
@@ -199,22 +218,39 @@ describe('tools', () => {
     expect(fetched.structuredContent.missing_keys).toEqual(['nope']);
 
     const updated = await call(alice, 'manage_memories', {
-      action: 'update', namespace: 'knowledge', key: 'deploy/api', expected_version: 1, title: 'Deploying the API',
+      action: 'update',
+      namespace: 'knowledge',
+      key: 'deploy/api',
+      expected_version: 1,
+      title: 'Deploying the API',
       content: 'Deploy the API with the release pipeline; migrations run before traffic shifts; canary for 10 minutes.',
     });
     expect(updated.structuredContent).toMatchObject({ outcome: 'updated', memory: { version: 2 } });
-    const stale = await call(alice, 'manage_memories', { action: 'update', namespace: 'knowledge', key: 'deploy/api', expected_version: 1, content: 'old' });
+    const stale = await call(alice, 'manage_memories', {
+      action: 'update',
+      namespace: 'knowledge',
+      key: 'deploy/api',
+      expected_version: 1,
+      content: 'old',
+    });
     expect(stale.isError).toBe(true);
     expect(text(stale)).toContain('is at version 2, not 1');
 
     const contradiction = await call(alice, 'manage_memories', {
-      action: 'create', namespace: 'knowledge', key: 'deploy/canary', content: 'The API canary phase lasts 30 minutes before traffic shifts.',
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'deploy/canary',
+      content: 'The API canary phase lasts 30 minutes before traffic shifts.',
     });
-    await call(alice, 'manage_memories', { action: 'create', namespace: 'knowledge', key: 'deploy/canary-old', content: 'The API canary phase lasts 10 minutes before traffic shifts.' })
-      .then((r) => {
-        expect(r.structuredContent.contradictions).toHaveLength(1);
-        expect(text(r)).toMatch(/Flagged contradiction ctr_[a-z2-7]{20} with knowledge\/deploy\/canary/);
-      });
+    await call(alice, 'manage_memories', {
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'deploy/canary-old',
+      content: 'The API canary phase lasts 10 minutes before traffic shifts.',
+    }).then((r) => {
+      expect(r.structuredContent.contradictions).toHaveLength(1);
+      expect(text(r)).toMatch(/Flagged contradiction ctr_[a-z2-7]{20} with knowledge\/deploy\/canary/);
+    });
     expect(contradiction.isError).toBeFalsy();
 
     const recall = await call(alice, 'recall_context', { task: 'deploy the API canary', entities: ['API'], token_budget: 1_000 });
@@ -226,13 +262,26 @@ describe('tools', () => {
 
     const byId = await call(alice, 'fetch_memories', { ids: [ctrId] });
     expect(byId.structuredContent.contradictions[0]).toMatchObject({ id: ctrId, status: 'open' });
-    const resolved = await call(alice, 'manage_memories', { action: 'resolve', id: ctrId, status: 'resolved', resolution: 'It is 30 minutes now.' });
+    const resolved = await call(alice, 'manage_memories', {
+      action: 'resolve',
+      id: ctrId,
+      status: 'resolved',
+      resolution: 'It is 30 minutes now.',
+    });
     expect(resolved.structuredContent.contradictions[0]).toMatchObject({ status: 'resolved', resolution: 'It is 30 minutes now.' });
 
-    const asked = await call(alice, 'manage_memories', { action: 'ask_question', question: 'Who approves API canaries?', entities: ['API'] });
+    const asked = await call(alice, 'manage_memories', {
+      action: 'ask_question',
+      question: 'Who approves API canaries?',
+      entities: ['API'],
+    });
     expect(asked.structuredContent.question.id).toMatch(/^q_/);
 
-    const feedback = await call(alice, 'feedback_memories', { outcome: 'failed', memories: [{ namespace: 'knowledge', key: 'deploy/api' }], note: 'the pipeline was renamed' });
+    const feedback = await call(alice, 'feedback_memories', {
+      outcome: 'failed',
+      memories: [{ namespace: 'knowledge', key: 'deploy/api' }],
+      note: 'the pipeline was renamed',
+    });
     expect(feedback.structuredContent.updated).toEqual([{ namespace: 'knowledge', key: 'deploy/api', worked: 0, failed: 1 }]);
     const warned = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'deploy the API', limit: 5 });
     const hit = warned.structuredContent.results.find((r: any) => r.key === 'deploy/api');
@@ -262,13 +311,17 @@ describe('tools', () => {
 });
 
 describe('organizations and clients', () => {
-  it('lets a second client of the same organization see the first one\'s memories', async () => {
+  it("lets a second client of the same organization see the first one's memories", async () => {
     const second = await signIn(alice.user, 'sign-in');
     try {
       expect(second.organizationId).toBe(alice.organizationId);
       expect(second.provider.info!.client_id).not.toBe(alice.provider.info!.client_id);
       const fetched = await call(second, 'fetch_memories', { namespace: 'knowledge', keys: ['deploy/api'] });
-      expect(fetched.structuredContent.memories[0]).toMatchObject({ key: 'deploy/api', version: 2, written_by: alice.provider.info!.client_id });
+      expect(fetched.structuredContent.memories[0]).toMatchObject({
+        key: 'deploy/api',
+        version: 2,
+        written_by: alice.provider.info!.client_id,
+      });
     } finally {
       await second.client.close();
     }
@@ -290,7 +343,12 @@ describe('organizations and clients', () => {
       expect(fb.structuredContent.missing).toEqual([{ namespace: 'knowledge', key: 'deploy/api' }]);
       const del = await call(mallory, 'manage_memories', { action: 'delete', namespace: 'knowledge', key: 'deploy/api' });
       expect(del.isError).toBe(true);
-      const own = await call(mallory, 'manage_memories', { action: 'create', namespace: 'knowledge', key: 'deploy/api', content: 'Mallory deploys by hand.' });
+      const own = await call(mallory, 'manage_memories', {
+        action: 'create',
+        namespace: 'knowledge',
+        key: 'deploy/api',
+        content: 'Mallory deploys by hand.',
+      });
       expect(own.structuredContent.outcome).toBe('created');
       const still = await call(alice, 'fetch_memories', { namespace: 'knowledge', keys: ['deploy/api'] });
       expect(still.structuredContent.memories[0]).toMatchObject({ version: 2, failed: 1 });
@@ -299,9 +357,14 @@ describe('organizations and clients', () => {
     }
   });
 
-  it('serves the operator\'s infrastructure with X-Gateway-Key for the organization it names', async () => {
+  it("serves the operator's infrastructure with X-Gateway-Key for the organization it names", async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-key': GATEWAY_KEY };
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fetch_memories', arguments: { namespace: 'knowledge', keys: ['deploy/api'] } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'fetch_memories', arguments: { namespace: 'knowledge', keys: ['deploy/api'] } },
+    });
     const unnamed = await fetch(mcpUrl, { method: 'POST', headers, body });
     expect(unnamed.status).toBe(400);
     expect(((await unnamed.json()) as JsonRpcReply).error?.message).toContain('x-mindgate-organization');
@@ -309,7 +372,11 @@ describe('organizations and clients', () => {
     expect(named.status).toBe(200);
     const result = ((await named.json()) as JsonRpcReply).result;
     expect(result.structuredContent.memories[0].key).toBe('deploy/api');
-    const wrongKey = await fetch(mcpUrl, { method: 'POST', headers: { ...headers, 'x-gateway-key': 'not-the-key-0123456789', 'x-mindgate-organization': alice.organizationId }, body });
+    const wrongKey = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { ...headers, 'x-gateway-key': 'not-the-key-0123456789', 'x-mindgate-organization': alice.organizationId },
+      body,
+    });
     expect(wrongKey.status).toBe(401);
   });
 
@@ -325,7 +392,11 @@ describe('organizations and clients', () => {
     expect(revoked.status).toBe(200);
     const res = await fetch(mcpUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${victim.provider.saved!.access_token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${victim.provider.saved!.access_token}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);

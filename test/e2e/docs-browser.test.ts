@@ -41,7 +41,16 @@ describe.skipIf(!chromiumPath)('the /docs pages in a browser', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 120_000);
 
@@ -63,13 +72,15 @@ describe.skipIf(!chromiumPath)('the /docs pages in a browser', () => {
     await page.goto(`${platform.urls[surface]}/docs`, { waitUntil: 'load' });
     // Swagger UI fetched the document and rendered its title and at least one operation.
     await page.locator('.swagger-ui .info .title').waitFor({ timeout: 30_000 });
-    expect(await page.locator('.swagger-ui .info .title').innerText()).toContain(title);
+    expect(await page.locator('.swagger-ui .info .title').textContent()).toContain(title);
     await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
     // An opened operation renders its parameters and highlighted examples, still within the CSP.
     await page.locator('.opblock-summary').first().click();
     await page.locator('.opblock-body').first().waitFor({ timeout: 30_000 });
     // The stylesheet applied: Swagger UI's own layout class has its font.
-    const font = await page.locator('.swagger-ui .info .title').evaluate((el) => (globalThis as any).getComputedStyle(el).fontFamily as string);
+    const font = await page
+      .locator('.swagger-ui .info .title')
+      .evaluate((el) => (globalThis as any).getComputedStyle(el).fontFamily as string);
     expect(font).toMatch(/sans-serif/);
     expect(problems).toEqual([]);
     await page.close();

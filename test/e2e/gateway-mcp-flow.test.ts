@@ -20,7 +20,10 @@ afterAll(async () => {
 });
 
 /** Connects the SDK client, going through the whole sign-in when the gateway asks for it. */
-async function connect(serverPath: string, provider: TestOAuthProvider): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(
+  serverPath: string,
+  provider: TestOAuthProvider,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const url = new URL(`${env.base}/${serverPath}`);
   let transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
   let client = new Client({ name: 'vitest', version: '1.0.0' });

@@ -34,7 +34,16 @@ describe.skipIf(!chromiumPath)('sign-up and consent in a browser', () => {
     callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     fs.mkdirSync(SHOTS, { recursive: true });
   }, 120_000);
@@ -112,7 +121,11 @@ describe.skipIf(!chromiumPath)('sign-up and consent in a browser', () => {
     const auth = platform.ctx.config.publicUrls.auth;
     const redirect = 'com.example.app:/callback';
     const loggedOut = 'com.example.app:/logged-out';
-    const client = await registerClient(auth, { client_name: 'Native App', redirect_uris: [redirect], post_logout_redirect_uris: [loggedOut] });
+    const client = await registerClient(auth, {
+      client_name: 'Native App',
+      redirect_uris: [redirect],
+      post_logout_redirect_uris: [loggedOut],
+    });
     const { verifier, challenge } = pkcePair();
     const params = new URLSearchParams({
       response_type: 'code',
@@ -149,10 +162,18 @@ describe.skipIf(!chromiumPath)('sign-up and consent in a browser', () => {
       await page.getByRole('button', { name: 'Allow' }).click();
       const back = await reachedApp(`${redirect}?`);
       expect(back.searchParams.get('state')).toBe('native-state');
-      const res = await tokenRequest(auth, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, client_id: client.client_id, redirect_uri: redirect, code_verifier: verifier });
+      const res = await tokenRequest(auth, {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        client_id: client.client_id,
+        redirect_uri: redirect,
+        code_verifier: verifier,
+      });
       expect(res.status).toBe(200);
 
-      await page.goto(`${auth}/session/end?${new URLSearchParams({ client_id: client.client_id, post_logout_redirect_uri: loggedOut, state: 'bye' })}`);
+      await page.goto(
+        `${auth}/session/end?${new URLSearchParams({ client_id: client.client_id, post_logout_redirect_uri: loggedOut, state: 'bye' })}`,
+      );
       await page.getByRole('button', { name: 'Yes, sign me out' }).click();
       expect((await reachedApp(loggedOut)).searchParams.get('state')).toBe('bye');
       expect(violations).toEqual([]);

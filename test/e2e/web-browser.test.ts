@@ -32,7 +32,16 @@ describe.skipIf(!chromiumPath)('the site in a browser', () => {
     platform = await startTestPlatform();
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     fs.mkdirSync(SHOTS, { recursive: true });
   }, 120_000);

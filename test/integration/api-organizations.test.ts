@@ -15,7 +15,10 @@ let b: ObtainedToken;
 
 type Json = Record<string, any>;
 
-async function call(path: string, init: { method?: string; token?: string; apiKey?: string; body?: unknown; rawBody?: string; contentType?: string } = {}) {
+async function call(
+  path: string,
+  init: { method?: string; token?: string; apiKey?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
+) {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.apiKey) headers['x-api-key'] = init.apiKey;
@@ -87,7 +90,7 @@ describe('authentication', () => {
 });
 
 describe('organizations', () => {
-  it('lists the caller\'s organizations, marking the one the token acts for', async () => {
+  it("lists the caller's organizations, marking the one the token acts for", async () => {
     const r = await call('/organizations', { token: a.access_token });
     expect(r.status).toBe(200);
     expect(r.json.organizations).toHaveLength(1);
@@ -97,7 +100,9 @@ describe('organizations', () => {
   });
 
   it('started the organization on a Professional trial at onboarding, held by the billing service', async () => {
-    const { subscription, effectivePlan, entitlements } = await platform.ctx.clients.billing.getEntitlements({ organizationId: a.organizationId });
+    const { subscription, effectivePlan, entitlements } = await platform.ctx.clients.billing.getEntitlements({
+      organizationId: a.organizationId,
+    });
     expect(effectivePlan).toBe(Plan.PROFESSIONAL);
     expect(entitlements?.entityGraph).toBe(true);
     const days = (timestampMs(subscription!.trialEndTime!) - Date.now()) / 86_400_000;
@@ -191,7 +196,7 @@ describe('API keys', () => {
 });
 
 describe('OAuth clients and revocation from the dashboard', () => {
-  it('lists the clients acting for the organization, with their grants, and not other organizations\' clients', async () => {
+  it("lists the clients acting for the organization, with their grants, and not other organizations' clients", async () => {
     const r = await call(`/organizations/${a.organizationId}/oauth-clients`, { token: a.access_token });
     expect(r.status).toBe(200);
     const client = r.json.clients.find((c: Json) => c.client_id === a.clientId);
@@ -201,35 +206,46 @@ describe('OAuth clients and revocation from the dashboard', () => {
     expect((await call(`/organizations/${b.organizationId}/oauth-clients`, { token: a.access_token })).status).toBe(403);
   });
 
-  it('revokes a client\'s tokens: its access token stops working at the API and its refresh token is dead', async () => {
+  it("revokes a client's tokens: its access token stops working at the API and its refresh token is dead", async () => {
     const victim = await obtainAccessToken(platform, { resource: api, user: a.user, mode: 'sign-in' });
     expect(victim.organizationId).toBe(a.organizationId);
     expect((await call('/organizations', { token: victim.access_token })).status).toBe(200);
-    const r = await call(`/organizations/${a.organizationId}/oauth-clients/${victim.clientId}/revoke`, { token: a.access_token, method: 'POST' });
+    const r = await call(`/organizations/${a.organizationId}/oauth-clients/${victim.clientId}/revoke`, {
+      token: a.access_token,
+      method: 'POST',
+    });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ client_id: victim.clientId, revoked_grants: 1 });
     const denied = await call('/organizations', { token: victim.access_token });
     expect(denied.status).toBe(401);
     expect(denied.json.detail).toContain('revoked');
-    const refreshed = await tokenRequest(auth, { grant_type: 'refresh_token', refresh_token: victim.refresh_token!, client_id: victim.clientId });
+    const refreshed = await tokenRequest(auth, {
+      grant_type: 'refresh_token',
+      refresh_token: victim.refresh_token!,
+      client_id: victim.clientId,
+    });
     expect(refreshed.status).toBe(400);
     expect(((await refreshed.json()) as Json).error).toBe('invalid_grant');
     // The revoking user's own client is untouched.
     expect((await call('/organizations', { token: a.access_token })).status).toBe(200);
   });
 
-  it('revokes one grant of a client: that authorization stops working, the client\'s other grant does not', async () => {
+  it("revokes one grant of a client: that authorization stops working, the client's other grant does not", async () => {
     const first = await obtainAccessToken(platform, { resource: api, user: a.user, mode: 'sign-in' });
     const second = await obtainAccessToken(platform, { resource: api, user: a.user, mode: 'sign-in', client: first.client });
-    const grants = (await call(`/organizations/${a.organizationId}/oauth-clients`, { token: a.access_token })).json.clients
-      .find((c: Json) => c.client_id === first.clientId).grants as Json[];
+    const grants = (await call(`/organizations/${a.organizationId}/oauth-clients`, { token: a.access_token })).json.clients.find(
+      (c: Json) => c.client_id === first.clientId,
+    ).grants as Json[];
     expect(grants).toHaveLength(2);
     const gid = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')).gid as string;
     expect(grants.map((g) => g.id).sort()).toEqual([gid(first.access_token), gid(second.access_token)].sort());
 
-    const path = (grantId: string, org = a.organizationId, client = first.clientId) => `/organizations/${org}/oauth-clients/${client}/grants/${grantId}/revoke`;
+    const path = (grantId: string, org = a.organizationId, client = first.clientId) =>
+      `/organizations/${org}/oauth-clients/${client}/grants/${grantId}/revoke`;
     expect((await call(path(gid(first.access_token)), { token: b.access_token, method: 'POST' })).status).toBe(403);
-    expect((await call(path(gid(first.access_token), a.organizationId, a.clientId), { token: a.access_token, method: 'POST' })).status).toBe(404);
+    expect(
+      (await call(path(gid(first.access_token), a.organizationId, a.clientId), { token: a.access_token, method: 'POST' })).status,
+    ).toBe(404);
     expect((await call(path('no-such-grant'), { token: a.access_token, method: 'POST' })).status).toBe(404);
     const malformed = await call(path('bad%20grant'), { token: a.access_token, method: 'POST' });
     expect(malformed.status).toBe(422);
@@ -238,14 +254,21 @@ describe('OAuth clients and revocation from the dashboard', () => {
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ client_id: first.clientId, revoked_grants: 1 });
     expect((await call('/organizations', { token: first.access_token })).status).toBe(401);
-    const refreshed = await tokenRequest(auth, { grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: first.clientId });
+    const refreshed = await tokenRequest(auth, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: first.clientId,
+    });
     expect(((await refreshed.json()) as Json).error).toBe('invalid_grant');
     expect((await call('/organizations', { token: second.access_token })).status).toBe(200);
     expect((await call(path(gid(first.access_token)), { token: a.access_token, method: 'POST' })).status).toBe(404);
   });
 
   it('does not let another organization revoke a client', async () => {
-    const r = await call(`/organizations/${a.organizationId}/oauth-clients/${a.clientId}/revoke`, { token: b.access_token, method: 'POST' });
+    const r = await call(`/organizations/${a.organizationId}/oauth-clients/${a.clientId}/revoke`, {
+      token: b.access_token,
+      method: 'POST',
+    });
     expect(r.status).toBe(403);
     expect((await call('/organizations', { token: a.access_token })).status).toBe(200);
   });
@@ -253,7 +276,10 @@ describe('OAuth clients and revocation from the dashboard', () => {
 
 describe('confidential clients and client_credentials', () => {
   it('issues a client whose client_credentials tokens act for the organization only', async () => {
-    const created = await call(`/organizations/${a.organizationId}/confidential-clients`, { token: a.access_token, body: { name: 'backend' } });
+    const created = await call(`/organizations/${a.organizationId}/confidential-clients`, {
+      token: a.access_token,
+      body: { name: 'backend' },
+    });
     expect(created.status).toBe(201);
     const { client, client_secret: secret } = created.json;
     expect(client).toMatchObject({ client_name: 'backend', organization_id: a.organizationId, grant_types: ['client_credentials'] });
@@ -273,23 +299,67 @@ describe('confidential clients and client_credentials', () => {
     const orgs = await call('/organizations', { token: tokens.access_token });
     expect(orgs.json.organizations).toEqual([expect.objectContaining({ id: a.organizationId })]);
     expect((await call(`/organizations/${b.organizationId}`, { token: tokens.access_token })).status).toBe(403);
-    expect((await call(`/organizations/${a.organizationId}/api-keys`, { token: tokens.access_token, body: { name: 'x' } })).status).toBe(403);
+    expect((await call(`/organizations/${a.organizationId}/api-keys`, { token: tokens.access_token, body: { name: 'x' } })).status).toBe(
+      403,
+    );
 
-    const wrong = await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret: `${secret}x` });
+    const wrong = await tokenRequest(
+      auth,
+      { grant_type: 'client_credentials', resource: api },
+      { id: client.client_id, secret: `${secret}x` },
+    );
     expect(wrong.status).toBe(401);
     expect(((await wrong.json()) as Json).error).toBe('invalid_client');
 
-    const rotated = await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}/rotate-secret`, { token: a.access_token, method: 'POST' });
+    const rotated = await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}/rotate-secret`, {
+      token: a.access_token,
+      method: 'POST',
+    });
     expect(rotated.status).toBe(200);
-    expect((await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret })).status).toBe(401);
-    const fresh = await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret: rotated.json.client_secret });
+    expect((await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret })).status).toBe(
+      401,
+    );
+    const fresh = await tokenRequest(
+      auth,
+      { grant_type: 'client_credentials', resource: api },
+      { id: client.client_id, secret: rotated.json.client_secret },
+    );
     expect(fresh.status).toBe(200);
 
-    expect((await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, { token: b.access_token, method: 'DELETE' })).status).toBe(403);
-    expect((await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, { token: a.access_token, method: 'DELETE' })).status).toBe(204);
+    expect(
+      (
+        await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, {
+          token: b.access_token,
+          method: 'DELETE',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, {
+          token: a.access_token,
+          method: 'DELETE',
+        })
+      ).status,
+    ).toBe(204);
     expect((await call('/organizations', { token: tokens.access_token })).status).toBe(401);
-    expect((await tokenRequest(auth, { grant_type: 'client_credentials', resource: api }, { id: client.client_id, secret: rotated.json.client_secret })).status).toBe(401);
-    expect((await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, { token: a.access_token, method: 'DELETE' })).status).toBe(404);
+    expect(
+      (
+        await tokenRequest(
+          auth,
+          { grant_type: 'client_credentials', resource: api },
+          { id: client.client_id, secret: rotated.json.client_secret },
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call(`/organizations/${a.organizationId}/confidential-clients/${client.client_id}`, {
+          token: a.access_token,
+          method: 'DELETE',
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('refuses client_credentials for public clients and unknown resources', async () => {
@@ -297,7 +367,11 @@ describe('confidential clients and client_credentials', () => {
     expect(pub.status).toBeGreaterThanOrEqual(400);
     expect(pub.status).toBeLessThan(500);
     const created = await call(`/organizations/${a.organizationId}/confidential-clients`, { token: a.access_token, body: { name: 'x' } });
-    const res = await tokenRequest(auth, { grant_type: 'client_credentials', resource: 'https://elsewhere.example/' }, { id: created.json.client.client_id, secret: created.json.client_secret });
+    const res = await tokenRequest(
+      auth,
+      { grant_type: 'client_credentials', resource: 'https://elsewhere.example/' },
+      { id: created.json.client.client_id, secret: created.json.client_secret },
+    );
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error).toBe('invalid_target');
   });
@@ -318,9 +392,13 @@ describe('OpenAPI and /docs', () => {
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual(expect.arrayContaining(['listOrganizations', 'createApiKey', 'revokeOAuthClient', 'createConfidentialClient', 'getHealth']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['listOrganizations', 'createApiKey', 'revokeOAuthClient', 'createConfidentialClient', 'getHealth']),
+    );
     expect(r.json.paths['/organizations'].get.security).toEqual(expect.arrayContaining([{ BearerToken: [] }, { ApiKey: [] }]));
-    expect(r.json.paths['/organizations/{organization_id}/api-keys'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateApiKey');
+    expect(r.json.paths['/organizations/{organization_id}/api-keys'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/CreateApiKey',
+    );
     expect(r.json.components.securitySchemes.BearerToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 

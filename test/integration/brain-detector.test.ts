@@ -27,7 +27,11 @@ describe('contradiction detector', () => {
     ['unrelated sentences with numbers', 'The office opens at 9.', 'The API rate limit is 600 requests per minute.'],
     ['negations on both sides', 'Never deploy on Fridays.', 'Do not deploy on Fridays.'],
     ['too little in common', 'It is not ready.', 'It is ready.'],
-    ['sentences that differ in more than the claim', 'The rate limit is 600 requests per minute for free accounts created before the migration.', 'The rate limit is 1200 requests per minute.'],
+    [
+      'sentences that differ in more than the claim',
+      'The rate limit is 600 requests per minute for free accounts created before the migration.',
+      'The rate limit is 1200 requests per minute.',
+    ],
   ])('does not flag %s', (_name, a, b) => {
     expect(detectDisagreement(a, b)).toBeUndefined();
   });
@@ -50,7 +54,14 @@ describe('contradiction detector', () => {
 
 describe('lexical index', () => {
   const doc = (key: string, content: string, extra: Partial<{ tags: string[]; entities: string[]; updatedAt: number }> = {}) => ({
-    key, title: '', content, tags: extra.tags ?? [], entities: extra.entities ?? [], updatedAt: extra.updatedAt ?? 1, seq: 1, contentHash: contentHash(content),
+    key,
+    title: '',
+    content,
+    tags: extra.tags ?? [],
+    entities: extra.entities ?? [],
+    updatedAt: extra.updatedAt ?? 1,
+    seq: 1,
+    contentHash: contentHash(content),
   });
 
   it('ranks by BM25 and filters', () => {
@@ -89,12 +100,20 @@ describe('ranking', () => {
     const old = feedbackScore({ worked: 3, failed: 1, lastFailedAt: now - 200 * 86_400_000 }, now);
     expect(recent).toBeLessThan(old);
     expect(failureWarning({ worked: 3, failed: 1, lastFailedAt: now - 200 * 86_400_000 }, now)).toBeUndefined();
-    expect(failureWarning({ worked: 0, failed: 1, lastFailedAt: now - 2 * 86_400_000, lastFailedBy: 'c1', lastFailedNote: 'broke' }, now)?.message)
-      .toMatch(/^failed in use 2 days ago .* by client c1: broke/);
+    expect(
+      failureWarning({ worked: 0, failed: 1, lastFailedAt: now - 2 * 86_400_000, lastFailedBy: 'c1', lastFailedNote: 'broke' }, now)
+        ?.message,
+    ).toMatch(/^failed in use 2 days ago .* by client c1: broke/);
   });
 
   it('fuses with the lexical weight', () => {
-    const fused = fuse([{ key: 'a', lexical: 10, semantic: 0.2 }, { key: 'b', lexical: 0, semantic: 0.6 }], 0.7);
+    const fused = fuse(
+      [
+        { key: 'a', lexical: 10, semantic: 0.2 },
+        { key: 'b', lexical: 0, semantic: 0.6 },
+      ],
+      0.7,
+    );
     expect(fused.find((f) => f.key === 'a')!.relevance).toBeCloseTo(0.7);
     expect(fused.find((f) => f.key === 'b')!.relevance).toBeCloseTo(0.3);
   });
@@ -111,15 +130,35 @@ describe('index registry', () => {
         const seq = await registry.nextSeq('o', 'knowledge');
         const source = { clientId: '', userId: '', clientName: '' };
         await memories.put({
-          _id: `o/knowledge/${key}`, organizationId: 'o', namespace: 'knowledge', key, title: '', content, tags: [], entities: [],
-          source, createdBy: source, createdAt: 1, updatedAt: 1, version: 1, rev: seq, seq, contentHash: contentHash(content),
-          stats: { worked: 0, failed: 0 }, ...(deleted ? { deleted: true } : {}),
+          _id: `o/knowledge/${key}`,
+          organizationId: 'o',
+          namespace: 'knowledge',
+          key,
+          title: '',
+          content,
+          tags: [],
+          entities: [],
+          source,
+          createdBy: source,
+          createdAt: 1,
+          updatedAt: 1,
+          version: 1,
+          rev: seq,
+          seq,
+          contentHash: contentHash(content),
+          stats: { worked: 0, failed: 0 },
+          ...(deleted ? { deleted: true } : {}),
         });
       };
       for (let i = 0; i < 7; i++) await write(`k${i}`, `alpha word${i}`);
       await write('k3', 'gone', true);
       const index = await registry.fresh('o', 'knowledge');
-      expect(index.search('alpha', 10).map((h) => h.key).sort()).toEqual(['k0', 'k1', 'k2', 'k4', 'k5', 'k6']);
+      expect(
+        index
+          .search('alpha', 10)
+          .map((h) => h.key)
+          .sort(),
+      ).toEqual(['k0', 'k1', 'k2', 'k4', 'k5', 'k6']);
       // Written by "another replica" (straight to the store): seen on the next fresh().
       await write('k7', 'alpha beta');
       await write('k0', 'replaced');

@@ -30,12 +30,18 @@ const alice = { clientId: 'client-alice', userId: 'u-alice', clientName: 'Alice 
 const bob = { clientId: 'client-bob', userId: 'u-bob', clientName: 'Bob agent' };
 
 async function code(p: Promise<unknown>): Promise<Code | undefined> {
-  const err = await p.then(() => undefined, (e) => e);
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  );
   return err instanceof ConnectError ? err.code : undefined;
 }
 
 async function errorOf(p: Promise<unknown>): Promise<ConnectError> {
-  const err = await p.then(() => undefined, (e) => e);
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  );
   expect(err).toBeInstanceOf(ConnectError);
   return err as ConnectError;
 }
@@ -52,9 +58,23 @@ afterAll(async () => {
 describe('duplicates', () => {
   const org = 'org-dup';
   it('reports an exact duplicate under another key instead of adding it', async () => {
-    const first = await brain.putMemory({ organizationId: org, namespace: K, key: 'vpn/setup', title: 'VPN setup', content: 'Install WireGuard and import the office profile from the wiki.', source: alice });
+    const first = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'vpn/setup',
+      title: 'VPN setup',
+      content: 'Install WireGuard and import the office profile from the wiki.',
+      source: alice,
+    });
     expect(first.outcome).toBe(WriteOutcome.CREATED);
-    const again = await brain.putMemory({ organizationId: org, namespace: K, key: 'vpn/howto', title: 'VPN setup', content: 'Install wireguard, and import the office profile from the wiki!', source: bob });
+    const again = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'vpn/howto',
+      title: 'VPN setup',
+      content: 'Install wireguard, and import the office profile from the wiki!',
+      source: bob,
+    });
     expect(again.outcome).toBe(WriteOutcome.DUPLICATE);
     expect(again.created).toBe(false);
     expect(again.duplicates.map((d) => [d.ref?.key, d.kind])).toEqual([['vpn/setup', DuplicateKind.EXACT]]);
@@ -63,7 +83,13 @@ describe('duplicates', () => {
   });
 
   it('reports a near duplicate, and writes it when the writer insists', async () => {
-    const near = { organizationId: org, namespace: K, key: 'vpn/howto', title: 'VPN setup', content: 'Install WireGuard and then import the office profile from the wiki.' };
+    const near = {
+      organizationId: org,
+      namespace: K,
+      key: 'vpn/howto',
+      title: 'VPN setup',
+      content: 'Install WireGuard and then import the office profile from the wiki.',
+    };
     const refused = await brain.putMemory(near);
     expect(refused.outcome).toBe(WriteOutcome.DUPLICATE);
     expect(refused.duplicates[0]).toMatchObject({ kind: DuplicateKind.NEAR });
@@ -74,15 +100,33 @@ describe('duplicates', () => {
   });
 
   it('says UNCHANGED when the same key is written with the same text', async () => {
-    const same = await brain.putMemory({ organizationId: org, namespace: K, key: 'vpn/setup', title: 'VPN setup', content: 'Install WireGuard and import the office profile from the wiki.' });
+    const same = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'vpn/setup',
+      title: 'VPN setup',
+      content: 'Install WireGuard and import the office profile from the wiki.',
+    });
     expect(same.outcome).toBe(WriteOutcome.UNCHANGED);
     expect(same.memory?.version).toBe(1n);
   });
 
   it('does not compare with other namespaces or organizations', async () => {
-    const episode = await brain.putMemory({ organizationId: org, namespace: E, key: 'vpn/setup', title: 'VPN setup', content: 'Install WireGuard and import the office profile from the wiki.' });
+    const episode = await brain.putMemory({
+      organizationId: org,
+      namespace: E,
+      key: 'vpn/setup',
+      title: 'VPN setup',
+      content: 'Install WireGuard and import the office profile from the wiki.',
+    });
     expect(episode.outcome).toBe(WriteOutcome.CREATED);
-    const other = await brain.putMemory({ organizationId: 'org-dup-2', namespace: K, key: 'x', title: 'VPN setup', content: 'Install WireGuard and import the office profile from the wiki.' });
+    const other = await brain.putMemory({
+      organizationId: 'org-dup-2',
+      namespace: K,
+      key: 'x',
+      title: 'VPN setup',
+      content: 'Install WireGuard and import the office profile from the wiki.',
+    });
     expect(other.outcome).toBe(WriteOutcome.CREATED);
     expect(other.duplicates).toEqual([]);
   });
@@ -93,8 +137,22 @@ describe('contradictions', () => {
   let detectedId = '';
 
   it('flags a write that disagrees with a close memory, and stores the write', async () => {
-    await brain.putMemory({ organizationId: org, namespace: K, key: 'ci/timeout', title: 'CI timeout', content: 'The integration test job times out after 30 minutes.', source: alice });
-    const res = await brain.putMemory({ organizationId: org, namespace: K, key: 'ci/timeout-new', title: 'CI timeout', content: 'The integration test job times out after 45 minutes.', source: bob });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'ci/timeout',
+      title: 'CI timeout',
+      content: 'The integration test job times out after 30 minutes.',
+      source: alice,
+    });
+    const res = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'ci/timeout-new',
+      title: 'CI timeout',
+      content: 'The integration test job times out after 45 minutes.',
+      source: bob,
+    });
     expect(res.outcome).toBe(WriteOutcome.CREATED);
     expect(res.contradictions).toHaveLength(1);
     const c = res.contradictions[0];
@@ -108,27 +166,80 @@ describe('contradictions', () => {
   });
 
   it('flags negations and opposite words, updates included', async () => {
-    await brain.putMemory({ organizationId: org, namespace: K, key: 'flags/dark-mode', content: 'The dark mode feature flag is enabled for all customers.' });
-    const opposite = await brain.putMemory({ organizationId: org, namespace: K, key: 'flags/dark-mode-2', content: 'The dark mode feature flag is disabled for all customers.' });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'flags/dark-mode',
+      content: 'The dark mode feature flag is enabled for all customers.',
+    });
+    const opposite = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'flags/dark-mode-2',
+      content: 'The dark mode feature flag is disabled for all customers.',
+    });
     expect(opposite.contradictions[0]?.reason).toMatch(/enabled.*disabled|disabled.*enabled/);
-    await brain.putMemory({ organizationId: org, namespace: K, key: 'backup/rule', content: 'Nightly backups run on the replica database server.' });
-    const negated = await brain.putMemory({ organizationId: org, namespace: K, key: 'backup/rule-2', content: 'Nightly backups never run on the replica database server.' });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'backup/rule',
+      content: 'Nightly backups run on the replica database server.',
+    });
+    const negated = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'backup/rule-2',
+      content: 'Nightly backups never run on the replica database server.',
+    });
     expect(negated.contradictions).toHaveLength(1);
     // An update of an existing key is checked too.
-    await brain.putMemory({ organizationId: org, namespace: K, key: 'cache/ttl', content: 'Cache entries for product pages expire after 5 minutes.' });
-    const neutral = await brain.putMemory({ organizationId: org, namespace: K, key: 'cache/notes', content: 'The checkout page is never cached.' });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'cache/ttl',
+      content: 'Cache entries for product pages expire after 5 minutes.',
+    });
+    const neutral = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'cache/notes',
+      content: 'The checkout page is never cached.',
+    });
     expect(neutral.contradictions).toEqual([]);
-    const updated = await brain.putMemory({ organizationId: org, namespace: K, key: 'cache/notes', content: 'Cache entries for product pages expire after 10 minutes.', expectedVersion: 1n });
+    const updated = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'cache/notes',
+      content: 'Cache entries for product pages expire after 10 minutes.',
+      expectedVersion: 1n,
+    });
     expect(updated.outcome).toBe(WriteOutcome.UPDATED);
     expect(updated.contradictions.map((c) => c.memories.map((m) => m.ref?.key).sort())).toEqual([['cache/notes', 'cache/ttl']]);
   });
 
   it('does not flag agreeing or unrelated memories', async () => {
-    const res = await brain.putMemory({ organizationId: org, namespace: K, key: 'ci/cache', content: 'The integration test job caches node modules between runs.' });
+    const res = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'ci/cache',
+      content: 'The integration test job caches node modules between runs.',
+    });
     expect(res.contradictions).toEqual([]);
     // Same sentence shape, different subjects named as entities: not a contradiction.
-    await brain.putMemory({ organizationId: org, namespace: K, key: 'svc/billing-port', content: 'billing-api listens on port 8080.', entities: ['billing-api'] });
-    const other = await brain.putMemory({ organizationId: org, namespace: K, key: 'svc/search-port', content: 'search-api listens on port 9090.', entities: ['search-api'] });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'svc/billing-port',
+      content: 'billing-api listens on port 8080.',
+      entities: ['billing-api'],
+    });
+    const other = await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'svc/search-port',
+      content: 'search-api listens on port 9090.',
+      entities: ['search-api'],
+    });
     expect(other.contradictions).toEqual([]);
   });
 
@@ -138,20 +249,36 @@ describe('contradictions', () => {
     expect(byId.missingIds).toEqual(['ctr_aaaaaaaaaaaaaaaaaaaa']);
     const touching = await brain.listContradictions({ organizationId: org, memories: [ref('ci/timeout')] });
     expect(touching.contradictions.map((c) => c.id)).toEqual([detectedId]);
-    const resolved = await brain.resolveContradiction({ organizationId: org, id: detectedId, status: ItemStatus.RESOLVED, resolution: 'It is 45 minutes since the runner upgrade.', source: alice });
+    const resolved = await brain.resolveContradiction({
+      organizationId: org,
+      id: detectedId,
+      status: ItemStatus.RESOLVED,
+      resolution: 'It is 45 minutes since the runner upgrade.',
+      source: alice,
+    });
     expect(resolved.contradiction).toMatchObject({ status: ItemStatus.RESOLVED, resolution: 'It is 45 minutes since the runner upgrade.' });
     expect(resolved.contradiction?.resolvedBy?.clientId).toBe('client-alice');
     const open = await brain.listContradictions({ organizationId: org, status: ItemStatus.OPEN });
     expect(open.contradictions.map((c) => c.id)).not.toContain(detectedId);
-    expect(await code(brain.resolveContradiction({ organizationId: org, id: detectedId, status: ItemStatus.DISMISSED, resolution: 'again' })))
-      .toBe(Code.FailedPrecondition);
+    expect(
+      await code(brain.resolveContradiction({ organizationId: org, id: detectedId, status: ItemStatus.DISMISSED, resolution: 'again' })),
+    ).toBe(Code.FailedPrecondition);
   });
 
   it('accepts explicit flags once per set of memories', async () => {
-    const first = await brain.flagContradiction({ organizationId: org, memories: [ref('ci/cache'), ref('backup/rule')], reason: 'They name different runners.', source: bob });
+    const first = await brain.flagContradiction({
+      organizationId: org,
+      memories: [ref('ci/cache'), ref('backup/rule')],
+      reason: 'They name different runners.',
+      source: bob,
+    });
     expect(first.created).toBe(true);
     expect(first.contradiction?.flaggedBy).toBe('CLIENT');
-    const again = await brain.flagContradiction({ organizationId: org, memories: [ref('backup/rule'), ref('ci/cache')], reason: 'duplicate flag' });
+    const again = await brain.flagContradiction({
+      organizationId: org,
+      memories: [ref('backup/rule'), ref('ci/cache')],
+      reason: 'duplicate flag',
+    });
     expect(again.created).toBe(false);
     expect(again.contradiction?.id).toBe(first.contradiction?.id);
     const missing = await errorOf(brain.flagContradiction({ organizationId: org, memories: [ref('ci/cache'), ref('nope')], reason: 'x' }));
@@ -163,13 +290,27 @@ describe('contradictions', () => {
 describe('open questions', () => {
   const org = 'org-q';
   it('asks, lists by memory and entity, and resolves', async () => {
-    await brain.putMemory({ organizationId: org, namespace: K, key: 'billing/retries', content: 'Failed card payments are retried three times.', entities: ['Stripe'] });
-    const asked = await brain.askQuestion({ organizationId: org, question: 'Does Stripe retry on weekends?', memories: [ref('billing/retries')], entities: ['Stripe'], source: alice });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'billing/retries',
+      content: 'Failed card payments are retried three times.',
+      entities: ['Stripe'],
+    });
+    const asked = await brain.askQuestion({
+      organizationId: org,
+      question: 'Does Stripe retry on weekends?',
+      memories: [ref('billing/retries')],
+      entities: ['Stripe'],
+      source: alice,
+    });
     const q = asked.question!;
     expect(q.id).toMatch(/^q_[a-z2-7]{20}$/);
     expect(q.status).toBe(ItemStatus.OPEN);
     expect((await brain.listQuestions({ organizationId: org, entities: ['stripe'] })).questions.map((x) => x.id)).toEqual([q.id]);
-    expect((await brain.listQuestions({ organizationId: org, memories: [ref('billing/retries')] })).questions.map((x) => x.id)).toEqual([q.id]);
+    expect((await brain.listQuestions({ organizationId: org, memories: [ref('billing/retries')] })).questions.map((x) => x.id)).toEqual([
+      q.id,
+    ]);
     const done = await brain.resolveQuestion({ organizationId: org, id: q.id, status: ItemStatus.RESOLVED, resolution: 'Yes, every day.' });
     expect(done.question).toMatchObject({ status: ItemStatus.RESOLVED, resolution: 'Yes, every day.' });
     expect((await brain.listQuestions({ organizationId: org, status: ItemStatus.OPEN })).questions).toEqual([]);
@@ -188,8 +329,19 @@ describe('feedback and ranking', () => {
     expect(before.results.map((r) => r.memory?.key)).toEqual(['cache/restart-a', 'cache/restart-b']);
     expect(before.results[0].warning).toBeUndefined();
 
-    const failed = await brain.recordFeedback({ organizationId: org, memories: [ref('cache/restart-a'), ref('gone')], outcome: Outcome.FAILED, note: 'redis is managed by the operator now', source: bob });
-    expect(failed.memories[0].stats).toMatchObject({ failed: 1, worked: 0, lastFailedBy: 'client-bob', lastFailedNote: 'redis is managed by the operator now' });
+    const failed = await brain.recordFeedback({
+      organizationId: org,
+      memories: [ref('cache/restart-a'), ref('gone')],
+      outcome: Outcome.FAILED,
+      note: 'redis is managed by the operator now',
+      source: bob,
+    });
+    expect(failed.memories[0].stats).toMatchObject({
+      failed: 1,
+      worked: 0,
+      lastFailedBy: 'client-bob',
+      lastFailedNote: 'redis is managed by the operator now',
+    });
     expect(failed.memories[0].version).toBe(1n);
     expect(failed.missing.map((m) => m.key)).toEqual(['gone']);
     await brain.recordFeedback({ organizationId: org, memories: [ref('cache/restart-b')], outcome: Outcome.WORKED, source: alice });
@@ -223,9 +375,16 @@ describe('feedback and ranking', () => {
 describe('hybrid search', () => {
   const org = 'org-hybrid';
   beforeAll(async () => {
-    const put = (key: string, content: string, extra: object = {}) => brain.putMemory({ organizationId: org, namespace: K, key, content, ...extra });
-    await put('errors/e4021', 'Error E4021 from the payment gateway means the merchant account is suspended.', { tags: ['payments'], entities: ['Adyen'] });
-    await put('ops/kafka', 'Kafka consumers lag when the partition count is lower than the consumer count.', { tags: ['ops'], entities: ['Kafka'] });
+    const put = (key: string, content: string, extra: object = {}) =>
+      brain.putMemory({ organizationId: org, namespace: K, key, content, ...extra });
+    await put('errors/e4021', 'Error E4021 from the payment gateway means the merchant account is suspended.', {
+      tags: ['payments'],
+      entities: ['Adyen'],
+    });
+    await put('ops/kafka', 'Kafka consumers lag when the partition count is lower than the consumer count.', {
+      tags: ['ops'],
+      entities: ['Kafka'],
+    });
     await put('ops/dns', 'Internal DNS changes take up to an hour to propagate to every office.', { tags: ['ops', 'network'] });
     await put('team/lunch', 'The team lunch is on Fridays at the Thai place around the corner.', { tags: ['social'] });
   });
@@ -237,7 +396,12 @@ describe('hybrid search', () => {
     expect(code.results[0].scores!.final).toBeGreaterThan(code.results[1].scores!.final);
     expect(code.searchedMemories).toBe(4);
     expect(code.organizationId).toBe(org);
-    const meaning = await brain.searchMemories({ organizationId: org, namespace: K, query: 'where do we eat together at the end of the week', limit: 1 });
+    const meaning = await brain.searchMemories({
+      organizationId: org,
+      namespace: K,
+      query: 'where do we eat together at the end of the week',
+      limit: 1,
+    });
     expect(meaning.results[0].memory?.key).toBe('team/lunch');
     expect(meaning.results[0].scores!.semantic).toBeGreaterThan(0);
     const s = meaning.results[0].scores!;
@@ -249,9 +413,20 @@ describe('hybrid search', () => {
     expect(tagged.results.map((r) => r.memory?.key)).toEqual(['ops/dns']);
     const entity = await brain.searchMemories({ organizationId: org, namespace: K, query: 'consumers', entities: ['kafka'] });
     expect(entity.results.map((r) => r.memory?.key)).toEqual(['ops/kafka']);
-    const future = await brain.searchMemories({ organizationId: org, namespace: K, query: 'dns', updatedAfter: timestampFromMs(Date.now() + 60_000) });
+    const future = await brain.searchMemories({
+      organizationId: org,
+      namespace: K,
+      query: 'dns',
+      updatedAfter: timestampFromMs(Date.now() + 60_000),
+    });
     expect(future.results).toEqual([]);
-    const past = await brain.searchMemories({ organizationId: org, namespace: K, query: 'dns', updatedBefore: timestampFromMs(Date.now() + 60_000), limit: 1 });
+    const past = await brain.searchMemories({
+      organizationId: org,
+      namespace: K,
+      query: 'dns',
+      updatedBefore: timestampFromMs(Date.now() + 60_000),
+      limit: 1,
+    });
     expect(past.results.map((r) => r.memory?.key)).toEqual(['ops/dns']);
   });
 
@@ -268,7 +443,10 @@ describe('hybrid search', () => {
     for (const [req, field] of [
       [{ organizationId: org, namespace: K, query: 'x', tokenBudget: 5 }, 'token_budget'],
       [{ organizationId: org, namespace: K, query: 'x', tags: [''] }, 'tags[0]'],
-      [{ organizationId: org, namespace: K, query: 'x', updatedAfter: timestampFromMs(2), updatedBefore: timestampFromMs(1) }, 'updated_after'],
+      [
+        { organizationId: org, namespace: K, query: 'x', updatedAfter: timestampFromMs(2), updatedBefore: timestampFromMs(1) },
+        'updated_after',
+      ],
       [{ organizationId: org, namespace: K, query: 'x'.repeat(2_001) }, 'query'],
     ] as [Parameters<typeof brain.searchMemories>[0], string][]) {
       const err = await errorOf(brain.searchMemories(req));
@@ -284,9 +462,21 @@ describe('recall_context', () => {
   beforeAll(async () => {
     const put = (namespace: Namespace, key: string, title: string, content: string, entities: string[] = []) =>
       brain.putMemory({ organizationId: org, namespace, key, title, content, entities, source: alice });
-    await put(K, 'deploy/api', 'Deploying the API', 'Deploy the API with the release pipeline; it runs database migrations before traffic shifts.', ['API']);
+    await put(
+      K,
+      'deploy/api',
+      'Deploying the API',
+      'Deploy the API with the release pipeline; it runs database migrations before traffic shifts.',
+      ['API'],
+    );
     await put(K, 'db/migrations', 'Migrations', 'Database migrations must be backwards compatible for one release.', ['Postgres']);
-    await put(E, 'incident/2026-10-02', 'Failed deploy', 'The API deploy of October 2 failed because a migration locked the orders table for 9 minutes.', ['API', 'Postgres']);
+    await put(
+      E,
+      'incident/2026-10-02',
+      'Failed deploy',
+      'The API deploy of October 2 failed because a migration locked the orders table for 9 minutes.',
+      ['API', 'Postgres'],
+    );
     await put(K, 'office/plants', 'Plants', 'Water the office plants every Tuesday.');
     const res = await put(K, 'db/migrations-2', 'Migrations', 'Database migrations must not be backwards compatible for one release.');
     contradiction = res.contradictions[0].id;
@@ -339,7 +529,7 @@ describe('recall_context', () => {
 });
 
 describe('replicas sharing one records store', () => {
-  it('see each other\'s creates, updates and deletions in search', async () => {
+  it("see each other's creates, updates and deletions in search", async () => {
     // A second brain module over the same stores stands for a second replica.
     const replica = createClient(
       BrainService,
@@ -360,7 +550,13 @@ describe('replicas sharing one records store', () => {
     await brain.deleteMemory({ organizationId: org, namespace: K, key: 'b' });
     expect(await search(replica, 'zebra')).toEqual([]);
     // A deleted key can be created again, starting at version 1.
-    const again = await replica.putMemory({ organizationId: org, namespace: K, key: 'b', content: 'Zebra stripes are unique.', expectedVersion: 0n });
+    const again = await replica.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'b',
+      content: 'Zebra stripes are unique.',
+      expectedVersion: 0n,
+    });
     expect(again.memory?.version).toBe(1n);
     expect(await search(brain, 'zebra')).toEqual(['b']);
   });
@@ -375,7 +571,8 @@ describe('tenant isolation on every RPC', () => {
     await brain.putMemory({ organizationId: a, namespace: K, key: 'secret', content: 'The launch code word is pelican.' });
     await brain.putMemory({ organizationId: a, namespace: K, key: 'secret-2', content: 'The launch code word is not pelican.' });
     ctrId = (await brain.listContradictions({ organizationId: a })).contradictions[0].id;
-    qId = (await brain.askQuestion({ organizationId: a, question: 'Who chose pelican?', memories: [ref('secret')], entities: ['Pelican'] })).question!.id;
+    qId = (await brain.askQuestion({ organizationId: a, question: 'Who chose pelican?', memories: [ref('secret')], entities: ['Pelican'] }))
+      .question!.id;
   });
 
   it('keeps every read, write and item of one organization out of another', async () => {
@@ -386,14 +583,25 @@ describe('tenant isolation on every RPC', () => {
     expect(await code(brain.deleteMemory({ organizationId: b, namespace: K, key: 'secret' }))).toBe(Code.NotFound);
     const fb = await brain.recordFeedback({ organizationId: b, memories: [ref('secret')], outcome: Outcome.FAILED });
     expect(fb.missing.map((m) => m.key)).toEqual(['secret']);
-    expect(await code(brain.flagContradiction({ organizationId: b, memories: [ref('secret'), ref('secret-2')], reason: 'x' }))).toBe(Code.NotFound);
+    expect(await code(brain.flagContradiction({ organizationId: b, memories: [ref('secret'), ref('secret-2')], reason: 'x' }))).toBe(
+      Code.NotFound,
+    );
     expect((await brain.listContradictions({ organizationId: b, ids: [ctrId] })).missingIds).toEqual([ctrId]);
     expect((await brain.listContradictions({ organizationId: b })).contradictions).toEqual([]);
-    expect(await code(brain.resolveContradiction({ organizationId: b, id: ctrId, status: ItemStatus.RESOLVED, resolution: 'x' }))).toBe(Code.NotFound);
+    expect(await code(brain.resolveContradiction({ organizationId: b, id: ctrId, status: ItemStatus.RESOLVED, resolution: 'x' }))).toBe(
+      Code.NotFound,
+    );
     expect((await brain.listQuestions({ organizationId: b, ids: [qId] })).missingIds).toEqual([qId]);
     expect((await brain.listQuestions({ organizationId: b, entities: ['pelican'] })).questions).toEqual([]);
-    expect(await code(brain.resolveQuestion({ organizationId: b, id: qId, status: ItemStatus.RESOLVED, resolution: 'x' }))).toBe(Code.NotFound);
-    const recall = await brain.recallContext({ organizationId: b, task: 'launch code word pelican', keys: [ref('secret')], entities: ['Pelican'] });
+    expect(await code(brain.resolveQuestion({ organizationId: b, id: qId, status: ItemStatus.RESOLVED, resolution: 'x' }))).toBe(
+      Code.NotFound,
+    );
+    const recall = await brain.recallContext({
+      organizationId: b,
+      task: 'launch code word pelican',
+      keys: [ref('secret')],
+      entities: ['Pelican'],
+    });
     expect(recall.memories).toEqual([]);
     expect(recall.questions).toEqual([]);
     expect(recall.contradictions).toEqual([]);
@@ -412,14 +620,30 @@ describe('tenant isolation on every RPC', () => {
 describe('malformed contradiction and question requests', () => {
   it.each([
     ['flag with one memory', () => brain.flagContradiction({ organizationId: 'o', memories: [ref('a')], reason: 'r' }), 'memories'],
-    ['flag the same memory twice', () => brain.flagContradiction({ organizationId: 'o', memories: [ref('a'), ref('a')], reason: 'r' }), 'memories'],
+    [
+      'flag the same memory twice',
+      () => brain.flagContradiction({ organizationId: 'o', memories: [ref('a'), ref('a')], reason: 'r' }),
+      'memories',
+    ],
     ['flag without reason', () => brain.flagContradiction({ organizationId: 'o', memories: [ref('a'), ref('b')], reason: ' ' }), 'reason'],
     ['list with a bad id', () => brain.listContradictions({ organizationId: 'o', ids: ['q_aaaaaaaaaaaaaaaaaaaa'] }), 'ids[0]'],
     ['list with a bad status', () => brain.listContradictions({ organizationId: 'o', status: 9 as ItemStatus }), 'status'],
     ['list with a huge limit', () => brain.listQuestions({ organizationId: 'o', limit: 101 }), 'limit'],
-    ['resolve as open', () => brain.resolveContradiction({ organizationId: 'o', id: 'ctr_aaaaaaaaaaaaaaaaaaaa', status: ItemStatus.OPEN, resolution: 'r' }), 'status'],
-    ['resolve without resolution', () => brain.resolveQuestion({ organizationId: 'o', id: 'q_aaaaaaaaaaaaaaaaaaaa', status: ItemStatus.RESOLVED, resolution: '' }), 'resolution'],
-    ['resolve without id', () => brain.resolveQuestion({ organizationId: 'o', id: '', status: ItemStatus.RESOLVED, resolution: 'r' }), 'id'],
+    [
+      'resolve as open',
+      () => brain.resolveContradiction({ organizationId: 'o', id: 'ctr_aaaaaaaaaaaaaaaaaaaa', status: ItemStatus.OPEN, resolution: 'r' }),
+      'status',
+    ],
+    [
+      'resolve without resolution',
+      () => brain.resolveQuestion({ organizationId: 'o', id: 'q_aaaaaaaaaaaaaaaaaaaa', status: ItemStatus.RESOLVED, resolution: '' }),
+      'resolution',
+    ],
+    [
+      'resolve without id',
+      () => brain.resolveQuestion({ organizationId: 'o', id: '', status: ItemStatus.RESOLVED, resolution: 'r' }),
+      'id',
+    ],
     ['ask nothing', () => brain.askQuestion({ organizationId: 'o', question: '' }), 'question'],
     ['ask for no organization', () => brain.askQuestion({ organizationId: '', question: 'q' }), 'organization_id'],
   ])('rejects %s as INVALID_ARGUMENT', async (_name, call, field) => {

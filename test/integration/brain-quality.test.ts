@@ -47,7 +47,13 @@ async function evaluate(ctx: BrainContext): Promise<Metrics> {
   let rr = 0;
   const byKind: Metrics['byKind'] = {};
   for (const [i, q] of fixture.queries.entries()) {
-    const { results } = await hybridSearch(ctx, { organizationId: ORG, namespace: q.namespace, query: q.query, vector: vectors[i], limit: 10 });
+    const { results } = await hybridSearch(ctx, {
+      organizationId: ORG,
+      namespace: q.namespace,
+      query: q.query,
+      vector: vectors[i],
+      limit: 10,
+    });
     const rank = results.findIndex((r) => q.relevant.includes(r.record.key));
     const k = (byKind[q.kind] ??= { recallAt5: 0, mrr: 0, n: 0 });
     k.n += 1;
@@ -115,7 +121,15 @@ describe('retrieval quality on the labeled set', () => {
       const m = await evaluate(context(w));
       sweep[w] = { recallAt5: m.recallAt5, mrr: m.mrr };
     }
-    const report = { memories: fixture.memories.length, queries: fixture.queries.length, lexical, semantic, fused, fusedWeight: DEFAULT_WEIGHTS.lexical, sweep };
+    const report = {
+      memories: fixture.memories.length,
+      queries: fixture.queries.length,
+      lexical,
+      semantic,
+      fused,
+      fusedWeight: DEFAULT_WEIGHTS.lexical,
+      sweep,
+    };
     console.log(`brain retrieval quality: ${JSON.stringify(report, null, 2)}`);
     if (process.env.BRAIN_QUALITY_REPORT) fs.writeFileSync(process.env.BRAIN_QUALITY_REPORT, JSON.stringify(report, null, 2));
     expect(lexical.recallAt5).toBeGreaterThanOrEqual(FLOORS.lexical.recallAt5);

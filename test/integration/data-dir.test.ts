@@ -91,7 +91,14 @@ describe('DATA_DIR file modes', () => {
     try {
       const platform = await startTestPlatform();
       try {
-        expectPrivate(platform.dataDir, ['records.sqlite', 'records.sqlite-wal', 'records.sqlite-shm', 'vectors.sqlite', 'internal-token', 'key-encryption-key']);
+        expectPrivate(platform.dataDir, [
+          'records.sqlite',
+          'records.sqlite-wal',
+          'records.sqlite-shm',
+          'vectors.sqlite',
+          'internal-token',
+          'key-encryption-key',
+        ]);
       } finally {
         await platform.stop();
       }
@@ -124,7 +131,12 @@ describe('DATA_DIR file modes', () => {
       const changes = logs.filter((l) => l.path !== undefined);
       expect(changes.every((l) => l.level === 40)).toBe(true);
       const byPath = Object.fromEntries(changes.map((l) => [path.relative(dataDir, l.path!) || '.', `${l.from}->${l.to}`]));
-      expect(byPath).toMatchObject({ '.': '755->700', 'records.sqlite': '644->600', 'vectors.sqlite': '644->600', 'internal-token': '644->600' });
+      expect(byPath).toMatchObject({
+        '.': '755->700',
+        'records.sqlite': '644->600',
+        'vectors.sqlite': '644->600',
+        'internal-token': '644->600',
+      });
       expect(await stores.records.collection('c').get('a')).toMatchObject({ v: 1 });
     } finally {
       await stores.close();

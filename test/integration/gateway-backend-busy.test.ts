@@ -46,13 +46,16 @@ describe.each(['builtin', 'undici'])('with GATEWAY_BACKEND_CLIENT=%s', (backendC
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-busy-'));
     const serversFile = path.join(dir, 'servers.yaml');
-    fs.writeFileSync(serversFile, `default_server: stuck
+    fs.writeFileSync(
+      serversFile,
+      `default_server: stuck
 servers:
   - name: stuck
     url: http://127.0.0.1:${stuck}/
   - name: bare
     url: http://127.0.0.1:${bareLf}/
-`);
+`,
+    );
     platform = await startTestPlatform({
       GATEWAY_SERVERS_FILE: serversFile,
       GATEWAY_BACKEND_CLIENT: backendClient,

@@ -13,25 +13,53 @@ import { seededRandom } from '../support/random.ts';
 const SEED = 0x5eed_2026;
 const CASES = 400;
 
-
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 const chance = (r: Rand, p: number) => r() < p;
 
 const STATUS_LINES = [
-  'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 201 Created', 'HTTP/1.1 404 Not Found',
-  'HTTP/1.1 500 Internal Server Error', 'HTTP/1.1 200', 'HTTP/1.0 200 OK', 'HTTP/1.1 204 No Content',
-  'HTTP/1.1 304 Not Modified', 'HTTP/1.1 299 Odd', 'HTTP/1.1 099 Low', 'HTTP/1.1 101 Switching Protocols',
-  'HTTP/2 200 OK', 'HTTP/1.1 20 OK', 'HTTP/1.1 2000 OK', 'HTTP/1.2 200 OK', 'HTTP/1.1  200 OK', 'http/1.1 200 OK',
+  'HTTP/1.1 200 OK',
+  'HTTP/1.1 200 OK',
+  'HTTP/1.1 200 OK',
+  'HTTP/1.1 201 Created',
+  'HTTP/1.1 404 Not Found',
+  'HTTP/1.1 500 Internal Server Error',
+  'HTTP/1.1 200',
+  'HTTP/1.0 200 OK',
+  'HTTP/1.1 204 No Content',
+  'HTTP/1.1 304 Not Modified',
+  'HTTP/1.1 299 Odd',
+  'HTTP/1.1 099 Low',
+  'HTTP/1.1 101 Switching Protocols',
+  'HTTP/2 200 OK',
+  'HTTP/1.1 20 OK',
+  'HTTP/1.1 2000 OK',
+  'HTTP/1.2 200 OK',
+  'HTTP/1.1  200 OK',
+  'http/1.1 200 OK',
   'HTTP/1.1 200 O\u0001K',
 ];
 const PLAIN_HEADERS = [
-  'content-type: application/json', 'x-custom: a b c', 'cache-control: no-cache', 'x-empty:', 'x-latin: caf\u00e9',
-  'set-cookie: a=1', 'mcp-session-id: 1f2e', 'x-ows:   spaced   ',
+  'content-type: application/json',
+  'x-custom: a b c',
+  'cache-control: no-cache',
+  'x-empty:',
+  'x-latin: caf\u00e9',
+  'set-cookie: a=1',
+  'mcp-session-id: 1f2e',
+  'x-ows:   spaced   ',
 ];
 const BAD_HEADERS = [
-  'broken', 'bad name: 1', 'x-a : 1', ' x-folded: 1', 'x-nul: a\u0000b', 'x-ctl: a\u0001b', 'x-del: a\u007fb',
-  'x-cr: a\rb', ': no-name', 'x-lf: a\nb',
+  'broken',
+  'bad name: 1',
+  'x-a : 1',
+  ' x-folded: 1',
+  'x-nul: a\u0000b',
+  'x-ctl: a\u0001b',
+  'x-del: a\u007fb',
+  'x-cr: a\rb',
+  ': no-name',
+  'x-lf: a\nb',
 ];
 const CHUNK_EXTS = ['', '', '', ';a', ';a=b', ';a="q v"', ';a=b;c', '; a', ';a b', ';a=', ' ', '\t;a'];
 const TRAILERS = ['', '', 'x-sum: 1\r\n', 'x-a: 1\r\nx-b: 2\r\n', 'broken\r\n', 'x-ctl: \u0001\r\n'];
@@ -42,15 +70,28 @@ interface Case {
 }
 
 function generate(r: Rand): Case {
-  const body = Buffer.from(Array.from({ length: Math.floor(r() * 40) }, () => pick(r, ['a', 'b', '{', '"', ' ', '\n', '\r', '\u00ff'])).join(''), 'latin1');
+  const body = Buffer.from(
+    Array.from({ length: Math.floor(r() * 40) }, () => pick(r, ['a', 'b', '{', '"', ' ', '\n', '\r', '\u00ff'])).join(''),
+    'latin1',
+  );
   const lines = [chance(r, 0.6) ? 'HTTP/1.1 200 OK' : pick(r, STATUS_LINES)];
   for (let n = Math.floor(r() * 3); n > 0; n--) lines.push(pick(r, PLAIN_HEADERS));
   if (chance(r, 0.15)) lines.splice(1 + Math.floor(r() * lines.length), 0, pick(r, BAD_HEADERS));
   let payload: Buffer;
   const framing = pick(r, ['length', 'length', 'chunked', 'chunked', 'close', 'length-bad', 'both']);
   if (framing === 'length' || framing === 'length-bad') {
-    const declared = framing === 'length' ? String(body.length)
-      : pick(r, [String(body.length + 5), `+${body.length}`, `${body.length}x`, '', `${body.length}, ${body.length}`, `0${body.length}`, ` ${body.length} `]);
+    const declared =
+      framing === 'length'
+        ? String(body.length)
+        : pick(r, [
+            String(body.length + 5),
+            `+${body.length}`,
+            `${body.length}x`,
+            '',
+            `${body.length}, ${body.length}`,
+            `0${body.length}`,
+            ` ${body.length} `,
+          ]);
     lines.push(`content-length: ${declared}`);
     if (chance(r, 0.1)) lines.push(`content-length: ${pick(r, [String(body.length), String(body.length + 1)])}`);
     payload = body;
@@ -76,7 +117,11 @@ function chunk(r: Rand, body: Buffer): Buffer {
     const size = Math.min(body.length - at, 1 + Math.floor(r() * 12));
     const sizeText = chance(r, 0.05) ? pick(r, ['zz', '0x1', '-1', '']) : size.toString(16);
     const ext = chance(r, 0.3) ? pick(r, CHUNK_EXTS) : '';
-    parts.push(Buffer.from(`${sizeText}${ext}\r\n`, 'latin1'), body.subarray(at, at + size), Buffer.from(chance(r, 0.03) ? 'X\r\n' : '\r\n', 'latin1'));
+    parts.push(
+      Buffer.from(`${sizeText}${ext}\r\n`, 'latin1'),
+      body.subarray(at, at + size),
+      Buffer.from(chance(r, 0.03) ? 'X\r\n' : '\r\n', 'latin1'),
+    );
     at += size;
   }
   parts.push(Buffer.from(`0${chance(r, 0.2) ? pick(r, CHUNK_EXTS) : ''}\r\n${chance(r, 0.3) ? pick(r, TRAILERS) : ''}\r\n`, 'latin1'));
@@ -94,7 +139,10 @@ const STRICTER: ((head: string) => string | undefined)[] = [
   // A status code must start with 1-5..9 (RFC 9110 §15); llhttp takes any three digits.
   (head) => (/^HTTP\/1\.[01] 0\d\d/.test(head) ? 'a status code below 100' : undefined),
   // The reason phrase is relayed to clients: no control characters (RFC 9112 §4); llhttp takes them.
-  (head) => (/^[^\r\n]*[\x00-\x08\x0a-\x1f\x7f][^\n]*\n/.test(head.slice(0, head.indexOf('\n') + 1)) ? 'a control character in the status line' : undefined),
+  (head) =>
+    /^[^\r\n]*[\x00-\x08\x0a-\x1f\x7f][^\n]*\n/.test(head.slice(0, head.indexOf('\n') + 1))
+      ? 'a control character in the status line'
+      : undefined,
   // The gateway never asks to switch protocols; llhttp reports a 101 as a response.
   (head) => (/^HTTP\/1\.[01] 101/.test(head) ? 'a 101 nobody asked for' : undefined),
 ];
@@ -134,12 +182,18 @@ afterAll(async () => {
 function viaOurs(): Promise<Outcome> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
-    ours.request({ method: 'GET', path: '/', headerLines: '', body: null, bodyLength: 0, maxBodyBytes: 0 }, {
-      onHead: () => undefined,
-      onData: (chunk) => (parts.push(Buffer.from(chunk)), true),
-      onEnd: () => resolve({ accepted: true, body: Buffer.concat(parts), why: 'complete' }),
-      onError: (error) => resolve({ accepted: false, body: Buffer.concat(parts), why: error.message }),
-    });
+    ours.request(
+      { method: 'GET', path: '/', headerLines: '', body: null, bodyLength: 0, maxBodyBytes: 0 },
+      {
+        onHead: () => undefined,
+        onData: (chunk) => {
+          parts.push(Buffer.from(chunk));
+          return true;
+        },
+        onEnd: () => resolve({ accepted: true, body: Buffer.concat(parts), why: 'complete' }),
+        onError: (error) => resolve({ accepted: false, body: Buffer.concat(parts), why: error.message }),
+      },
+    );
   });
 }
 
@@ -190,7 +244,9 @@ it(`agrees with llhttp on ${CASES} generated responses, but for documented stric
       excepted++;
       continue;
     }
-    disagreements.push(`case ${i} ${text}: ours ${a.accepted ? 'accepts' : 'refuses'} (${a.why}), llhttp ${b.accepted ? 'accepts' : 'refuses'} (${b.why})${a.accepted && b.accepted ? ` with bodies ${JSON.stringify(a.body.toString('latin1'))} / ${JSON.stringify(b.body.toString('latin1'))}` : ''}`);
+    disagreements.push(
+      `case ${i} ${text}: ours ${a.accepted ? 'accepts' : 'refuses'} (${a.why}), llhttp ${b.accepted ? 'accepts' : 'refuses'} (${b.why})${a.accepted && b.accepted ? ` with bodies ${JSON.stringify(a.body.toString('latin1'))} / ${JSON.stringify(b.body.toString('latin1'))}` : ''}`,
+    );
   }
   expect(disagreements).toEqual([]);
   // The generator must exercise both sides, and the exceptions must stay exceptions.

@@ -219,7 +219,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ create: implementation }) => {
       }
       expectReused(server);
       // undici says `connection: keep-alive`, which HTTP/1.1 implies.
-      expect(server.requests[0]!.head).toMatch(/^GET \/x HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n(?:connection: keep-alive\r\n)?x-test: 1$/);
+      expect(server.requests[0]!.head).toMatch(
+        /^GET \/x HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n(?:connection: keep-alive\r\n)?x-test: 1$/,
+      );
     });
 
     it('decodes a chunked body with extensions and trailers, and drops hop-by-hop fields', async () => {
@@ -294,7 +296,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ create: implementation }) => {
     });
 
     it('skips interim 1xx responses', async () => {
-      const server = await rawServer((s) => s.write(`HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\n${ok('final')}`));
+      const server = await rawServer((s) =>
+        s.write(`HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\n${ok('final')}`),
+      );
       const r = await send(client(server.port));
       if (undici()) {
         // undici takes a 100 Continue it did not ask for as a broken connection.
@@ -308,7 +312,8 @@ describe.each(IMPLEMENTATIONS)('$name', ({ create: implementation }) => {
 
     it('refuses Transfer-Encoding with Content-Length, as llhttp and nginx do, and never reuses the connection', async () => {
       const server = await rawServer((s, _r, i) =>
-        s.write(i === 0 ? 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n' : ok('fine')));
+        s.write(i === 0 ? 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n' : ok('fine')),
+      );
       const c = client(server.port);
       const r = await send(c);
       expect(r.error?.code).toBe('invalid_response');
@@ -386,7 +391,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ create: implementation }) => {
 
   describe('connections', () => {
     it('closes after Connection: close and after an HTTP/1.0 answer', async () => {
-      const server = await rawServer((s, _r, i) => s.write(i === 0 ? ok('a', 'connection: close\r\n') : i === 1 ? 'HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\nb' : ok('c')));
+      const server = await rawServer((s, _r, i) =>
+        s.write(i === 0 ? ok('a', 'connection: close\r\n') : i === 1 ? 'HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\nb' : ok('c')),
+      );
       const c = client(server.port);
       expect((await send(c)).body.toString()).toBe('a');
       expect((await send(c)).body.toString()).toBe('b');
@@ -568,11 +575,27 @@ describe.each(IMPLEMENTATIONS)('$name', ({ create: implementation }) => {
   describe('https backends', () => {
     it('speaks HTTP/1.1 over TLS, verifying the certificate', async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'backend-tls-'));
-      execFileSync('openssl', [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-      ], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost,IP:127.0.0.1',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
       const key = fs.readFileSync(path.join(dir, 'key.pem'));
       const cert = fs.readFileSync(path.join(dir, 'cert.pem'));
       fs.rmSync(dir, { recursive: true, force: true });
@@ -613,7 +636,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ create: implementation }) => {
     });
 
     it('does not count time paused for a slow client against the idle timeout', async () => {
-      const server = await rawServer((s) => s.write(`HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nab`, () => setTimeout(() => s.write('cd'), 20)));
+      const server = await rawServer((s) =>
+        s.write(`HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nab`, () => setTimeout(() => s.write('cd'), 20)),
+      );
       const c = client(server.port, { idleTimeoutMs: 100 });
       const result = await new Promise<{ body: string; error?: BackendError }>((resolve) => {
         let body = '';

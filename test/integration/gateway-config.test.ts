@@ -76,8 +76,18 @@ servers:
     expect(config.servers.map((s) => s.name)).toEqual(['github', 'tickets', 'search', 'wiki', 'brain']);
     const [github, tickets, search, wiki] = config.servers;
     expect(github.scopes).toEqual(['repo', 'read:user']);
-    expect(github.auth).toMatchObject({ kind: 'facade', upstream: { clientSecret: 'from-the-environment', tokenEndpointAuthMethod: 'client_secret_basic', audience: 'https://api.github.example' } });
-    expect(tickets.auth).toMatchObject({ kind: 'facade', upstream: { tokenEndpointAuthMethod: 'none', resource: 'api://tickets', extraAuthorizeParams: { access_type: 'offline' } } });
+    expect(github.auth).toMatchObject({
+      kind: 'facade',
+      upstream: {
+        clientSecret: 'from-the-environment',
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        audience: 'https://api.github.example',
+      },
+    });
+    expect(tickets.auth).toMatchObject({
+      kind: 'facade',
+      upstream: { tokenEndpointAuthMethod: 'none', resource: 'api://tickets', extraAuthorizeParams: { access_type: 'offline' } },
+    });
     expect(tickets.scopes).toEqual(['openid', 'profile', 'email', 'offline_access']);
     expect(search.auth).toEqual({ kind: 'none' });
     expect(search.scopes).toEqual([]);
@@ -95,12 +105,25 @@ servers:
     const local = readGatewayConfig({
       GATEWAY_SERVERS_FILE: file('servers:\n  - name: brain\n    local: true\n    authorization_server: platform\n'),
     });
-    expect(local.servers).toEqual([{ name: 'brain', url: undefined, mcpPath: 'mcp', scopes: ['openid', 'profile', 'email', 'offline_access'], auth: { kind: 'platform' } }]);
+    expect(local.servers).toEqual([
+      {
+        name: 'brain',
+        url: undefined,
+        mcpPath: 'mcp',
+        scopes: ['openid', 'profile', 'email', 'offline_access'],
+        auth: { kind: 'platform' },
+      },
+    ]);
     const remote = readGatewayConfig({
-      GATEWAY_SERVERS_FILE: file('servers:\n  - name: brain\n    url: http://brain-mcp.internal:7000\n    authorization_server: https://auth.example.com/\n'),
+      GATEWAY_SERVERS_FILE: file(
+        'servers:\n  - name: brain\n    url: http://brain-mcp.internal:7000\n    authorization_server: https://auth.example.com/\n',
+      ),
     });
     expect(remote.servers).toHaveLength(1);
-    expect(remote.servers[0]).toMatchObject({ url: 'http://brain-mcp.internal:7000', auth: { kind: 'external', authorizationServer: 'https://auth.example.com' } });
+    expect(remote.servers[0]).toMatchObject({
+      url: 'http://brain-mcp.internal:7000',
+      auth: { kind: 'external', authorizationServer: 'https://auth.example.com' },
+    });
   });
 
   it.each([
@@ -117,9 +140,18 @@ servers:
     ['servers: [{ name: a, url: "http://x" }, { name: a, url: "http://y" }]', /duplicate server "a"/],
     ['servers: [{ name: a, url: "http://x" }]\ndefault_server: b', /default_server: no server named "b"/],
     ['servers: [{ name: a, url: "http://x", oauth: { client_id: c, client_secret: s } }]', /needs issuer, or both/],
-    ['servers: [{ name: a, url: "http://x", oauth: { issuer: "http://i", client_id: c, token_endpoint_auth_method: client_secret_post } }]', /needs client_secret/],
-    ['servers: [{ name: a, url: "http://x", oauth: { issuer: "http://i", client_id: c, client_secret_env: NOT_SET_ANYWHERE } }]', /NOT_SET_ANYWHERE is not set/],
-    ['servers: [{ name: a, url: "http://x", oauth: { issuer: "http://i", client_id: c }, authorization_server: "http://as" }]', /exclusive/],
+    [
+      'servers: [{ name: a, url: "http://x", oauth: { issuer: "http://i", client_id: c, token_endpoint_auth_method: client_secret_post } }]',
+      /needs client_secret/,
+    ],
+    [
+      'servers: [{ name: a, url: "http://x", oauth: { issuer: "http://i", client_id: c, client_secret_env: NOT_SET_ANYWHERE } }]',
+      /NOT_SET_ANYWHERE is not set/,
+    ],
+    [
+      'servers: [{ name: a, url: "http://x", oauth: { issuer: "http://i", client_id: c }, authorization_server: "http://as" }]',
+      /exclusive/,
+    ],
     ['servers: [{ name: a, url: "http://x", mcp_path: "../up" }]', /mcp_path/],
   ])('refuses %j', (content, message) => {
     const text = configError({ GATEWAY_SERVERS_FILE: file(content) });
@@ -132,18 +164,20 @@ servers:
   });
 
   it('never echoes a secret from a refused file', () => {
-    const text = configError({ GATEWAY_SERVERS_FILE: file('servers: [{ name: a, url: "http://x", oauth: { client_id: c, client_secret: "s3cr3t-value" } }]') });
+    const text = configError({
+      GATEWAY_SERVERS_FILE: file('servers: [{ name: a, url: "http://x", oauth: { client_id: c, client_secret: "s3cr3t-value" } }]'),
+    });
     expect(text).not.toContain('s3cr3t-value');
   });
 });
 
 describe('keys, secrets and limits', () => {
   it('reads comma-separated keys and secrets, refusing short ones', () => {
-    const config = readGatewayConfig({ GATEWAY_KEYS: 'k'.repeat(16) + ', ' + 'j'.repeat(20), GATEWAY_STATE_SECRET: 's'.repeat(32) });
+    const config = readGatewayConfig({ GATEWAY_KEYS: `${'k'.repeat(16)}, ${'j'.repeat(20)}`, GATEWAY_STATE_SECRET: 's'.repeat(32) });
     expect(config.keys).toEqual(['k'.repeat(16), 'j'.repeat(20)]);
     expect(config.stateSecrets).toEqual(['s'.repeat(32)]);
     expect(configError({ GATEWAY_KEYS: 'short' })).toBe('GATEWAY_KEYS: entry 1 must be at least 16 characters long');
-    expect(configError({ GATEWAY_STATE_SECRET: 's'.repeat(32) + ',tiny' })).toMatch(/^GATEWAY_STATE_SECRET: entry 2/);
+    expect(configError({ GATEWAY_STATE_SECRET: `${'s'.repeat(32)},tiny` })).toMatch(/^GATEWAY_STATE_SECRET: entry 2/);
     expect(configError({ GATEWAY_MAX_BODY_BYTES: 'lots' })).toMatch(/^GATEWAY_MAX_BODY_BYTES: /);
     expect(configError({ GATEWAY_RESPONSE_TIMEOUT_MS: '5' })).toMatch(/at least 100/);
   });

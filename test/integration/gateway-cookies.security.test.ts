@@ -36,7 +36,12 @@ interface AttackerFlow {
 async function attackerFlow(cookie?: string): Promise<AttackerFlow> {
   const clientId = String((await register(base, 'alpha', ATTACKER_REDIRECT)).client_id);
   const p = pkce();
-  const url = authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId, redirectUri: ATTACKER_REDIRECT, challenge: p.challenge, state: 'evil' });
+  const url = authorizeUrl(`${base}/alpha/oauth/authorize`, {
+    clientId,
+    redirectUri: ATTACKER_REDIRECT,
+    challenge: p.challenge,
+    state: 'evil',
+  });
   const res = await fetch(url, { headers: cookie ? { cookie } : {} });
   const { ticket, action } = parseConsentPage(await res.text());
   return { ticket, action, clientId, verifier: p.verifier, setCookie: res.headers.getSetCookie() };
@@ -67,7 +72,9 @@ async function walkVictim(victim: Browser, flow: AttackerFlow): Promise<Record<s
 async function victimWithBinding(): Promise<Browser> {
   const victim = createBrowser();
   const clientId = String((await register(base, 'alpha', VICTIM_REDIRECT)).client_id);
-  const page = await victim.get(authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId, redirectUri: VICTIM_REDIRECT, challenge: pkce().challenge }));
+  const page = await victim.get(
+    authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId, redirectUri: VICTIM_REDIRECT, challenge: pkce().challenge }),
+  );
   expect(page.status).toBe(200);
   return victim;
 }
@@ -100,9 +107,20 @@ describe("a hostile backend on the gateway's origin", () => {
     const before = env.alpha.seen.length;
     await rawRequest(base, 'GET', '/open/echo', {
       cookie: [
-        'theirs=1', '__Host-mindgate-gw-binding=b1', '__host-MINDGATE-GW-BINDING=b2', '__Secure-mindgate-gw-facade-binding=f1',
-        '_session=s1', '_session.sig=s2', '_interaction=i1', '_interaction.sig=i2', '_interaction_resume=r1',
-        '_interaction_resume.sig=r2', 'mg_csrf=c1', '__Secure-_session=s3', 'also-theirs=2', '_session_x=kept',
+        'theirs=1',
+        '__Host-mindgate-gw-binding=b1',
+        '__host-MINDGATE-GW-BINDING=b2',
+        '__Secure-mindgate-gw-facade-binding=f1',
+        '_session=s1',
+        '_session.sig=s2',
+        '_interaction=i1',
+        '_interaction.sig=i2',
+        '_interaction_resume=r1',
+        '_interaction_resume.sig=r2',
+        'mg_csrf=c1',
+        '__Secure-_session=s3',
+        'also-theirs=2',
+        '_session_x=kept',
       ].join('; '),
     });
     const seen = env.alpha.seen.slice(before).find((r) => r.url === '/raw/echo')!;

@@ -24,7 +24,10 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function getJson(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
+async function getJson(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
   const res = await fetch(`${base}${path}`, { headers });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), headers: res.headers };
@@ -90,7 +93,11 @@ describe('discovery', () => {
   });
 
   it('publishes the OpenID discovery alias in both forms, naming the upstream keys', async () => {
-    for (const path of ['/alpha/.well-known/openid-configuration', '/.well-known/openid-configuration/alpha', '/.well-known/openid-configuration/alpha/mcp']) {
+    for (const path of [
+      '/alpha/.well-known/openid-configuration',
+      '/.well-known/openid-configuration/alpha',
+      '/.well-known/openid-configuration/alpha/mcp',
+    ]) {
       const { status, body } = await getJson(path);
       expect(status, path).toBe(200);
       expect(body.issuer).toBe(`${base}/alpha`);
@@ -133,7 +140,9 @@ describe('discovery', () => {
     const body = JSON.parse(res.body);
     expect(body.issuer).toBe(`${base}/alpha`);
     expect(JSON.stringify(body)).not.toContain('evil.example');
-    const prm = JSON.parse((await rawRequest(base, 'GET', '/.well-known/oauth-protected-resource/alpha/mcp', { host: 'evil.example' })).body);
+    const prm = JSON.parse(
+      (await rawRequest(base, 'GET', '/.well-known/oauth-protected-resource/alpha/mcp', { host: 'evil.example' })).body,
+    );
     expect(prm.resource).toBe(`${base}/alpha/mcp`);
   });
 
@@ -178,7 +187,11 @@ describe('discovery', () => {
     expect(headers.get('access-control-allow-origin')).toBe('*');
     const preflight = await fetch(`${base}/.well-known/oauth-authorization-server/alpha`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'mcp-protocol-version',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-protocol-version');
@@ -190,14 +203,17 @@ describe('registration', () => {
     fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
 
   it("answers the server's upstream client_id, public, with refresh_token, and stores nothing", async () => {
-    const res = await post('/alpha/oauth/register', JSON.stringify({
-      redirect_uris: [REDIRECT],
-      client_name: 'Claude',
-      grant_types: ['authorization_code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-      software_id: 'claude-desktop',
-      software_version: '1.0',
-    }));
+    const res = await post(
+      '/alpha/oauth/register',
+      JSON.stringify({
+        redirect_uris: [REDIRECT],
+        client_name: 'Claude',
+        grant_types: ['authorization_code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        software_id: 'claude-desktop',
+        software_version: '1.0',
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as Record<string, unknown>;
@@ -213,7 +229,9 @@ describe('registration', () => {
       software_id: 'claude-desktop',
     });
     expect(JSON.stringify(body)).not.toContain('secret');
-    const again = (await (await post('/beta/oauth/register', JSON.stringify({ redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] }))).json()) as Record<string, unknown>;
+    const again = (await (
+      await post('/beta/oauth/register', JSON.stringify({ redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] }))
+    ).json()) as Record<string, unknown>;
     expect(again.client_id).toBe('gw-beta');
     expect(again.application_type).toBe('web');
     expect(again).not.toHaveProperty('client_secret');
@@ -260,7 +278,12 @@ describe('registration', () => {
   });
 
   it("refuses the gateway's own callback and origin as a redirect URI", async () => {
-    for (const uri of [`${base}/alpha/oauth/callback`, `${base}/beta/oauth/callback`, `${base}/anything`, `http://localhost:${new URL(base).port}/alpha/oauth/callback`]) {
+    for (const uri of [
+      `${base}/alpha/oauth/callback`,
+      `${base}/beta/oauth/callback`,
+      `${base}/anything`,
+      `http://localhost:${new URL(base).port}/alpha/oauth/callback`,
+    ]) {
       const res = await post('/alpha/oauth/register', JSON.stringify({ redirect_uris: [uri] }));
       expect(res.status, uri).toBe(400);
       expect(((await res.json()) as Record<string, unknown>).error).toBe('invalid_redirect_uri');
@@ -278,16 +301,23 @@ describe('registration', () => {
       { type: 'json_invalid', loc: ['body', 19], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } },
     ]);
     expect(await detail('[1]')).toEqual([
-      { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1] },
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: [1],
+      },
     ]);
     expect(await detail('{}')).toEqual([{ type: 'missing', loc: ['body', 'redirect_uris'], msg: 'Field required', input: {} }]);
-    expect(await detail('{"redirect_uris": []}')).toEqual([{
-      type: 'too_short',
-      loc: ['body', 'redirect_uris'],
-      msg: 'List should have at least 1 item after validation, not 0',
-      input: [],
-      ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
-    }]);
+    expect(await detail('{"redirect_uris": []}')).toEqual([
+      {
+        type: 'too_short',
+        loc: ['body', 'redirect_uris'],
+        msg: 'List should have at least 1 item after validation, not 0',
+        input: [],
+        ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+      },
+    ]);
     expect(await detail('{"redirect_uris": "https://a.example/cb"}')).toEqual([
       { type: 'list_type', loc: ['body', 'redirect_uris'], msg: 'Input should be a valid list', input: 'https://a.example/cb' },
     ]);
@@ -300,9 +330,16 @@ describe('registration', () => {
   });
 
   it('accepts nulls for the optional fields, and ignores unknown ones', async () => {
-    const res = await post('/alpha/oauth/register', JSON.stringify({
-      redirect_uris: [REDIRECT], client_name: null, scope: null, grant_types: null, logo_uri: 'https://x.example/logo.png',
-    }));
+    const res = await post(
+      '/alpha/oauth/register',
+      JSON.stringify({
+        redirect_uris: [REDIRECT],
+        client_name: null,
+        scope: null,
+        grant_types: null,
+        logo_uri: 'https://x.example/logo.png',
+      }),
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).not.toHaveProperty('client_name');
@@ -331,7 +368,14 @@ describe('registration', () => {
 describe('authorize and consent', () => {
   const p = pkce();
   const url = (overrides: Record<string, string | undefined> = {}, server = 'alpha') => {
-    const u = new URL(authorizeUrl(`${base}/${server}/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge, state: 'xyz' }));
+    const u = new URL(
+      authorizeUrl(`${base}/${server}/oauth/authorize`, {
+        clientId: 'gw-alpha',
+        redirectUri: REDIRECT,
+        challenge: p.challenge,
+        state: 'xyz',
+      }),
+    );
     for (const [k, v] of Object.entries(overrides)) {
       if (v === undefined) u.searchParams.delete(k);
       else u.searchParams.set(k, v);
@@ -445,7 +489,12 @@ describe('authorize and consent', () => {
     const browser = createBrowser();
     const page = await browser.get(url());
     const { ticket, action } = parseConsentPage(page.text);
-    const bare = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ticket, decision: 'approve' }), redirect: 'manual' });
+    const bare = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ticket, decision: 'approve' }),
+      redirect: 'manual',
+    });
     expect(bare.status).toBe(400);
     expect(bare.headers.get('location')).toBeNull();
     const other = createBrowser();
@@ -469,7 +518,10 @@ describe('authorize and consent', () => {
     expect((await browser.postForm(`${base}/beta/oauth/authorize`, { ticket, decision: 'approve' })).status).toBe(400);
     const malformed = await browser.postForm(action, { decision: 'maybe' });
     expect(malformed.status).toBe(422);
-    expect(JSON.parse(malformed.text).detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'ticket'], ['body', 'decision']]);
+    expect(JSON.parse(malformed.text).detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([
+      ['body', 'ticket'],
+      ['body', 'decision'],
+    ]);
   });
 });
 
@@ -477,7 +529,14 @@ describe('callback', () => {
   /** Runs a flow up to the gateway callback URL (not yet opened). */
   async function upToCallback(server = 'alpha', browser = createBrowser()) {
     const p = pkce();
-    const page = await browser.get(authorizeUrl(`${base}/${server}/oauth/authorize`, { clientId: `gw-${server}`, redirectUri: REDIRECT, challenge: p.challenge, state: 'cb-state' }));
+    const page = await browser.get(
+      authorizeUrl(`${base}/${server}/oauth/authorize`, {
+        clientId: `gw-${server}`,
+        redirectUri: REDIRECT,
+        challenge: p.challenge,
+        state: 'cb-state',
+      }),
+    );
     const { ticket, action } = parseConsentPage(page.text);
     const answer = await browser.postForm(action, { ticket, decision: 'approve' });
     const { stoppedAt } = await browser.follow(answer.location!, `${base}/${server}/oauth/callback`);
@@ -540,14 +599,20 @@ describe('callback', () => {
   it('answers a callback without state with a 422', async () => {
     const res = await fetch(`${base}/alpha/oauth/callback?code=abc`);
     expect(res.status).toBe(422);
-    expect(((await res.json()) as { detail: unknown[] }).detail).toEqual([{ type: 'missing', loc: ['query', 'state'], msg: 'Field required', input: null }]);
+    expect(((await res.json()) as { detail: unknown[] }).detail).toEqual([
+      { type: 'missing', loc: ['query', 'state'], msg: 'Field required', input: null },
+    ]);
   });
 
   it("sends an upstream refusal to the client's validated redirect URI as an OAuth error", async () => {
     env.idp.denyNext = true;
     const browser = createBrowser();
     const p = pkce();
-    const back = await signIn(browser, authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge, state: 'd1' }), REDIRECT);
+    const back = await signIn(
+      browser,
+      authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge, state: 'd1' }),
+      REDIRECT,
+    );
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('d1');
     expect(back.searchParams.get('iss')).toBe(`${base}/alpha`);
@@ -557,7 +622,9 @@ describe('callback', () => {
   it('works for clients that send no state', async () => {
     const browser = createBrowser();
     const p = pkce();
-    const u = new URL(authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge }));
+    const u = new URL(
+      authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge }),
+    );
     const back = await signIn(browser, u.href, REDIRECT);
     expect(back.searchParams.has('state')).toBe(false);
     expect(back.searchParams.get('code')).toBeTruthy();
@@ -569,11 +636,21 @@ describe('token', () => {
 
   it('redeems a code once: the second use is invalid_grant', async () => {
     const s = await signInTo(base, 'alpha');
-    const form = { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: s.clientId };
+    const form = {
+      grant_type: 'authorization_code',
+      code: s.code,
+      redirect_uri: s.redirectUri,
+      code_verifier: s.pkce.verifier,
+      client_id: s.clientId,
+    };
     const first = await postForm(tokenUrl(), form);
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');
-    expect(first.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), refresh_token: expect.stringMatching(/^mgr1\./) });
+    expect(first.body).toMatchObject({
+      token_type: 'Bearer',
+      access_token: expect.any(String),
+      refresh_token: expect.stringMatching(/^mgr1\./),
+    });
     expect(first.body.expires_in).toBeGreaterThan(0);
     const second = await postForm(tokenUrl(), form);
     expect(second.status).toBe(400);
@@ -582,7 +659,13 @@ describe('token', () => {
 
   it('checks PKCE, redirect_uri, client_id and the server of the code', async () => {
     const s = await signInTo(base, 'alpha');
-    const form = { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: s.clientId };
+    const form = {
+      grant_type: 'authorization_code',
+      code: s.code,
+      redirect_uri: s.redirectUri,
+      code_verifier: s.pkce.verifier,
+      client_id: s.clientId,
+    };
     const attempt = (overrides: Record<string, string | undefined>, url = tokenUrl()) => {
       const f: Record<string, string> = {};
       for (const [k, v] of Object.entries({ ...form, ...overrides })) if (v !== undefined) f[k] = v;
@@ -591,7 +674,10 @@ describe('token', () => {
     expect(await attempt({ code_verifier: pkce().verifier })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await attempt({ code_verifier: 'short' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await attempt({ code_verifier: undefined })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    expect(await attempt({ redirect_uri: 'http://127.0.0.1:45888/other' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await attempt({ redirect_uri: 'http://127.0.0.1:45888/other' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
     expect(await attempt({ redirect_uri: undefined })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     expect(await attempt({ client_id: 'gw-beta' })).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     expect(await attempt({ client_id: undefined })).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
@@ -603,15 +689,45 @@ describe('token', () => {
 
   it('refuses a code minted for another server sharing the same upstream client', async () => {
     const s = await signInTo(base, 'gamma');
-    const form = { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: 'gw-shared' };
+    const form = {
+      grant_type: 'authorization_code',
+      code: s.code,
+      redirect_uri: s.redirectUri,
+      code_verifier: s.pkce.verifier,
+      client_id: 'gw-shared',
+    };
     const res = await postForm(tokenUrl('delta'), form);
-    expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code was issued for another server.' } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'The authorization code was issued for another server.' },
+    });
   });
 
   it('refuses expired, forged and foreign codes', async () => {
-    const claims = { typ: 'code', jti: 'j1', s: 'alpha', c: 'gw-alpha', r: REDIRECT, cc: pkce().challenge, exp: Date.now() - 1, tok: { access_token: 'x', token_type: 'Bearer' } };
-    for (const code of [crypto.seal('code', claims), createFacadeCrypto(['another-secret-0123456789abcdef0123']).seal('code', { ...claims, exp: Date.now() + 60_000 }), 'mgc1.AAAA', 'plain', crypto.seal('refresh', claims)]) {
-      const res = await postForm(tokenUrl(), { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: pkce().verifier, client_id: 'gw-alpha' });
+    const claims = {
+      typ: 'code',
+      jti: 'j1',
+      s: 'alpha',
+      c: 'gw-alpha',
+      r: REDIRECT,
+      cc: pkce().challenge,
+      exp: Date.now() - 1,
+      tok: { access_token: 'x', token_type: 'Bearer' },
+    };
+    for (const code of [
+      crypto.seal('code', claims),
+      createFacadeCrypto(['another-secret-0123456789abcdef0123']).seal('code', { ...claims, exp: Date.now() + 60_000 }),
+      'mgc1.AAAA',
+      'plain',
+      crypto.seal('refresh', claims),
+    ]) {
+      const res = await postForm(tokenUrl(), {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: pkce().verifier,
+        client_id: 'gw-alpha',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_grant');
     }
@@ -619,46 +735,98 @@ describe('token', () => {
 
   it('relays refresh to the upstream, passes the answer through and rotates', async () => {
     const s = await signInTo(base, 'alpha');
-    const tokens = (await postForm(tokenUrl(), { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: s.clientId })).body;
-    const refreshed = await postForm(tokenUrl(), { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: 'gw-alpha' });
+    const tokens = (
+      await postForm(tokenUrl(), {
+        grant_type: 'authorization_code',
+        code: s.code,
+        redirect_uri: s.redirectUri,
+        code_verifier: s.pkce.verifier,
+        client_id: s.clientId,
+      })
+    ).body;
+    const refreshed = await postForm(tokenUrl(), {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: 'gw-alpha',
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.access_token).toEqual(expect.any(String));
     expect(refreshed.body.access_token).not.toBe(tokens.access_token);
     expect(refreshed.body.refresh_token).toMatch(/^mgr1\./);
     // HTTP Basic with the public client id works as well as the form.
-    const basic = await postForm(tokenUrl(), { grant_type: 'refresh_token', refresh_token: String(refreshed.body.refresh_token) }, {
-      authorization: `Basic ${Buffer.from('gw-alpha:').toString('base64')}`,
-    });
+    const basic = await postForm(
+      tokenUrl(),
+      { grant_type: 'refresh_token', refresh_token: String(refreshed.body.refresh_token) },
+      {
+        authorization: `Basic ${Buffer.from('gw-alpha:').toString('base64')}`,
+      },
+    );
     expect(basic.status).toBe(200);
     // The rotated (old) refresh token is refused by the upstream: its invalid_grant passes through
     // (and, RFC 9700, the upstream revokes the family).
-    const reused = await postForm(tokenUrl(), { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: 'gw-alpha' });
+    const reused = await postForm(tokenUrl(), {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: 'gw-alpha',
+    });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
-    const family = await postForm(tokenUrl(), { grant_type: 'refresh_token', refresh_token: String(basic.body.refresh_token), client_id: 'gw-alpha' });
+    const family = await postForm(tokenUrl(), {
+      grant_type: 'refresh_token',
+      refresh_token: String(basic.body.refresh_token),
+      client_id: 'gw-alpha',
+    });
     expect(family.body.error).toBe('invalid_grant');
   });
 
   it('refuses a refresh token minted for another server, even with the same upstream client', async () => {
     const s = await signInTo(base, 'gamma');
-    const tokens = (await postForm(tokenUrl('gamma'), { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: 'gw-shared' })).body;
-    const res = await postForm(tokenUrl('delta'), { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: 'gw-shared' });
+    const tokens = (
+      await postForm(tokenUrl('gamma'), {
+        grant_type: 'authorization_code',
+        code: s.code,
+        redirect_uri: s.redirectUri,
+        code_verifier: s.pkce.verifier,
+        client_id: 'gw-shared',
+      })
+    ).body;
+    const res = await postForm(tokenUrl('delta'), {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: 'gw-shared',
+    });
     expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const raw = await postForm(tokenUrl(), { grant_type: 'refresh_token', refresh_token: 'an-upstream-token', client_id: 'gw-alpha' });
     expect(raw).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await postForm(tokenUrl(), { grant_type: 'refresh_token', client_id: 'gw-alpha' })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await postForm(tokenUrl(), { grant_type: 'refresh_token', client_id: 'gw-alpha' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request' },
+    });
   });
 
   it('is form-encoded only: other bodies and missing fields are 422, bad grants 400', async () => {
-    const json = await fetch(tokenUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'authorization_code' }) });
+    const json = await fetch(tokenUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'authorization_code' }),
+    });
     expect(json.status).toBe(422);
-    expect(((await json.json()) as { detail: unknown[] }).detail).toEqual([{ type: 'missing', loc: ['body', 'grant_type'], msg: 'Field required', input: {} }]);
+    expect(((await json.json()) as { detail: unknown[] }).detail).toEqual([
+      { type: 'missing', loc: ['body', 'grant_type'], msg: 'Field required', input: {} },
+    ]);
     const fd = new FormData();
     fd.set('grant_type', 'authorization_code');
     expect((await fetch(tokenUrl(), { method: 'POST', body: fd })).status).toBe(422);
     expect((await postForm(tokenUrl(), { client_id: 'gw-alpha' })).status).toBe(422);
-    expect(await postForm(tokenUrl(), { grant_type: 'password', client_id: 'gw-alpha' })).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
-    const repeated = await fetch(tokenUrl(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&grant_type=authorization_code&client_id=gw-alpha' });
+    expect(await postForm(tokenUrl(), { grant_type: 'password', client_id: 'gw-alpha' })).toMatchObject({
+      status: 400,
+      body: { error: 'unsupported_grant_type' },
+    });
+    const repeated = await fetch(tokenUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&grant_type=authorization_code&client_id=gw-alpha',
+    });
     expect(repeated.status).toBe(400);
     expect(((await repeated.json()) as Record<string, unknown>).error).toBe('invalid_request');
     expect((await postForm(`${base}/nosuch/oauth/token`, { grant_type: 'x' })).status).toBe(404);
@@ -671,11 +839,21 @@ describe('token', () => {
 describe('root aliases for the default server', () => {
   it('registers, authorizes and redeems at /register, /authorize and /token with issuer <base>', async () => {
     const reg = await register(base, 'alpha', REDIRECT);
-    const rootReg = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+    const rootReg = await fetch(`${base}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
     expect(((await rootReg.json()) as Record<string, unknown>).client_id).toBe(reg.client_id);
     const s = await signInTo(base, 'alpha', { endpoint: `${base}/authorize` });
     expect(s.redirect.searchParams.get('iss')).toBe(base);
-    const res = await postForm(`${base}/token`, { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: s.clientId });
+    const res = await postForm(`${base}/token`, {
+      grant_type: 'authorization_code',
+      code: s.code,
+      redirect_uri: s.redirectUri,
+      code_verifier: s.pkce.verifier,
+      client_id: s.clientId,
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -694,7 +872,13 @@ describe('replicas', () => {
 
   it('shares single use of codes: a code redeemed on one replica is refused on the other', async () => {
     const s = await signInTo(base, 'alpha');
-    const form = { grant_type: 'authorization_code', code: s.code, redirect_uri: s.redirectUri, code_verifier: s.pkce.verifier, client_id: s.clientId };
+    const form = {
+      grant_type: 'authorization_code',
+      code: s.code,
+      redirect_uri: s.redirectUri,
+      code_verifier: s.pkce.verifier,
+      client_id: s.clientId,
+    };
     expect((await postForm(`${replica.url}/alpha/oauth/token`, form)).status).toBe(200);
     expect(await postForm(`${base}/alpha/oauth/token`, form)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
@@ -702,7 +886,9 @@ describe('replicas', () => {
   it('shares single use of states, and finishes a flow started on the other replica', async () => {
     const browser = createBrowser();
     const p = pkce();
-    const page = await browser.get(authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge, state: 'r' }));
+    const page = await browser.get(
+      authorizeUrl(`${base}/alpha/oauth/authorize`, { clientId: 'gw-alpha', redirectUri: REDIRECT, challenge: p.challenge, state: 'r' }),
+    );
     const { ticket, action } = parseConsentPage(page.text);
     const answer = await browser.postForm(action, { ticket, decision: 'approve' });
     const { stoppedAt } = await browser.follow(answer.location!, `${base}/alpha/oauth/callback`);

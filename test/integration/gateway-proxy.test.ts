@@ -195,7 +195,9 @@ describe('credentials', () => {
   });
 
   it('never logs the gateway key or authorization headers', async () => {
-    await fetch(`${env.base}/alpha/raw/echo?probe=logs`, { headers: { 'x-gateway-key': GATEWAY_KEY, authorization: 'Bearer secret-bearer-value' } });
+    await fetch(`${env.base}/alpha/raw/echo?probe=logs`, {
+      headers: { 'x-gateway-key': GATEWAY_KEY, authorization: 'Bearer secret-bearer-value' },
+    });
     await fetch(`${env.base}/alpha/raw/echo`, { headers: { 'x-gateway-key': 'wrong-key-value-123' } });
     const all = logs.join('\n');
     expect(all).toContain('/alpha/raw/echo');
@@ -209,15 +211,15 @@ describe('headers', () => {
   it('passes the MCP headers, sets X-Forwarded-*, and drops hop-by-hop headers', async () => {
     // A raw request: fetch would refuse to send a Connection header.
     const res = await rawRequest(env.base, 'GET', '/open/echo', {
-        'mcp-session-id': 'sess-1',
-        'mcp-protocol-version': '2025-06-18',
-        'last-event-id': 'ev-42',
-        'x-forwarded-for': '6.6.6.6',
-        'x-forwarded-host': 'evil.example',
-        'x-forwarded-proto': 'gopher',
-        connection: 'x-private-hop',
-        'x-private-hop': 'do not forward',
-        'x-custom': 'kept',
+      'mcp-session-id': 'sess-1',
+      'mcp-protocol-version': '2025-06-18',
+      'last-event-id': 'ev-42',
+      'x-forwarded-for': '6.6.6.6',
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'gopher',
+      connection: 'x-private-hop',
+      'x-private-hop': 'do not forward',
+      'x-custom': 'kept',
     });
     const e = JSON.parse(res.body) as Echo;
     expect(e.headers['mcp-session-id']).toBe('sess-1');
@@ -314,7 +316,11 @@ describe('failures and limits', () => {
     const { hostname, port } = new URL(env.base);
     const before = env.alpha.seen.length;
     const cutBefore = env.alpha.uploadsCutShort;
-    const reply = await rawExchange(hostname, Number(port), 'POST /open/upload HTTP/1.1\r\nhost: gw\r\ncontent-length: 1000\r\n\r\nfirst bytes');
+    const reply = await rawExchange(
+      hostname,
+      Number(port),
+      'POST /open/upload HTTP/1.1\r\nhost: gw\r\ncontent-length: 1000\r\n\r\nfirst bytes',
+    );
     expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(reply.text).toContain('"error":"request_timeout"');
     expect(reply.closed).toBe(true);
@@ -402,8 +408,13 @@ describe('CORS', () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    const allowed = res.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim());
-    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id']));
+    const allowed = res.headers
+      .get('access-control-allow-headers')!
+      .split(',')
+      .map((h) => h.trim());
+    expect(allowed).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id']),
+    );
     expect(res.headers.get('access-control-allow-methods')).toContain('DELETE');
   });
 
@@ -484,26 +495,28 @@ describe('documents', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(item)) ops.push(`${method.toUpperCase()} ${path}`);
     }
-    expect(ops).toEqual(expect.arrayContaining([
-      'GET /health',
-      'GET /.well-known/oauth-protected-resource',
-      'GET /.well-known/oauth-authorization-server',
-      'GET /.well-known/openid-configuration',
-      'GET /{server_name}/.well-known/oauth-protected-resource',
-      'GET /{server_name}/.well-known/oauth-authorization-server',
-      'GET /{server_name}/.well-known/openid-configuration',
-      'GET /.well-known/oauth-authorization-server/{server_path}',
-      'GET /.well-known/openid-configuration/{server_path}',
-      'GET /.well-known/oauth-protected-resource/{server_path}',
-      'POST /{server_name}/oauth/register',
-      'GET /{server_name}/oauth/authorize',
-      'GET /{server_name}/oauth/callback',
-      'POST /{server_name}/oauth/token',
-      'GET /{server_name}/{path}',
-      'POST /{server_name}/{path}',
-      'PUT /{server_name}/{path}',
-      'DELETE /{server_name}/{path}',
-    ]));
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        'GET /health',
+        'GET /.well-known/oauth-protected-resource',
+        'GET /.well-known/oauth-authorization-server',
+        'GET /.well-known/openid-configuration',
+        'GET /{server_name}/.well-known/oauth-protected-resource',
+        'GET /{server_name}/.well-known/oauth-authorization-server',
+        'GET /{server_name}/.well-known/openid-configuration',
+        'GET /.well-known/oauth-authorization-server/{server_path}',
+        'GET /.well-known/openid-configuration/{server_path}',
+        'GET /.well-known/oauth-protected-resource/{server_path}',
+        'POST /{server_name}/oauth/register',
+        'GET /{server_name}/oauth/authorize',
+        'GET /{server_name}/oauth/callback',
+        'POST /{server_name}/oauth/token',
+        'GET /{server_name}/{path}',
+        'POST /{server_name}/{path}',
+        'PUT /{server_name}/{path}',
+        'DELETE /{server_name}/{path}',
+      ]),
+    );
     for (const name of ['DCRRequest', 'DCRResponse', 'HTTPValidationError', 'ValidationError']) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
@@ -516,7 +529,12 @@ describe('documents', () => {
       authorizationUrl: `${env.base}/alpha/oauth/authorize`,
       tokenUrl: `${env.base}/alpha/oauth/token`,
     });
-    expect(Object.keys(doc.components.securitySchemes.OAuth2.flows.authorizationCode.scopes)).toEqual(['openid', 'profile', 'email', 'offline_access']);
+    expect(Object.keys(doc.components.securitySchemes.OAuth2.flows.authorizationCode.scopes)).toEqual([
+      'openid',
+      'profile',
+      'email',
+      'offline_access',
+    ]);
     // §5: the proxy declares BearerToken or GatewayKey; nothing else declares a requirement.
     for (const m of ['get', 'post', 'put', 'delete']) {
       expect(doc.paths['/{server_name}/{path}'][m].security).toEqual([{ BearerToken: [] }, { GatewayKey: [] }]);
@@ -527,11 +545,15 @@ describe('documents', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
         if (op.parameters?.length || op.requestBody) {
-          expect(op.responses['422']?.content['application/json'].schema, `${method} ${path}`).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+          expect(op.responses['422']?.content['application/json'].schema, `${method} ${path}`).toEqual({
+            $ref: '#/components/schemas/HTTPValidationError',
+          });
         }
       }
     }
-    expect(doc.paths['/{server_name}/oauth/register'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DCRRequest' });
+    expect(doc.paths['/{server_name}/oauth/register'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/DCRRequest',
+    });
     expect(doc.paths['/{server_name}/oauth/token'].post.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);
   });
 

@@ -22,7 +22,10 @@ const Body = z.object({
   flag: z.boolean().optional(),
   kind: z.enum(['a', 'b', 'c']).optional(),
   fixed: z.literal('x').optional(),
-  id: z.string().regex(/^[a-z]+$/).optional(),
+  id: z
+    .string()
+    .regex(/^[a-z]+$/)
+    .optional(),
   nested: z.object({ inner: z.string() }).optional(),
   map: z.record(z.string(), z.string()).optional(),
   note: z.string().nullable().optional(),
@@ -44,15 +47,42 @@ describe('zod issues as pydantic errors', () => {
       note: 3,
     };
     expect(detail(() => validate(Body, input, 'body'))).toEqual([
-      { type: 'string_too_short', loc: ['body', 'name'], msg: 'String should have at least 2 characters', input: 'x', ctx: { min_length: 2 } },
+      {
+        type: 'string_too_short',
+        loc: ['body', 'name'],
+        msg: 'String should have at least 2 characters',
+        input: 'x',
+        ctx: { min_length: 2 },
+      },
       { type: 'string_type', loc: ['body', 'tags', 0], msg: 'Input should be a valid string', input: 1 },
-      { type: 'int_parsing', loc: ['body', 'count'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'many' },
-      { type: 'float_parsing', loc: ['body', 'ratio'], msg: 'Input should be a valid number, unable to parse string as a number', input: 'high' },
+      {
+        type: 'int_parsing',
+        loc: ['body', 'count'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        input: 'many',
+      },
+      {
+        type: 'float_parsing',
+        loc: ['body', 'ratio'],
+        msg: 'Input should be a valid number, unable to parse string as a number',
+        input: 'high',
+      },
       { type: 'bool_parsing', loc: ['body', 'flag'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' },
       { type: 'enum', loc: ['body', 'kind'], msg: "Input should be 'a', 'b' or 'c'", input: 'd', ctx: { expected: "'a', 'b' or 'c'" } },
       { type: 'literal_error', loc: ['body', 'fixed'], msg: "Input should be 'x'", input: 'y', ctx: { expected: "'x'" } },
-      { type: 'string_pattern_mismatch', loc: ['body', 'id'], msg: "String should match pattern '^[a-z]+$'", input: 'ABC', ctx: { pattern: '^[a-z]+$' } },
-      { type: 'model_attributes_type', loc: ['body', 'nested'], msg: 'Input should be a valid dictionary or object to extract fields from', input: 'no' },
+      {
+        type: 'string_pattern_mismatch',
+        loc: ['body', 'id'],
+        msg: "String should match pattern '^[a-z]+$'",
+        input: 'ABC',
+        ctx: { pattern: '^[a-z]+$' },
+      },
+      {
+        type: 'model_attributes_type',
+        loc: ['body', 'nested'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: 'no',
+      },
       { type: 'dict_type', loc: ['body', 'map'], msg: 'Input should be a valid dictionary', input: [] },
       { type: 'string_type', loc: ['body', 'note'], msg: 'Input should be a valid string', input: 3 },
     ]);
@@ -72,19 +102,41 @@ describe('zod issues as pydantic errors', () => {
 
   it('reports a non-object body at ["body"], and number bounds with ctx', () => {
     expect(detail(() => validate(Body, 'text', 'body'))).toEqual([
-      { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: 'text' },
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: 'text',
+      },
     ]);
     expect(detail(() => validate(Body, { name: 'abc', tags: ['a'], count: 11 }, 'body'))).toEqual([
       { type: 'less_than_equal', loc: ['body', 'count'], msg: 'Input should be less than or equal to 10', input: 11, ctx: { le: 10 } },
     ]);
     expect(detail(() => validate(Body, { name: 'abc', tags: ['a'], count: 1.5 }, 'body'))).toEqual([
-      { type: 'int_from_float', loc: ['body', 'count'], msg: 'Input should be a valid integer, got a number with a fractional part', input: 1.5 },
+      {
+        type: 'int_from_float',
+        loc: ['body', 'count'],
+        msg: 'Input should be a valid integer, got a number with a fractional part',
+        input: 1.5,
+      },
     ]);
     expect(detail(() => validate(Body, { name: 'abc', tags: ['a', 'b', 'c'] }, 'body'))).toEqual([
-      { type: 'too_long', loc: ['body', 'tags'], msg: 'List should have at most 2 items after validation, not 3', input: ['a', 'b', 'c'], ctx: { field_type: 'List', max_length: 2, actual_length: 3 } },
+      {
+        type: 'too_long',
+        loc: ['body', 'tags'],
+        msg: 'List should have at most 2 items after validation, not 3',
+        input: ['a', 'b', 'c'],
+        ctx: { field_type: 'List', max_length: 2, actual_length: 3 },
+      },
     ]);
     expect(detail(() => validate(Body, { name: 'abc', tags: [] }, 'body'))).toEqual([
-      { type: 'too_short', loc: ['body', 'tags'], msg: 'List should have at least 1 item after validation, not 0', input: [], ctx: { field_type: 'List', min_length: 1, actual_length: 0 } },
+      {
+        type: 'too_short',
+        loc: ['body', 'tags'],
+        msg: 'List should have at least 1 item after validation, not 0',
+        input: [],
+        ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+      },
     ]);
   });
 
@@ -104,15 +156,54 @@ describe('JSON bodies', () => {
   it.each([
     ['', [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]],
     ['  \n', [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]],
-    ['{', [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }]],
+    [
+      '{',
+      [
+        {
+          type: 'json_invalid',
+          loc: ['body', 1],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting property name enclosed in double quotes' },
+        },
+      ],
+    ],
     ['{"a": }', [{ type: 'json_invalid', loc: ['body', 6], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
     ['{"a": 1} x', [{ type: 'json_invalid', loc: ['body', 9], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
     ['[1, 2', [{ type: 'json_invalid', loc: ['body', 5], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ',' delimiter" } }]],
-    ['{"a" 1}', [{ type: 'json_invalid', loc: ['body', 5], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ':' delimiter" } }]],
-    ['{"a": "b', [{ type: 'json_invalid', loc: ['body', 6], msg: 'JSON decode error', input: {}, ctx: { error: 'Unterminated string starting at' } }]],
+    [
+      '{"a" 1}',
+      [{ type: 'json_invalid', loc: ['body', 5], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ':' delimiter" } }],
+    ],
+    [
+      '{"a": "b',
+      [{ type: 'json_invalid', loc: ['body', 6], msg: 'JSON decode error', input: {}, ctx: { error: 'Unterminated string starting at' } }],
+    ],
     ['["\\q"]', [{ type: 'json_invalid', loc: ['body', 2], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid \\escape' } }]],
-    ["{'a': 1}", [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }]],
-    ['{"é": "ü", ', [{ type: 'json_invalid', loc: ['body', 11], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }]],
+    [
+      "{'a': 1}",
+      [
+        {
+          type: 'json_invalid',
+          loc: ['body', 1],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting property name enclosed in double quotes' },
+        },
+      ],
+    ],
+    [
+      '{"é": "ü", ',
+      [
+        {
+          type: 'json_invalid',
+          loc: ['body', 11],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting property name enclosed in double quotes' },
+        },
+      ],
+    ],
   ])('answers %j with the FastAPI error', (text, expected) => {
     expect(detail(() => parseJsonBody(Buffer.from(text)))).toEqual(expected);
   });

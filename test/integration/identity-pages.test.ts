@@ -36,13 +36,19 @@ describe('RP-initiated logout', () => {
     const clientId = client.json.client_id as string;
     const jar = new CookieJar();
 
-    const foreign = await browse(jar, `${auth}/session/end?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: 'https://evil.example/' })}`);
+    const foreign = await browse(
+      jar,
+      `${auth}/session/end?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: 'https://evil.example/' })}`,
+    );
     expect(foreign.status).toBe(400);
     expect(foreign.location).toBeUndefined();
     expect(foreign.body).not.toContain('evil.example');
     expectPageSecurityHeaders(foreign.headers, 'refused logout');
 
-    const page = await browse(jar, `${auth}/session/end?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: registered, state: 's1' })}`);
+    const page = await browse(
+      jar,
+      `${auth}/session/end?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: registered, state: 's1' })}`,
+    );
     expect(page.status).toBe(200);
     expectPageSecurityHeaders(page.headers, 'logout confirmation');
     const action = /<form[^>]*action="([^"]+)"/.exec(page.body)?.[1];
@@ -82,8 +88,12 @@ describe("oidc-provider's own pages", () => {
   it('allow the inline script of a form_post response by its hash, and no other script', async () => {
     const client = await register({ redirect_uris: ['https://client.example/cb'] });
     const query = new URLSearchParams({
-      client_id: client.json.client_id, redirect_uri: 'https://client.example/cb', response_type: 'code',
-      response_mode: 'form_post', scope: 'openid', state: 's',
+      client_id: client.json.client_id,
+      redirect_uri: 'https://client.example/cb',
+      response_type: 'code',
+      response_mode: 'form_post',
+      scope: 'openid',
+      state: 's',
     });
     // No code_challenge: the error goes back to the client as a self-submitting form.
     const res = await fetch(`${auth}/authorize?${query}`);

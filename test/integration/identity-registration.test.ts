@@ -38,7 +38,12 @@ describe('CORS on dynamic registration', () => {
     expect(res.headers.get('access-control-allow-headers')).toBe('content-type, mcp-protocol-version');
     const token = await preflight('/token');
     expect(token.status).toBe(204);
-    for (const name of ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age']) {
+    for (const name of [
+      'access-control-allow-origin',
+      'access-control-allow-methods',
+      'access-control-allow-headers',
+      'access-control-max-age',
+    ]) {
       expect(res.headers.get(name), name).toBe(token.headers.get(name));
     }
   });
@@ -150,4 +155,3 @@ describe('RFC 7591 error codes', () => {
     }
   });
 });
-

@@ -6,7 +6,17 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browse, CookieJar, formAction, pkcePair, registerClient, reservePorts, startOAuthTestPlatform, tokenRequest, type BrowserResponse } from '../support/oauth-client.ts';
+import {
+  browse,
+  CookieJar,
+  formAction,
+  pkcePair,
+  registerClient,
+  reservePorts,
+  startOAuthTestPlatform,
+  tokenRequest,
+  type BrowserResponse,
+} from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 let idp: http.Server;
@@ -39,7 +49,10 @@ beforeAll(async () => {
     }),
     features: { devInteractions: { enabled: true } },
     // Both servers live on 127.0.0.1, where browsers share cookies across ports.
-    cookies: { keys: ['idp-cookie-key-0123456789abcdef0123'], names: { session: '_idp_session', interaction: '_idp_interaction', resume: '_idp_resume' } },
+    cookies: {
+      keys: ['idp-cookie-key-0123456789abcdef0123'],
+      names: { session: '_idp_session', interaction: '_idp_interaction', resume: '_idp_resume' },
+    },
   });
   idp.on('request', provider.callback());
   platform = await startOAuthTestPlatform({
@@ -69,7 +82,15 @@ it('signs a new user in with the social identity provider and onboards an organi
   const redirect = client.redirect_uris[0];
   const jar = new CookieJar();
   const { verifier, challenge } = pkcePair();
-  const params = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirect, scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', resource: api });
+  const params = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: redirect,
+    scope: 'openid email',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: api,
+  });
   let page = await run(jar, await browse(jar, `${authUrl}/authorize?${params}`), redirect);
   expect(page.body).toContain('Continue with Example ID');
   page = await browse(jar, new URL(formAction(page.body, '/social'), authUrl).href);
@@ -77,7 +98,9 @@ it('signs a new user in with the social identity provider and onboards an organi
   expect(new URL(page.location!).searchParams.get('code_challenge_method')).toBe('S256');
   page = await run(jar, page, redirect);
   // The identity provider's login form.
-  page = await browse(jar, new URL(formAction(page.body, '/interaction/'), idpUrl).href, { form: { prompt: 'login', login: 'alice', password: 'any' } });
+  page = await browse(jar, new URL(formAction(page.body, '/interaction/'), idpUrl).href, {
+    form: { prompt: 'login', login: 'alice', password: 'any' },
+  });
   page = await run(jar, page, redirect);
   if (/name="prompt" value="consent"/.test(page.body)) {
     page = await browse(jar, new URL(formAction(page.body, '/interaction/'), idpUrl).href, { form: { prompt: 'consent' } });
@@ -89,7 +112,13 @@ it('signs a new user in with the social identity provider and onboards an organi
   page = await browse(jar, new URL(formAction(page.body, '/consent'), authUrl).href, { form: { csrf, new_organization: 'Alice Labs' } });
   page = await run(jar, page, redirect);
   const code = new URL(page.location!).searchParams.get('code')!;
-  const res = await tokenRequest(authUrl, { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: redirect, code_verifier: verifier });
+  const res = await tokenRequest(authUrl, {
+    grant_type: 'authorization_code',
+    code,
+    client_id: client.client_id,
+    redirect_uri: redirect,
+    code_verifier: verifier,
+  });
   expect(res.status).toBe(200);
   const tokens = (await res.json()) as { access_token: string; id_token: string };
   expect(decodeJwt(tokens.id_token)).toMatchObject({ email: 'alice@social.test', email_verified: true });

@@ -146,7 +146,12 @@ describe('the MCP SDK client', () => {
     const idToken = decodeJwt((tokens as Json).id_token);
     expect(idToken).toMatchObject({ email: user.email, aud: clientInformation.client_id });
 
-    const refreshed = await refreshAuthorization(auth, { metadata, clientInformation, refreshToken: tokens.refresh_token!, resource: new URL(brain) });
+    const refreshed = await refreshAuthorization(auth, {
+      metadata,
+      clientInformation,
+      refreshToken: tokens.refresh_token!,
+      resource: new URL(brain),
+    });
     expect(refreshed.refresh_token).toBeTruthy();
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     const again = await platform.ctx.tokens.verify(refreshed.access_token, brain);
@@ -163,7 +168,11 @@ describe('dynamic registration', () => {
     });
     expect(res.status).toBe(201);
     const client = (await res.json()) as Json;
-    expect(client).toMatchObject({ token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
+    expect(client).toMatchObject({
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
     expect(client.client_secret).toBeUndefined();
     expect(client.client_id_issued_at).toEqual(expect.any(Number));
   });
@@ -240,7 +249,10 @@ describe('authorization code with PKCE', () => {
     const location = new URL(missing.headers.get('location')!);
     expect(location.href.startsWith(client.redirect_uris[0])).toBe(true);
     expect(location.searchParams.get('error')).toBe('invalid_request');
-    const plain = await fetch(`${auth}/authorize?${new URLSearchParams({ ...base, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })}`, { redirect: 'manual' });
+    const plain = await fetch(
+      `${auth}/authorize?${new URLSearchParams({ ...base, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })}`,
+      { redirect: 'manual' },
+    );
     expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     const implicit = await fetch(`${auth}/authorize?${new URLSearchParams({ ...base, response_type: 'token' })}`, { redirect: 'manual' });
     // An implicit request is refused; the error goes in the fragment, as that response type asks.
@@ -282,7 +294,12 @@ describe('authorization code with PKCE', () => {
     const noVerifier = await form('/token', { ...base, code: flow2.code });
     expect(noVerifier.json.error).toMatch(/invalid_grant|invalid_request/);
     const flow3 = await authorize(auth, { client, user: newTestUser(), resource: api });
-    const wrongRedirect = await form('/token', { ...base, code: flow3.code, code_verifier: flow3.verifier, redirect_uri: 'http://127.0.0.1:9/other' });
+    const wrongRedirect = await form('/token', {
+      ...base,
+      code: flow3.code,
+      code_verifier: flow3.verifier,
+      redirect_uri: 'http://127.0.0.1:9/other',
+    });
     expect(wrongRedirect.json.error).toBe('invalid_grant');
     const flow4 = await authorize(auth, { client, user: newTestUser(), resource: api });
     const ok = await form('/token', { ...base, code: flow4.code, code_verifier: flow4.verifier });
@@ -366,7 +383,7 @@ describe('revocation and introspection', () => {
     expect((await form('/revoke', { token: 'a.b.c', client_id: client.client_id })).status).toBe(200);
   });
 
-  it('does not let a client revoke or introspect another client\'s token', async () => {
+  it("does not let a client revoke or introspect another client's token", async () => {
     const t = await obtainAccessToken(platform, { resource: api });
     const other = await registerClient(auth);
     expect((await form('/introspect', { token: t.access_token, client_id: other.client_id })).json).toEqual({ active: false });
@@ -394,27 +411,52 @@ describe('organizations at consent', () => {
     const user = newTestUser('multi');
     const first = await obtainAccessToken(platform, { resource: api, user });
     // A second organization for the same user, created through the agents service.
-    const created = await platform.ctx.clients.organizations.createOrganization({ name: 'Second org', ownerUserId: (await platform.ctx.tokens.verify(first.access_token, api)).subject });
+    const created = await platform.ctx.clients.organizations.createOrganization({
+      name: 'Second org',
+      ownerUserId: (await platform.ctx.tokens.verify(first.access_token, api)).subject,
+    });
     const second = created.organization!.organizationId;
     const client = await registerClient(auth);
     const jar = new CookieJar();
     const { verifier, challenge } = pkcePair();
-    const params = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256', resource: api });
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: api,
+    });
     let page = await browse(jar, `${auth}/authorize?${params}`);
     page = await browse(jar, page.location!);
-    page = await browse(jar, new URL(formAction(page.body, '/sign-in'), auth).href, { form: { csrf: formField(page.body, 'csrf'), email: user.email, password: user.password } });
+    page = await browse(jar, new URL(formAction(page.body, '/sign-in'), auth).href, {
+      form: { csrf: formField(page.body, 'csrf'), email: user.email, password: user.password },
+    });
     while (page.location && !page.location.startsWith(client.redirect_uris[0])) page = await browse(jar, page.location);
     const offered = organizationOptions(page.body).map((o) => o.id);
     expect(offered).toEqual(expect.arrayContaining([first.organizationId, second]));
     // An organization the user does not belong to is refused.
-    const foreign = await browse(jar, new URL(formAction(page.body, '/consent'), auth).href, { form: { csrf: formField(page.body, 'csrf'), organization: 'org_notmine' } });
+    const foreign = await browse(jar, new URL(formAction(page.body, '/consent'), auth).href, {
+      form: { csrf: formField(page.body, 'csrf'), organization: 'org_notmine' },
+    });
     expect(foreign.status).toBe(403);
-    const forged = await browse(jar, new URL(formAction(page.body, '/consent'), auth).href, { form: { csrf: 'forged', organization: second } });
+    const forged = await browse(jar, new URL(formAction(page.body, '/consent'), auth).href, {
+      form: { csrf: 'forged', organization: second },
+    });
     expect(forged.status).toBe(403);
-    page = await browse(jar, new URL(formAction(foreign.body, '/consent'), auth).href, { form: { csrf: formField(foreign.body, 'csrf'), organization: second } });
+    page = await browse(jar, new URL(formAction(foreign.body, '/consent'), auth).href, {
+      form: { csrf: formField(foreign.body, 'csrf'), organization: second },
+    });
     while (page.location && !page.location.startsWith(client.redirect_uris[0])) page = await browse(jar, page.location);
     const code = new URL(page.location!).searchParams.get('code')!;
-    const tokens = await tokenRequest(auth, { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: client.redirect_uris[0], code_verifier: verifier });
+    const tokens = await tokenRequest(auth, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      code_verifier: verifier,
+    });
     const body = (await tokens.json()) as Json;
     expect((await platform.ctx.tokens.verify(body.access_token, api)).organizationId).toBe(second);
   });
@@ -423,7 +465,15 @@ describe('organizations at consent', () => {
     const client = await registerClient(auth);
     const user = newTestUser();
     const jar = new CookieJar();
-    const params = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 'st' });
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 'st',
+    });
     let page = await browse(jar, `${auth}/authorize?${params}`);
     page = await browse(jar, page.location!);
     const signUp = await browse(jar, new URL(/href="([^"]*\/sign-up)"/.exec(page.body)![1], auth).href);
@@ -444,19 +494,30 @@ describe('accounts', () => {
     const t = await obtainAccessToken(platform, { resource: api });
     const client = await registerClient(auth);
     const jar = new CookieJar();
-    const params = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+    });
     let page = await browse(jar, `${auth}/authorize?${params}`);
     page = await browse(jar, page.location!);
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      page = await browse(jar, new URL(formAction(page.body, '/sign-in'), auth).href, { form: { csrf: formField(page.body, 'csrf'), email: t.user.email, password: 'wrong password' } });
+      page = await browse(jar, new URL(formAction(page.body, '/sign-in'), auth).href, {
+        form: { csrf: formField(page.body, 'csrf'), email: t.user.email, password: 'wrong password' },
+      });
       statuses.push(page.status);
     }
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(400));
     expect(statuses[10]).toBe(429);
     expect(page.headers.get('retry-after')).toMatch(/^\d+$/);
     // Even the right password is refused while throttled.
-    page = await browse(jar, new URL(formAction(page.body, '/sign-in'), auth).href, { form: { csrf: formField(page.body, 'csrf'), email: t.user.email, password: t.user.password } });
+    page = await browse(jar, new URL(formAction(page.body, '/sign-in'), auth).href, {
+      form: { csrf: formField(page.body, 'csrf'), email: t.user.email, password: t.user.password },
+    });
     expect(page.status).toBe(429);
   });
 
@@ -464,13 +525,25 @@ describe('accounts', () => {
     const t = await obtainAccessToken(platform, { resource: api });
     const jar = new CookieJar();
     let page = await browse(jar, `${auth}/sign-up`);
-    page = await browse(jar, `${auth}/sign-up`, { form: { csrf: formField(page.body, 'csrf'), email: t.user.email.toUpperCase(), password: 'long enough password', name: 'x', organization: 'o' } });
+    page = await browse(jar, `${auth}/sign-up`, {
+      form: {
+        csrf: formField(page.body, 'csrf'),
+        email: t.user.email.toUpperCase(),
+        password: 'long enough password',
+        name: 'x',
+        organization: 'o',
+      },
+    });
     expect(page.status).toBe(400);
     expect(page.body).toContain('already exists');
-    page = await browse(jar, `${auth}/sign-up`, { form: { csrf: formField(page.body, 'csrf'), email: 'new@example.test', password: 'short', name: 'x', organization: 'o' } });
+    page = await browse(jar, `${auth}/sign-up`, {
+      form: { csrf: formField(page.body, 'csrf'), email: 'new@example.test', password: 'short', name: 'x', organization: 'o' },
+    });
     expect(page.status).toBe(400);
     expect(page.body).toContain('aria-invalid="true"');
-    page = await browse(jar, `${auth}/sign-up`, { form: { csrf: 'forged', email: 'new2@example.test', password: 'long enough password', name: 'x', organization: 'o' } });
+    page = await browse(jar, `${auth}/sign-up`, {
+      form: { csrf: 'forged', email: 'new2@example.test', password: 'long enough password', name: 'x', organization: 'o' },
+    });
     expect(page.status).toBe(403);
   });
 
@@ -501,7 +574,11 @@ describe('accounts', () => {
 
   it('writes mail to the local outbox when no SMTP server is configured', async () => {
     const t = await obtainAccessToken(platform, { resource: api });
-    const lines = fs.readFileSync(path.join(platform.dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const lines = fs
+      .readFileSync(path.join(platform.dataDir, 'outbox.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
     const mail = lines.find((m) => m.to === t.user.email);
     expect(mail).toMatchObject({ subject: 'Verify your e-mail address for Mindgate' });
     expect(mail!.text).toMatch(new RegExp(`${auth.replace(/[.]/g, '\\.')}/verify-email\\?token=[A-Za-z0-9_-]{43}`));

@@ -50,7 +50,10 @@ describe('a request body that stops arriving', () => {
   });
 
   it('gets a 408 on the authorization server, at its own endpoints and at oidc-provider’s', async () => {
-    for (const [path, type] of [['/token', 'application/x-www-form-urlencoded'], ['/register', 'application/json']]) {
+    for (const [path, type] of [
+      ['/token', 'application/x-www-form-urlencoded'],
+      ['/register', 'application/json'],
+    ]) {
       const reply = await stalled('auth', path, type);
       expect(statusOf(reply), path).toBe(408);
       expect(reply.closed, path).toBe(true);

@@ -121,7 +121,11 @@ describe('slow and stuck request bodies', () => {
 
   it('answers a request whose body never comes with 408 and closes the connection', async () => {
     const { hostname, port } = await start();
-    const reply = await rawExchange(hostname, Number(port), 'POST /sink HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
+    const reply = await rawExchange(
+      hostname,
+      Number(port),
+      'POST /sink HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":',
+    );
     expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(reply.text.toLowerCase()).toContain('connection: close');
     expect(reply.text).toContain('"status":408');
@@ -139,7 +143,11 @@ describe('slow and stuck request bodies', () => {
 
   it('ends a chunked body that stops arriving', async () => {
     const { hostname, port } = await start();
-    const reply = await rawExchange(hostname, Number(port), 'POST /sink HTTP/1.1\r\nhost: t\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n');
+    const reply = await rawExchange(
+      hostname,
+      Number(port),
+      'POST /sink HTTP/1.1\r\nhost: t\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n',
+    );
     expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(reply.closed).toBe(true);
   });
@@ -159,7 +167,13 @@ describe('slow and stuck request bodies', () => {
       await new Promise((r) => setTimeout(r, 1_500));
       sendJson(res, 200, { bytes: (await readBody(req, 64 << 20)).length });
     });
-    listener = await startListener(createProblemSurface('t', router, logger), { host: '127.0.0.1', port: 0, logger, bodyTimeoutMs: 300, requestTimeoutMs: 30_000 });
+    listener = await startListener(createProblemSurface('t', router, logger), {
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      bodyTimeoutMs: 300,
+      requestTimeoutMs: 30_000,
+    });
     const body = Buffer.alloc(16 << 20, 1);
     const res = await fetch(`${listener.url}/late`, { method: 'POST', body });
     expect(res.status).toBe(200);
@@ -167,7 +181,12 @@ describe('slow and stuck request bodies', () => {
   });
 
   it('answers a head that never ends with 408, not 400, and closes the connection', async () => {
-    listener = await startListener(createProblemSurface('t', streams(), logger), { host: '127.0.0.1', port: 0, logger, headersTimeoutMs: 300 });
+    listener = await startListener(createProblemSurface('t', streams(), logger), {
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      headersTimeoutMs: 300,
+    });
     const { hostname, port } = new URL(listener.url);
     const reply = await rawExchange(hostname, Number(port), 'POST /sink HTTP/1.1\r\nhost: t\r\ncontent-le');
     expect(reply.text).toMatch(/^HTTP\/1\.1 408 /);
@@ -185,7 +204,9 @@ describe('slow and stuck request bodies', () => {
     const { hostname, port } = await start();
     const body = '{"a":1}';
     const request = `POST /sink HTTP/1.1\r\nhost: t\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
-    const reply = await rawExchange(hostname, Number(port), request + request, { until: (text) => text.split('HTTP/1.1 200').length === 3 });
+    const reply = await rawExchange(hostname, Number(port), request + request, {
+      until: (text) => text.split('HTTP/1.1 200').length === 3,
+    });
     expect(reply.text.split('HTTP/1.1 200').length).toBe(3);
   });
 });

@@ -18,7 +18,11 @@ describe('turn-batched log destination', () => {
     for (let i = 0; i < 100; i++) logger.info({ i }, 'line');
     expect(fs.readFileSync(file, 'utf8')).toBe('');
     await new Promise((resolve) => setImmediate(resolve));
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { i: number; time: string; msg: string });
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { i: number; time: string; msg: string });
     expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(lines[0]!.msg).toBe('line');
     expect(lines[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -43,6 +47,11 @@ describe('turn-batched log destination', () => {
       expect(e.status).toBe(3);
       stdout = e.stdout;
     }
-    expect(stdout.trim().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['before exit', 'from another logger', 'exiting']);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { msg: string }).msg),
+    ).toEqual(['before exit', 'from another logger', 'exiting']);
   });
 });

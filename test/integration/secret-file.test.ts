@@ -37,12 +37,18 @@ describe('loadSecretFile', () => {
     const file = path.join(tempDir(), 'secret');
     const script = `import { loadSecretFile } from ${JSON.stringify(path.join(root, 'services/common/secret-file.ts'))};
       process.stdout.write(loadSecretFile(${JSON.stringify(file)}, { minLength: 32, generate: true }));`;
-    const outputs = await Promise.all(Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (c) => (out += c));
-      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
-    })));
+    const outputs = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+            let out = '';
+            child.stdout.on('data', (c) => (out += c));
+            child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+          }),
+      ),
+    );
     expect(new Set(outputs).size).toBe(1);
     expect(outputs[0]).toBe(fs.readFileSync(file, 'utf8').trim());
   });
@@ -54,7 +60,9 @@ describe('loadSecretFile', () => {
     expect(fs.existsSync(missing)).toBe(false);
     const short = path.join(dir, 'short');
     fs.writeFileSync(short, 'too-short-secret\n');
-    expect(() => loadSecretFile(short, { minLength: 32, generate: true })).toThrow(`${short}: must hold a secret of at least 32 characters`);
+    expect(() => loadSecretFile(short, { minLength: 32, generate: true })).toThrow(
+      `${short}: must hold a secret of at least 32 characters`,
+    );
     try {
       loadSecretFile(short, { minLength: 32, generate: true });
     } catch (err) {

@@ -20,8 +20,12 @@ beforeAll(async () => {
   brain = spawn(process.execPath, ['services/brain/main.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH, DATA_DIR: brainDir, BRAIN_GRPC_PORT: '0', INTERNAL_TOKEN: token,
-      EMBEDDINGS_THREADS: '1', LOG_LEVEL: 'info',
+      PATH: process.env.PATH,
+      DATA_DIR: brainDir,
+      BRAIN_GRPC_PORT: '0',
+      INTERNAL_TOKEN: token,
+      EMBEDDINGS_THREADS: '1',
+      LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -54,11 +58,16 @@ describe('services in their own processes', () => {
     expect(platform.grpc.brain).toBeUndefined();
     const { brain: client } = platform.ctx.clients;
     await client.putMemory({
-      organizationId: 'org-remote', namespace: Namespace.KNOWLEDGE, key: 'backup',
-      title: 'Backups', content: 'Nightly backups are written to cold storage and kept for thirty days.',
+      organizationId: 'org-remote',
+      namespace: Namespace.KNOWLEDGE,
+      key: 'backup',
+      title: 'Backups',
+      content: 'Nightly backups are written to cold storage and kept for thirty days.',
     });
     const res = await client.searchMemories({
-      organizationId: 'org-remote', namespace: Namespace.KNOWLEDGE, query: 'how long do we retain backups',
+      organizationId: 'org-remote',
+      namespace: Namespace.KNOWLEDGE,
+      query: 'how long do we retain backups',
     });
     expect(res.results[0].memory?.key).toBe('backup');
     // The memory lives in the brain process's store, not the edge's.
@@ -67,7 +76,8 @@ describe('services in their own processes', () => {
 
   it('the remote service refuses a caller without the credential', async () => {
     const res = await fetch(`http://${brainAddress}/mindgate.brain.v1.BrainService/GetMemories`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ organizationId: 'org-remote', namespace: 'NAMESPACE_KNOWLEDGE', keys: ['backup'] }),
     });
     expect(res.status).toBe(401);

@@ -221,7 +221,12 @@ describe('blog search', () => {
       const { res, json } = await get(`/api/v1/blog/search?${query}`);
       expect(res.status, query).toBe(400);
       expectApiHeaders(res, 'blog-search');
-      expect(json()['invalid-params'].map((p: { name: string }) => p.name).sort(), query).toEqual(names.sort());
+      expect(
+        json()
+          ['invalid-params'].map((p: { name: string }) => p.name)
+          .sort(),
+        query,
+      ).toEqual(names.sort());
     }
     // Odd but valid input is searched, not refused.
     for (const q of ['%zz', '%E2%9C%93%20unicode%20%E2%9C%93', 'a'.repeat(200), '🙂', 'SELECT * FROM posts;']) {
@@ -282,7 +287,9 @@ describe('versioning', () => {
       const body = json();
       expect(body.version).toBe('1');
       const ops = body.operations.map((o: { path: string }) => o.path);
-      expect(ops).toEqual(expect.arrayContaining(['/api/v1/blog/posts', '/api/v1/blog/posts/{slug}', '/api/v1/blog/search', '/api/v1/platform-status']));
+      expect(ops).toEqual(
+        expect.arrayContaining(['/api/v1/blog/posts', '/api/v1/blog/posts/{slug}', '/api/v1/blog/search', '/api/v1/platform-status']),
+      );
       expect(body.operations.find((o: { path: string }) => o.path === '/api/v1/status').deprecated).toBe(true);
       expect(body.policies).toEqual([
         { name: 'public-read', quota: 60, window_seconds: 60 },
@@ -416,9 +423,19 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
-        '/api', '/api/v1/blog/posts', '/api/v1/blog/posts/{slug}', '/api/v1/blog/search', '/api/v1/platform-status', '/api/v1/status',
-        '/openapi.json', '/llms.txt', '/llms-full.txt', '/robots.txt', '/sitemap.xml',
-        '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration',
+        '/api',
+        '/api/v1/blog/posts',
+        '/api/v1/blog/posts/{slug}',
+        '/api/v1/blog/search',
+        '/api/v1/platform-status',
+        '/api/v1/status',
+        '/openapi.json',
+        '/llms.txt',
+        '/llms-full.txt',
+        '/robots.txt',
+        '/sitemap.xml',
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/openid-configuration',
       ]),
     );
     expect(doc.paths['/api/v1/status'].get.deprecated).toBe(true);

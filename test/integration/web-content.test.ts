@@ -143,7 +143,9 @@ describe('Markdown rendering', () => {
   });
 
   it('drops links and images with unsafe schemes but keeps safe ones', () => {
-    const { html } = renderMarkdown('[a](javascript:alert(1)) [b](https://example.com/x?y=1&z=2) [c](/blog) ![d](data:text/html,x) [e](mailto:a@b.c)');
+    const { html } = renderMarkdown(
+      '[a](javascript:alert(1)) [b](https://example.com/x?y=1&z=2) [c](/blog) ![d](data:text/html,x) [e](mailto:a@b.c)',
+    );
     expect(html).not.toContain('javascript:');
     expect(html).not.toContain('data:text');
     expect(html).toContain('<a href="https://example.com/x?y=1&amp;z=2">b</a>');

@@ -130,12 +130,16 @@ describe('a deprecation declaration', () => {
   it('refuses a sunset less than 90 days after the deprecation', () => {
     expect(() => defineDeprecation({ deprecatedAt: '2026-11-15', sunsetAt: '2027-02-12' })).toThrow(DeprecationError);
     expect(() => defineDeprecation({ deprecatedAt: '2026-11-15', sunsetAt: '2026-11-01' })).toThrow(/at least 90 days/);
-    expect(defineDeprecation({ deprecatedAt: '2026-11-15', sunsetAt: '2027-02-13' }).sunsetAt.toISOString()).toBe('2027-02-13T00:00:00.000Z');
+    expect(defineDeprecation({ deprecatedAt: '2026-11-15', sunsetAt: '2027-02-13' }).sunsetAt.toISOString()).toBe(
+      '2027-02-13T00:00:00.000Z',
+    );
   });
 
   it('refuses invalid dates and links', () => {
     expect(() => defineDeprecation({ deprecatedAt: 'soon', sunsetAt: '2027-03-01' })).toThrow(/deprecatedAt/);
-    expect(() => defineDeprecation({ deprecatedAt: '2026-11-15', sunsetAt: '2027-03-01', successor: 'javascript:alert(1)' })).toThrow(/successor/);
+    expect(() => defineDeprecation({ deprecatedAt: '2026-11-15', sunsetAt: '2027-03-01', successor: 'javascript:alert(1)' })).toThrow(
+      /successor/,
+    );
   });
 
   it('keeps relative links relative without a base URL', () => {

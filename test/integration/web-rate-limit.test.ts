@@ -70,11 +70,12 @@ describe('fixed-window limiter', () => {
 
   it('lets exactly the quota through a concurrent burst, across limiter instances (replicas)', async () => {
     const replicas = [createRateLimiter({ records: store, now }), createRateLimiter({ records: store, now })];
-    const burst = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => replicas[i % 2].consume(POLICY, 'burst-client')),
-    );
+    const burst = await Promise.all(Array.from({ length: 150 }, (_, i) => replicas[i % 2].consume(POLICY, 'burst-client')));
     expect(burst.filter((d) => d.allowed)).toHaveLength(60);
-    const remainders = burst.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b);
+    const remainders = burst
+      .filter((d) => d.allowed)
+      .map((d) => d.remaining)
+      .sort((a, b) => a - b);
     // Every allowed request saw a distinct count.
     expect(remainders).toEqual(Array.from({ length: 60 }, (_, i) => i));
   });
@@ -104,7 +105,10 @@ describe('fixed-window limiter', () => {
 });
 
 function request(remoteAddress: string, forwardedFor?: string | string[]): IncomingMessage {
-  return { socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as IncomingMessage;
+  return {
+    socket: { remoteAddress },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  } as unknown as IncomingMessage;
 }
 
 describe('client IP', () => {

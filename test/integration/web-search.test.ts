@@ -89,7 +89,10 @@ describe('embedding cache and fallback', () => {
     const closed = await createEmbedder({ provider: 'use-lite', threads: 1, model: 'use-lite-512' });
     await closed.close();
     // A closed embedder cannot embed: only a complete cache gives a hybrid index.
-    const again = await createSearchIndex(content.posts, { embedder: closed, cache: store.collection<VectorCacheDoc>('web_search_vectors') });
+    const again = await createSearchIndex(content.posts, {
+      embedder: closed,
+      cache: store.collection<VectorCacheDoc>('web_search_vectors'),
+    });
     expect(again.mode).toBe('hybrid');
     expect(again.chunkCount).toBe(index.chunkCount);
     // Queries cannot be embedded with a closed model: they are answered by words.
@@ -100,7 +103,12 @@ describe('embedding cache and fallback', () => {
 
   it('answers by words alone when the embedding service is unreachable', async () => {
     // Nothing listens on port 9 of this machine; with known dimensions there is no start-up probe.
-    const unreachable = await createOpenAiEmbedder({ url: 'http://127.0.0.1:9/v1', model: 'text-embedding-3-small', dimensions: 512, maxRetries: 0 });
+    const unreachable = await createOpenAiEmbedder({
+      url: 'http://127.0.0.1:9/v1',
+      model: 'text-embedding-3-small',
+      dimensions: 512,
+      maxRetries: 0,
+    });
     try {
       const lexical = await createSearchIndex(content.posts, { embedder: unreachable });
       expect(lexical.mode).toBe('lexical');
@@ -124,9 +132,18 @@ describe('BM25', () => {
 
   it('weights fields and rewards rarer terms', () => {
     const bm25 = createBm25Index([
-      [{ text: 'gateway', weight: 3 }, { text: 'common words here', weight: 1 }],
-      [{ text: 'other', weight: 3 }, { text: 'gateway common words', weight: 1 }],
-      [{ text: 'third', weight: 3 }, { text: 'common', weight: 1 }],
+      [
+        { text: 'gateway', weight: 3 },
+        { text: 'common words here', weight: 1 },
+      ],
+      [
+        { text: 'other', weight: 3 },
+        { text: 'gateway common words', weight: 1 },
+      ],
+      [
+        { text: 'third', weight: 3 },
+        { text: 'common', weight: 1 },
+      ],
     ]);
     const scores = bm25.score('gateway');
     expect(scores.get(0)!).toBeGreaterThan(scores.get(1)!);

@@ -211,8 +211,11 @@ describe('discovery files', () => {
     const text = await res.text();
     expect(text.startsWith('# Mindgate\n\n> ')).toBe(true);
     expect(text).toContain('## Optional');
-    const posts = (await (await fetch(`${web}/api/v1/blog/posts?limit=100`)).json()) as { data: Array<{ slug: string; agent: { summary: string } }> };
-    for (const post of posts.data) expect(text).toContain(`](${publicWeb}/blog/${post.slug}.md): ${post.agent.summary.replace(/\s+/g, ' ')}`);
+    const posts = (await (await fetch(`${web}/api/v1/blog/posts?limit=100`)).json()) as {
+      data: Array<{ slug: string; agent: { summary: string } }>;
+    };
+    for (const post of posts.data)
+      expect(text).toContain(`](${publicWeb}/blog/${post.slug}.md): ${post.agent.summary.replace(/\s+/g, ' ')}`);
   });
 
   it('llms-full.txt holds the full text of every page and post', async () => {
@@ -239,7 +242,9 @@ describe('discovery files', () => {
     const urls = doc.urlset.url as Array<{ loc: string; lastmod: string }>;
     const locs = urls.map((u) => u.loc);
     for (const path of PAGES) expect(locs).toContain(publicWeb + path);
-    const posts = (await (await fetch(`${web}/api/v1/blog/posts?limit=100`)).json()) as { data: Array<{ slug: string; date: string; updated: string | null }> };
+    const posts = (await (await fetch(`${web}/api/v1/blog/posts?limit=100`)).json()) as {
+      data: Array<{ slug: string; date: string; updated: string | null }>;
+    };
     for (const post of posts.data) {
       const entry = urls.find((u) => u.loc === `${publicWeb}/blog/${post.slug}`);
       expect(entry?.lastmod).toBe(post.updated ?? post.date);

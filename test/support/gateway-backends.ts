@@ -92,27 +92,37 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
   function buildServer(): McpServer {
     const server = new McpServer({ name: `test-${options.name}`, version: '1.0.0' });
     server.registerTool('whoami', { description: 'Who the token says the caller is', inputSchema: {} }, async (_args, extra) => ({
-      content: [{ type: 'text', text: JSON.stringify({ backend: options.name, sub: extra.authInfo?.extra?.sub, aud: extra.authInfo?.extra?.aud }) }],
+      content: [
+        { type: 'text', text: JSON.stringify({ backend: options.name, sub: extra.authInfo?.extra?.sub, aud: extra.authInfo?.extra?.aud }) },
+      ],
     }));
     server.registerTool('echo', { description: 'Echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
       content: [{ type: 'text', text }],
     }));
-    server.registerTool('count', { description: 'Sends n progress notifications', inputSchema: { n: z.number().int() } }, async ({ n }, extra) => {
-      const token = extra._meta?.progressToken;
-      for (let i = 1; i <= n; i++) {
-        if (token !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } });
+    server.registerTool(
+      'count',
+      { description: 'Sends n progress notifications', inputSchema: { n: z.number().int() } },
+      async ({ n }, extra) => {
+        const token = extra._meta?.progressToken;
+        for (let i = 1; i <= n; i++) {
+          if (token !== undefined) {
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } });
+          }
         }
-      }
-      return { content: [{ type: 'text', text: `counted ${n}` }] };
-    });
+        return { content: [{ type: 'text', text: `counted ${n}` }] };
+      },
+    );
     return server;
   }
 
   const app = createMcpExpressApp();
   let url = '';
   const auth = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) =>
-    requireBearerAuth({ verifier, resourceMetadataUrl: `${url}/.well-known/oauth-protected-resource/mcp` })(req as never, res as never, next);
+    requireBearerAuth({ verifier, resourceMetadataUrl: `${url}/.well-known/oauth-protected-resource/mcp` })(
+      req as never,
+      res as never,
+      next,
+    );
 
   if (options.mode === 'json') {
     app.post('/mcp', auth, async (req, res) => {
@@ -126,7 +136,10 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       await transport.handleRequest(req, res, req.body);
     });
     app.all('/mcp', auth, (_req, res) => {
-      res.status(405).set('allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+      res
+        .status(405)
+        .set('allow', 'POST')
+        .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
     });
   } else {
     app.all('/mcp', auth, async (req, res) => {
@@ -173,7 +186,12 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const body = JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const body = JSON.stringify({
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
         res.writeHead(200, {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
@@ -192,7 +210,11 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       // A hostile backend: sets whatever cookies the query names (`c`, repeated), verbatim, and
       // with `clear`, asks the browser to clear every cookie of the site.
       const query = new URL(req.url ?? '/', 'http://backend').searchParams;
-      const headers: Record<string, string | string[] | number> = { 'content-type': 'text/html', 'set-cookie': query.getAll('c'), 'content-length': 2 };
+      const headers: Record<string, string | string[] | number> = {
+        'content-type': 'text/html',
+        'set-cookie': query.getAll('c'),
+        'content-length': 2,
+      };
       if (query.has('clear')) headers['clear-site-data'] = '"cookies", "storage"';
       res.writeHead(200, headers);
       res.end('ok');
@@ -233,10 +255,12 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
       const status = Number(path.slice('/raw/status/'.length)) || 500;
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (status === 401) {
-        headers['www-authenticate'] = `Bearer error="invalid_token", error_description="expired", resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`;
+        headers['www-authenticate'] =
+          `Bearer error="invalid_token", error_description="expired", resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`;
       }
       if (status === 403) {
-        headers['www-authenticate'] = `Bearer error="insufficient_scope", scope="mcp admin", resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`;
+        headers['www-authenticate'] =
+          `Bearer error="insufficient_scope", scope="mcp admin", resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`;
       }
       res.writeHead(status, headers);
       res.end(JSON.stringify({ status }));

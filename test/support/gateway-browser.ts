@@ -118,7 +118,12 @@ export function parseConsentPage(html: string): { ticket: string; action: string
  * Runs the browser part of a sign-in through the gateway: authorize URL → consent page →
  * approve → upstream IdP (signs in by itself) → gateway callback → the client's redirect URI.
  */
-export async function signIn(browser: Browser, authorizeUrl: string, redirectUri: string, decision: 'approve' | 'deny' = 'approve'): Promise<URL> {
+export async function signIn(
+  browser: Browser,
+  authorizeUrl: string,
+  redirectUri: string,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<URL> {
   const page = await browser.get(authorizeUrl);
   if (page.status !== 200) throw new Error(`authorize answered ${page.status}: ${page.text.slice(0, 300)}`);
   const { ticket, action } = parseConsentPage(page.text);

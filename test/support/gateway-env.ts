@@ -41,7 +41,12 @@ export async function startGatewayEnv(options: GatewayEnvOptions = {}): Promise<
   const base = `http://127.0.0.1:${port}`;
   const idp = await startTestIdp({
     clients: [
-      { clientId: 'gw-alpha', clientSecret: 'alpha-secret', redirectUris: [`${base}/alpha/oauth/callback`], defaultResource: 'urn:test:alpha' },
+      {
+        clientId: 'gw-alpha',
+        clientSecret: 'alpha-secret',
+        redirectUris: [`${base}/alpha/oauth/callback`],
+        defaultResource: 'urn:test:alpha',
+      },
       { clientId: 'gw-beta', clientSecret: 'beta-secret', redirectUris: [`${base}/beta/oauth/callback`], defaultResource: 'urn:test:beta' },
       {
         clientId: 'gw-shared',
@@ -57,7 +62,9 @@ export async function startGatewayEnv(options: GatewayEnvOptions = {}): Promise<
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-gateway-'));
   const serversFile = path.join(dir, 'servers.yaml');
-  fs.writeFileSync(serversFile, `# The gateway test registry
+  fs.writeFileSync(
+    serversFile,
+    `# The gateway test registry
 default_server: alpha
 servers:
   - name: alpha
@@ -87,7 +94,8 @@ servers:
     url: ${alpha.url}/raw
   - name: down
     url: http://127.0.0.1:${down}/
-`);
+`,
+  );
   const overrides = {
     GATEWAY_PORT: String(port),
     PUBLIC_GATEWAY_URL: base,

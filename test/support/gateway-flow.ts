@@ -14,7 +14,12 @@ export function pkce(): Pkce {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-export async function register(base: string, server: string, redirectUri: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export async function register(
+  base: string,
+  server: string,
+  redirectUri: string,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}/${server}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -43,7 +48,11 @@ export function authorizeUrl(
   return url.href;
 }
 
-export async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+export async function postForm(
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -73,7 +82,14 @@ export interface SignedIn {
 export async function signInTo(
   base: string,
   server: string,
-  options: { redirectUri?: string; state?: string; browser?: Browser; endpoint?: string; scope?: string; extra?: Record<string, string> } = {},
+  options: {
+    redirectUri?: string;
+    state?: string;
+    browser?: Browser;
+    endpoint?: string;
+    scope?: string;
+    extra?: Record<string, string>;
+  } = {},
 ): Promise<SignedIn> {
   const redirectUri = options.redirectUri ?? 'http://127.0.0.1:45888/callback';
   const reg = await register(base, server, redirectUri);

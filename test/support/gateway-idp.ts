@@ -111,7 +111,12 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     const details = await provider.interactionDetails(req, res);
     if (idp.denyNext) {
       idp.denyNext = false;
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user said no.' }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user said no.' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     const prompt = details.prompt as { name: string; details: Record<string, unknown> };

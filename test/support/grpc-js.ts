@@ -27,12 +27,7 @@ export function loadServiceClient(file: string, service: string): grpc.ServiceCl
 }
 
 /** Promisified unary call on a grpc-js client. */
-export function unary<Res>(
-  client: grpc.Client,
-  method: string,
-  request: unknown,
-  metadata: Record<string, string> = {},
-): Promise<Res> {
+export function unary<Res>(client: grpc.Client, method: string, request: unknown, metadata: Record<string, string> = {}): Promise<Res> {
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(metadata)) md.set(k, v);
   return new Promise((resolve, reject) => {

@@ -24,9 +24,7 @@ const MAIN_CLASS = 'MindgateMongoWireServer';
 const START_TIMEOUT_MS = 60_000;
 
 function installDir(): string {
-  const cache =
-    process.env.MINDGATE_CACHE_DIR ??
-    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'mindgate');
+  const cache = process.env.MINDGATE_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'mindgate');
   return path.join(cache, 'mongo-wire-server');
 }
 

@@ -16,19 +16,25 @@ export { reservePorts };
  * (http://127.0.0.1:<port>), which OAuth needs: the issuer and the resource indicators are
  * compared code point for code point.
  */
-export async function startOAuthTestPlatform(overrides: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
+export async function startOAuthTestPlatform(
+  overrides: Record<string, string> = {},
+  options: TestPlatformOptions = {},
+): Promise<TestPlatform> {
   const [gateway, api, web, auth] = await reservePorts(4);
-  return startTestPlatform({
-    GATEWAY_PORT: String(gateway),
-    API_PORT: String(api),
-    WEB_PORT: String(web),
-    AUTH_PORT: String(auth),
-    PUBLIC_GATEWAY_URL: `http://127.0.0.1:${gateway}`,
-    PUBLIC_API_URL: `http://127.0.0.1:${api}`,
-    PUBLIC_WEB_URL: `http://127.0.0.1:${web}`,
-    PUBLIC_AUTH_URL: `http://127.0.0.1:${auth}`,
-    ...overrides,
-  }, options);
+  return startTestPlatform(
+    {
+      GATEWAY_PORT: String(gateway),
+      API_PORT: String(api),
+      WEB_PORT: String(web),
+      AUTH_PORT: String(auth),
+      PUBLIC_GATEWAY_URL: `http://127.0.0.1:${gateway}`,
+      PUBLIC_API_URL: `http://127.0.0.1:${api}`,
+      PUBLIC_WEB_URL: `http://127.0.0.1:${web}`,
+      PUBLIC_AUTH_URL: `http://127.0.0.1:${auth}`,
+      ...overrides,
+    },
+    options,
+  );
 }
 
 /** Cookies by name, as a browser on one host would hold them (paths ignored). */
@@ -61,7 +67,11 @@ export interface BrowserResponse {
 }
 
 /** One request with the jar's cookies; redirects are not followed. */
-export async function browse(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<BrowserResponse> {
+export async function browse(
+  jar: CookieJar,
+  url: string,
+  init: { method?: string; form?: Record<string, string> } = {},
+): Promise<BrowserResponse> {
   const headers: Record<string, string> = { accept: 'text/html' };
   if (jar.cookies.size) headers.cookie = jar.header();
   let body: string | undefined;
@@ -72,7 +82,13 @@ export async function browse(jar: CookieJar, url: string, init: { method?: strin
   const res = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
   jar.store(res);
   const location = res.headers.get('location') ?? undefined;
-  return { status: res.status, url, location: location ? new URL(location, url).href : undefined, body: await res.text(), headers: res.headers };
+  return {
+    status: res.status,
+    url,
+    location: location ? new URL(location, url).href : undefined,
+    body: await res.text(),
+    headers: res.headers,
+  };
 }
 
 /** Follows redirects until a page is answered, or a redirect leaves for `stopPrefix`. */
@@ -155,7 +171,12 @@ export interface TestUser {
 
 export function newTestUser(prefix = 'user'): TestUser {
   const id = randomBytes(6).toString('hex');
-  return { email: `${prefix}-${id}@example.test`, password: `pw-${randomBytes(12).toString('hex')}`, name: `${prefix} ${id}`, organization: `${prefix} org ${id}` };
+  return {
+    email: `${prefix}-${id}@example.test`,
+    password: `pw-${randomBytes(12).toString('hex')}`,
+    name: `${prefix} ${id}`,
+    organization: `${prefix} org ${id}`,
+  };
 }
 
 export interface AuthorizeOptions {
@@ -250,7 +271,8 @@ export async function driveAuthorization(
     form: { csrf: formField(page.body, 'csrf'), organization: organizationId, decision: 'allow' },
   });
   page = await follow(jar, page, redirectUri);
-  if (!page.location?.startsWith(redirectUri)) throw new Error(`expected a redirect to the client, got ${page.status}\n${page.body.slice(0, 2_000)}`);
+  if (!page.location?.startsWith(redirectUri))
+    throw new Error(`expected a redirect to the client, got ${page.status}\n${page.body.slice(0, 2_000)}`);
   const callback = new URL(page.location);
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`no code in ${callback.href}`);
@@ -277,7 +299,9 @@ export async function driveFacadeAuthorization(
     form: { ticket, decision: 'approve' },
   });
   if (approved.status !== 302 || !approved.location?.startsWith(authUrl)) {
-    throw new Error(`expected a redirect to ${authUrl}, got ${approved.status} ${approved.location ?? ''}\n${approved.body.slice(0, 2_000)}`);
+    throw new Error(
+      `expected a redirect to ${authUrl}, got ${approved.status} ${approved.location ?? ''}\n${approved.body.slice(0, 2_000)}`,
+    );
   }
   return driveAuthorization(authUrl, approved.location, redirectUri, { ...o, jar });
 }
@@ -291,9 +315,14 @@ export interface TokenResponse {
   scope?: string;
 }
 
-export async function tokenRequest(authUrl: string, form: Record<string, string>, basic?: { id: string; secret: string }): Promise<Response> {
+export async function tokenRequest(
+  authUrl: string,
+  form: Record<string, string>,
+  basic?: { id: string; secret: string },
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
+  if (basic)
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
   return fetch(`${authUrl}/token`, { method: 'POST', headers, body: new URLSearchParams(form).toString() });
 }
 
@@ -311,7 +340,15 @@ export interface ObtainedToken extends TokenResponse {
  */
 export async function obtainAccessToken(
   platform: Platform,
-  options: { resource: string; scope?: string; user?: TestUser; mode?: 'sign-up' | 'sign-in'; organizationId?: string; client?: RegisteredClient; jar?: CookieJar },
+  options: {
+    resource: string;
+    scope?: string;
+    user?: TestUser;
+    mode?: 'sign-up' | 'sign-in';
+    organizationId?: string;
+    client?: RegisteredClient;
+    jar?: CookieJar;
+  },
 ): Promise<ObtainedToken> {
   const authUrl = platform.ctx.config.publicUrls.auth;
   const client = options.client ?? (await registerClient(authUrl));

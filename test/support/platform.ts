@@ -37,12 +37,14 @@ export async function startTestPlatform(overrides: Record<string, string> = {}, 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-test-'));
   const logs = options.logs;
   const config = readEdgeConfig(testEnv(dataDir, logs ? { ...overrides, LOG_LEVEL: 'trace' } : overrides), 2);
-  const sink = logs && new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
+  const sink =
+    logs &&
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
   const platform = await startPlatform({ config, logger: createLogger({ level: config.logLevel }, sink) });
   return {
     ...platform,

@@ -16,7 +16,12 @@ export interface RawReply {
  * Writes `request` and collects the reply until the server closes the connection, or `until`
  * says the reply is complete (then the client closes it).
  */
-export function rawExchange(host: string, port: number, request: string, options: { until?: (text: string) => boolean } = {}): Promise<RawReply> {
+export function rawExchange(
+  host: string,
+  port: number,
+  request: string,
+  options: { until?: (text: string) => boolean } = {},
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, host, () => socket.write(request));
     let text = '';

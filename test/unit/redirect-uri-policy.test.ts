@@ -78,7 +78,15 @@ describe('checkRedirectUri', () => {
 describe('checkHttpsUri', () => {
   it('accepts https URIs and refuses everything else', () => {
     expect(checkHttpsUri('https://client.example/logo.png').ok).toBe(true);
-    for (const uri of ['http://client.example/', 'javascript:alert(1)', 'data:image/png;base64,AA', 'https://u:p@client.example/', 'https://client.example/#x', 'cursor://x/y', 'nope']) {
+    for (const uri of [
+      'http://client.example/',
+      'javascript:alert(1)',
+      'data:image/png;base64,AA',
+      'https://u:p@client.example/',
+      'https://client.example/#x',
+      'cursor://x/y',
+      'nope',
+    ]) {
       expect(checkHttpsUri(uri, 'logo_uri'), uri).toMatchObject({ ok: false, reason: expect.stringContaining('logo_uri') });
     }
   });

@@ -102,7 +102,11 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
     const action = endpointsOf(deps, fs).authorization;
     const host = redirectHost(redirect.url);
     const scopes = claims.sc.split(' ').filter(Boolean);
-    sendPage(ctx.res, 200, `Authorize access to ${fs.server.name}`, `<h1>Authorize access to <code>${escapeHtml(fs.server.name)}</code></h1>
+    sendPage(
+      ctx.res,
+      200,
+      `Authorize access to ${fs.server.name}`,
+      `<h1>Authorize access to <code>${escapeHtml(fs.server.name)}</code></h1>
 <p>An application is asking to use the MCP server <strong>${escapeHtml(fs.server.name)}</strong> on your behalf.</p>
 <p>After you sign in, the gateway will send the authorization to:</p>
 <p class="host">${escapeHtml(host)}</p>
@@ -113,17 +117,26 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
 <input type="hidden" name="ticket" value="${escapeHtml(ticket)}">
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
-</form>`, { 'set-cookie': bindingCookies(binding, cookiePaths(fs)) });
+</form>`,
+      { 'set-cookie': bindingCookies(binding, cookiePaths(fs)) },
+    );
   }
 
   async function decide(ctx: RouteContext): Promise<void> {
     const fs = facadeServer(ctx, deps, root);
     if (!fs) return;
-    const type = String(ctx.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(ctx.req.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     const raw = (await readBody(ctx.req, MAX_CONSENT_FORM_BYTES)).toString('utf8');
-    const form = validate(ConsentFormSchema, type === 'application/x-www-form-urlencoded' ? queryToObject(new URLSearchParams(raw)) : {}, 'body');
+    const form = validate(
+      ConsentFormSchema,
+      type === 'application/x-www-form-urlencoded' ? queryToObject(new URLSearchParams(raw)) : {},
+      'body',
+    );
     const ticket = deps.crypto.verify<ConsentTicket>('consent', form.ticket);
-    if (!ticket || ticket.typ !== 'consent' || ticket.s !== fs.server.name || ticket.root !== root) {
+    if (ticket?.typ !== 'consent' || ticket.s !== fs.server.name || ticket.root !== root) {
       return sendErrorPage(ctx.res, 400, 'invalid_request', 'The consent form is not valid.');
     }
     if (ticket.exp <= deps.now()) return sendErrorPage(ctx.res, 400, 'invalid_request', 'The consent form has expired.');
@@ -147,7 +160,12 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
     } catch (err) {
       if (!(err instanceof UpstreamUnavailableError)) throw err;
       deps.logger.warn({ server: fs.server.name, err: err.message }, 'upstream identity provider unavailable');
-      return sendErrorPage(ctx.res, 502, 'temporarily_unavailable', 'The identity provider of this server cannot be reached. Try again later.');
+      return sendErrorPage(
+        ctx.res,
+        502,
+        'temporarily_unavailable',
+        'The identity provider of this server cannot be reached. Try again later.',
+      );
     }
     const nonce = randomId(16);
     const { typ: _typ, ...flow } = ticket;

@@ -7,16 +7,7 @@ import { queryToObject, validate } from '../../http/validation.ts';
 import { CallbackQuerySchema } from '../schemas.ts';
 import type { StateClaims } from './authorize.ts';
 import { digestOf, readBinding } from './binding.ts';
-import {
-  callbackUrl,
-  CODE_TTL_MS,
-  facadeServer,
-  issuerOf,
-  redirectTo,
-  sendErrorPage,
-  useOnce,
-  type FacadeDeps,
-} from './facade.ts';
+import { callbackUrl, CODE_TTL_MS, facadeServer, issuerOf, redirectTo, sendErrorPage, useOnce, type FacadeDeps } from './facade.ts';
 import { randomId } from './tokens.ts';
 import { UpstreamUnavailableError } from './upstream.ts';
 
@@ -35,8 +26,16 @@ export interface CodeClaims {
 
 /** Errors an authorization response may carry (RFC 6749 §4.1.2.1); others become server_error. */
 const AUTHORIZE_ERRORS = new Set([
-  'invalid_request', 'unauthorized_client', 'access_denied', 'unsupported_response_type', 'invalid_scope',
-  'server_error', 'temporarily_unavailable', 'login_required', 'consent_required', 'interaction_required',
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'unsupported_response_type',
+  'invalid_scope',
+  'server_error',
+  'temporarily_unavailable',
+  'login_required',
+  'consent_required',
+  'interaction_required',
   'account_selection_required',
 ]);
 
@@ -49,7 +48,7 @@ export function createCallbackHandler(deps: FacadeDeps) {
     const refuse = (description: string) => sendErrorPage(ctx.res, 400, 'invalid_request', description);
 
     const state = deps.crypto.verify<StateClaims>('state', q.state);
-    if (!state || state.typ !== 'state' || typeof state.n !== 'string' || state.s !== fs.server.name) {
+    if (state?.typ !== 'state' || typeof state.n !== 'string' || state.s !== fs.server.name) {
       return refuse('The sign-in state is not valid.');
     }
     if (state.exp <= deps.now()) return refuse('The sign-in took too long and has expired. Start again from your application.');

@@ -59,9 +59,14 @@ export function facadeServer(ctx: RouteContext, deps: FacadeDeps, root: boolean)
   const upstream = deps.upstreams.get(server.name);
   if (!upstream) {
     const where = server.authorizationServers[0];
-    sendGatewayError(ctx.res, 404, 'no_oauth_facade', where
-      ? `Server ${server.name} is authorized by ${where}, not by the gateway's OAuth facade.`
-      : `Server ${server.name} does not use OAuth.`);
+    sendGatewayError(
+      ctx.res,
+      404,
+      'no_oauth_facade',
+      where
+        ? `Server ${server.name} is authorized by ${where}, not by the gateway's OAuth facade.`
+        : `Server ${server.name} does not use OAuth.`,
+    );
     return undefined;
   }
   return { server, upstream, root };
@@ -102,7 +107,13 @@ const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-export function sendPage(res: ServerResponse, status: number, title: string, body: string, headers: Record<string, string | string[]> = {}): void {
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  body: string,
+  headers: Record<string, string | string[]> = {},
+): void {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
@@ -120,10 +131,15 @@ ${body}
 
 /** A refusal that must not redirect anywhere (bad client, bad redirect URI, bad state). */
 export function sendErrorPage(res: ServerResponse, status: number, error: string, description: string): void {
-  sendPage(res, status, 'Authorization failed', `<h1>Authorization failed</h1>
+  sendPage(
+    res,
+    status,
+    'Authorization failed',
+    `<h1>Authorization failed</h1>
 <p>${escapeHtml(description)}</p>
 <p>Error: <code>${escapeHtml(error)}</code></p>
-<p>You can close this window and start again from your application.</p>`);
+<p>You can close this window and start again from your application.</p>`,
+  );
 }
 
 /** Redirects to a validated client redirect URI with OAuth parameters added to its query. */

@@ -37,9 +37,8 @@ export function createRegisterHandler(deps: FacadeDeps, root: boolean) {
       response_types: ['code'],
       // A facade cannot hand out the upstream secret: every client is public.
       token_endpoint_auth_method: 'none',
-      application_type: request.application_type === 'web' || request.application_type === 'native'
-        ? request.application_type
-        : native ? 'native' : 'web',
+      application_type:
+        request.application_type === 'web' || request.application_type === 'native' ? request.application_type : native ? 'native' : 'web',
     };
     if (request.client_name !== undefined && request.client_name !== null) response.client_name = request.client_name;
     if (request.software_id !== undefined && request.software_id !== null) response.software_id = request.software_id;

@@ -31,7 +31,10 @@ export function createTokenHandler(deps: FacadeDeps, root: boolean) {
   return async (ctx: RouteContext): Promise<void> => {
     const fs = facadeServer(ctx, deps, root);
     if (!fs) return;
-    const type = String(ctx.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(ctx.req.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     const raw = await readBody(ctx.req, MAX_TOKEN_FORM_BYTES);
     // Anything but a form (JSON, multipart) has no form fields: FastAPI answers that with 422.
     const params = type === 'application/x-www-form-urlencoded' ? new URLSearchParams(raw.toString('utf8')) : new URLSearchParams();

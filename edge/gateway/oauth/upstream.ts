@@ -39,9 +39,10 @@ const TIMEOUT_MS = 10_000;
 export function createUpstreamClient(config: UpstreamOAuthConfig, now: () => number = Date.now): UpstreamClient {
   let cached: { value: UpstreamEndpoints; until: number } | undefined;
   let pending: Promise<UpstreamEndpoints> | undefined;
-  const explicit = config.authorizationEndpoint && config.tokenEndpoint
-    ? { issuer: config.issuer, authorizationEndpoint: config.authorizationEndpoint, tokenEndpoint: config.tokenEndpoint }
-    : undefined;
+  const explicit =
+    config.authorizationEndpoint && config.tokenEndpoint
+      ? { issuer: config.issuer, authorizationEndpoint: config.authorizationEndpoint, tokenEndpoint: config.tokenEndpoint }
+      : undefined;
 
   async function discover(): Promise<UpstreamEndpoints> {
     const issuer = config.issuer!;
@@ -119,9 +120,8 @@ export function createUpstreamClient(config: UpstreamOAuthConfig, now: () => num
     knownEndpoints: () => explicit ?? cached?.value,
     async token(params) {
       const { tokenEndpoint } = await endpoints();
-      const secrets = config.tokenEndpointAuthMethod === 'none'
-        ? [undefined]
-        : [config.clientSecret ?? '', ...(config.previousClientSecrets ?? [])];
+      const secrets =
+        config.tokenEndpointAuthMethod === 'none' ? [undefined] : [config.clientSecret ?? '', ...(config.previousClientSecrets ?? [])];
       let result: UpstreamTokenResult | undefined;
       for (const secret of secrets) {
         result = await tokenRequest(tokenEndpoint, params, secret);
@@ -133,7 +133,11 @@ export function createUpstreamClient(config: UpstreamOAuthConfig, now: () => num
     },
   };
 
-  async function tokenRequest(tokenEndpoint: string, params: URLSearchParams, clientSecret: string | undefined): Promise<UpstreamTokenResult> {
+  async function tokenRequest(
+    tokenEndpoint: string,
+    params: URLSearchParams,
+    clientSecret: string | undefined,
+  ): Promise<UpstreamTokenResult> {
     const headers: Record<string, string> = {
       'content-type': 'application/x-www-form-urlencoded',
       accept: 'application/json',

@@ -19,10 +19,24 @@ export function registerAccountRoutes(router: Router, kit: InteractionKit): void
       renderSignUp(kit, c, { action: '/sign-up', signInHref: '/sign-in', csrf, status: 400, error, field, form }),
     );
     if (!user) return;
-    send(c.res, 201, messagePage('Your account is ready', `We sent a verification link to ${user.email}. Connect an application (an MCP client, the CLI) to sign in.`));
+    send(
+      c.res,
+      201,
+      messagePage(
+        'Your account is ready',
+        `We sent a verification link to ${user.email}. Connect an application (an MCP client, the CLI) to sign in.`,
+      ),
+    );
   });
   router.get('/sign-in', (c) => {
-    send(c.res, 200, messagePage('Sign in from your application', 'Sign-in starts from an application (an MCP client, the dashboard or the CLI), which sends you here. New? Create an account at /sign-up.'));
+    send(
+      c.res,
+      200,
+      messagePage(
+        'Sign in from your application',
+        'Sign-in starts from an application (an MCP client, the dashboard or the CLI), which sends you here. New? Create an account at /sign-up.',
+      ),
+    );
   });
   registerVerifyEmail(router, kit);
 }

@@ -24,7 +24,12 @@ export function registerConsentRoutes(router: Router, kit: InteractionKit): void
 }
 
 /** The organization picked (or named, then created) on the form, once membership is checked; else the page is answered. */
-async function chosenOrganization(kit: InteractionKit, c: RouteContext, d: InteractionDetails, form: URLSearchParams): Promise<string | undefined> {
+async function chosenOrganization(
+  kit: InteractionKit,
+  c: RouteContext,
+  d: InteractionDetails,
+  form: URLSearchParams,
+): Promise<string | undefined> {
   const accountId = d.session!.accountId;
   let organizationId = (form.get('organization') ?? '').trim();
   const newName = (form.get('new_organization') ?? '').trim();

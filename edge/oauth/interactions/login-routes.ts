@@ -41,7 +41,12 @@ async function signIn(kit: InteractionKit, c: RouteContext): Promise<void> {
   const email = form.get('email') ?? '';
   try {
     const user = await kit.accounts.signIn(email, form.get('password') ?? '');
-    await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: user._id, amr: ['pwd'] } }, { mergeWithLastSubmission: false });
+    await kit.provider.interactionFinished(
+      c.req,
+      c.res,
+      { login: { accountId: user._id, amr: ['pwd'] } },
+      { mergeWithLastSubmission: false },
+    );
   } catch (err) {
     if (err instanceof ThrottledError) {
       return renderSignIn(kit, c, d, {
@@ -64,10 +69,21 @@ async function signUpInInteraction(kit: InteractionKit, c: RouteContext): Promis
   const view = interactionSignUp(kit, d);
   const user = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
   if (!user) return;
-  await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: user._id, amr: ['pwd'] } }, { mergeWithLastSubmission: false });
+  await kit.provider.interactionFinished(
+    c.req,
+    c.res,
+    { login: { accountId: user._id, amr: ['pwd'] } },
+    { mergeWithLastSubmission: false },
+  );
 }
 
 function interactionSignUp(kit: InteractionKit, d: InteractionDetails): SignUpView {
   const { uid } = d;
-  return { action: `/interaction/${uid}/sign-up`, signInHref: `/interaction/${uid}`, csrf: kit.csrfFor(uid), uid, returnTo: d.params.redirect_uri };
+  return {
+    action: `/interaction/${uid}/sign-up`,
+    signInHref: `/interaction/${uid}`,
+    csrf: kit.csrfFor(uid),
+    uid,
+    returnTo: d.params.redirect_uri,
+  };
 }

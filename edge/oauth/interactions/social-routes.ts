@@ -57,8 +57,14 @@ export function registerSocialRoutes(router: Router, kit: InteractionKit): void 
     if (!d) return;
     const ticketId = c.query.get('ticket') ?? '';
     const ticket = /^[A-Za-z0-9_-]{32}$/.test(ticketId) ? await social.tickets.take(ticketId) : undefined;
-    if (!ticket || ticket.uid !== d.uid) return send(c.res, 400, messagePage('Sign-in expired', 'Start again from your application.', 'error'));
-    await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: ticket.userId, amr: ['fed'] } }, { mergeWithLastSubmission: false });
+    if (!ticket || ticket.uid !== d.uid)
+      return send(c.res, 400, messagePage('Sign-in expired', 'Start again from your application.', 'error'));
+    await kit.provider.interactionFinished(
+      c.req,
+      c.res,
+      { login: { accountId: ticket.userId, amr: ['fed'] } },
+      { mergeWithLastSubmission: false },
+    );
   });
 }
 
@@ -87,7 +93,11 @@ async function callback(kit: InteractionKit, social: Social, c: RouteContext): P
   const saved = /^[A-Za-z0-9_-]{1,128}$/.test(state) ? await social.states.take(state) : undefined;
   if (!saved) return send(c.res, 400, messagePage('Sign-in expired', 'Start again from your application.', 'error'));
   if (c.query.get('error')) {
-    return send(c.res, 400, messagePage('Sign-in cancelled', 'The identity provider did not sign you in. Start again from your application.', 'error'));
+    return send(
+      c.res,
+      400,
+      messagePage('Sign-in cancelled', 'The identity provider did not sign you in. Start again from your application.', 'error'),
+    );
   }
   let user: UserRecord;
   try {
@@ -104,7 +114,12 @@ async function callback(kit: InteractionKit, social: Social, c: RouteContext): P
 }
 
 /** Redeems the provider's code and maps the identity it confirms to an account. */
-async function socialAccount(kit: InteractionKit, social: Social, c: RouteContext, saved: SocialStateDoc & { state: string }): Promise<UserRecord> {
+async function socialAccount(
+  kit: InteractionKit,
+  social: Social,
+  c: RouteContext,
+  saved: SocialStateDoc & { state: string },
+): Promise<UserRecord> {
   const config = await social.client();
   const current = new URL(`${social.redirectUri}?${c.query.toString()}`);
   const tokens = await oidcClient.authorizationCodeGrant(config, current, {

@@ -79,7 +79,12 @@ function redirectTarget(redirectUri: string): string {
   }
 }
 
-export async function renderConsent(kit: InteractionKit, c: RouteContext, d: InteractionDetails, extra: { status?: number; error?: string } = {}) {
+export async function renderConsent(
+  kit: InteractionKit,
+  c: RouteContext,
+  d: InteractionDetails,
+  extra: { status?: number; error?: string } = {},
+) {
   const accountId = d.session!.accountId;
   const user = await kit.accounts.get(accountId);
   const clientId = String(d.params.client_id);
@@ -95,7 +100,9 @@ export async function renderConsent(kit: InteractionKit, c: RouteContext, d: Int
       clientId,
       redirectHost: redirectTarget(String(d.params.redirect_uri ?? '')),
       userEmail: user?.email ?? accountId,
-      scopes: String(d.params.scope ?? '').split(' ').filter(Boolean),
+      scopes: String(d.params.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
       resources: (Array.isArray(resource) ? resource : resource ? [resource] : [kit.server.resources.api]).map(String),
       organizations: await organizationsOf(kit, accountId),
       error: extra.error,

@@ -64,10 +64,7 @@ export async function registerAgent(ctx: AgentsContext, req: RegisterAgentReques
 export async function listAgents(ctx: AgentsContext, req: ListAgentsRequest) {
   const organizationId = requireOrganization(req.organizationId);
   if (req.pageSize > 500) invalid('page_size', `must be at most 500, got ${req.pageSize}`);
-  const records = await ctx.agents.find(
-    { organizationId },
-    { sort: { field: 'createdAt', direction: 'asc' }, limit: req.pageSize || 100 },
-  );
+  const records = await ctx.agents.find({ organizationId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: req.pageSize || 100 });
   return create(ListAgentsResponseSchema, { agents: records.map(toAgent) });
 }
 

@@ -108,7 +108,10 @@ export async function createApiKey(ctx: ApiKeysContext, req: CreateApiKeyRequest
 
 export async function listApiKeys(ctx: ApiKeysContext, req: ListApiKeysRequest) {
   const organizationId = requireOrganization(req.organizationId);
-  const records = await ctx.apiKeys.find({ organizationId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: MAX_KEYS_PER_ORGANIZATION });
+  const records = await ctx.apiKeys.find(
+    { organizationId },
+    { sort: { field: 'createdAt', direction: 'asc' }, limit: MAX_KEYS_PER_ORGANIZATION },
+  );
   return create(ListApiKeysResponseSchema, { apiKeys: records.map(toApiKey) });
 }
 

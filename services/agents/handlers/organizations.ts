@@ -109,9 +109,7 @@ export async function listOrganizations(ctx: OrganizationsContext, req: ListOrga
   return create(ListOrganizationsResponseSchema, {
     organizations: memberships
       .filter((m) => byId.has(m.organizationId))
-      .map((m) =>
-        create(OrganizationWithRoleSchema, { organization: toOrganization(byId.get(m.organizationId)!), role: ROLES[m.role] }),
-      ),
+      .map((m) => create(OrganizationWithRoleSchema, { organization: toOrganization(byId.get(m.organizationId)!), role: ROLES[m.role] })),
   });
 }
 

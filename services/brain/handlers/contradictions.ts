@@ -27,7 +27,10 @@ import { isLive, memoryId, refString, type MemoryRecord, type SourceRecord } fro
 import { notFound, requireRefs, sourceOf } from './validate.ts';
 
 function memberSet(refs: RefRecord[]): string {
-  return refs.map((r) => refString(r.namespace, r.key)).sort().join('|');
+  return refs
+    .map((r) => refString(r.namespace, r.key))
+    .sort()
+    .join('|');
 }
 
 async function createOrFind(
@@ -90,7 +93,8 @@ export async function flagContradiction(ctx: BrainContext, req: FlagContradictio
 
 export function requireId(field: string, id: string, prefix: 'ctr' | 'q'): string {
   if (!id) invalid(field, 'is required');
-  if (!ITEM_ID.test(id) || !id.startsWith(`${prefix}_`)) invalid(field, `must be an id like ${prefix}_ followed by 20 characters of [a-z2-7]`);
+  if (!ITEM_ID.test(id) || !id.startsWith(`${prefix}_`))
+    invalid(field, `must be an id like ${prefix}_ followed by 20 characters of [a-z2-7]`);
   return id;
 }
 

@@ -114,7 +114,13 @@ export async function recallContext(ctx: BrainContext, req: RecallContextRequest
         existing.scores = result.scores;
         continue;
       }
-      picked.set(ref, { record: result.record, reasons: ['SEARCH'], scores: result.scores, warning: result.warning, rank: result.scores.final });
+      picked.set(ref, {
+        record: result.record,
+        reasons: ['SEARCH'],
+        scores: result.scores,
+        warning: result.warning,
+        rank: result.scores.final,
+      });
     }
   }
   // 3. Memories mentioning the entities.
@@ -226,4 +232,3 @@ export async function recallContext(ctx: BrainContext, req: RecallContextRequest
     truncated,
   });
 }
-

@@ -4,15 +4,7 @@
 import type { BrainContext } from '../context.ts';
 import { isLive, memoryId, type MemoryRecord, type NamespaceName } from '../memory-record.ts';
 import type { LexicalFilter, LexicalIndex } from './lexical-index.ts';
-import {
-  failureWarning,
-  feedbackScore,
-  finalScore,
-  fuse,
-  recencyScore,
-  type Candidate,
-  type Warning,
-} from './ranking.ts';
+import { failureWarning, feedbackScore, finalScore, fuse, recencyScore, type Candidate, type Warning } from './ranking.ts';
 
 export interface HybridQuery {
   organizationId: string;
@@ -60,7 +52,10 @@ export async function hybridSearch(ctx: BrainContext, q: HybridQuery): Promise<H
   const pool = Math.max(POOL, q.limit * 3);
   const lexHits = index.search(q.query, pool, filter);
   const postFiltered =
-    filter.updatedAfter !== undefined || filter.updatedBefore !== undefined || Boolean(filter.entities?.length) || Boolean(filter.excludeKeys?.size);
+    filter.updatedAfter !== undefined ||
+    filter.updatedBefore !== undefined ||
+    Boolean(filter.entities?.length) ||
+    Boolean(filter.excludeKeys?.size);
   const semMatches = await ctx.stores.vectors.search(q.organizationId, vector, {
     limit: postFiltered ? pool * 4 : pool,
     filter: filter.tags?.length ? { namespace: q.namespace, tags: filter.tags } : { namespace: q.namespace },
@@ -78,9 +73,7 @@ export async function hybridSearch(ctx: BrainContext, q: HybridQuery): Promise<H
     if (existing) existing.semantic = match.score;
     else candidates.set(key, { key, lexical: index.score(q.query, key), semantic: match.score });
   }
-  const fused = fuse([...candidates.values()], ctx.weights.lexical).sort(
-    (a, b) => b.relevance - a.relevance || (a.key < b.key ? -1 : 1),
-  );
+  const fused = fuse([...candidates.values()], ctx.weights.lexical).sort((a, b) => b.relevance - a.relevance || (a.key < b.key ? -1 : 1));
   // Feedback can lift a result by at most weights.feedback + weights.recency; fetch enough
   // candidates that a lifted one is not cut before it is scored.
   const shortlist = fused.slice(0, Math.max(q.limit * 3, 30));

@@ -90,8 +90,7 @@ async function errorDetail(response: Response): Promise<string> {
   }
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const message =
-      typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
+    const message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
     if (typeof message === 'string') text = message;
   } catch {
     // Not JSON: the text itself is the detail.
@@ -105,15 +104,7 @@ function isRetryableStatus(status: number): boolean {
 }
 
 export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Promise<Embedder> {
-  const {
-    model,
-    apiKey,
-    timeoutMs = 30_000,
-    maxRetries = 3,
-    maxRetryDelayMs = 20_000,
-    batchSize = 96,
-    maxInputChars = 8192,
-  } = options;
+  const { model, apiKey, timeoutMs = 30_000, maxRetries = 3, maxRetryDelayMs = 20_000, batchSize = 96, maxInputChars = 8192 } = options;
   const endpoint = embeddingsEndpoint(options.url);
   if (!model) throw new Error('an embeddings model name is required');
   if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions < 1)) {
@@ -160,9 +151,7 @@ export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Prom
       } catch (error) {
         if (closing.signal.aborted) throw closedError();
         const reason =
-          error instanceof Error && error.name === 'TimeoutError'
-            ? `no answer within ${timeoutMs} ms`
-            : describeNetworkError(error);
+          error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeNetworkError(error);
         if (attempt < maxRetries) {
           await wait(backoff(attempt));
           continue;
@@ -196,10 +185,7 @@ export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Prom
       }
       const detail = await errorDetail(response);
       const tries = attempt > 0 ? ` (after ${attempt + 1} attempts)` : '';
-      throw new EmbeddingsError(
-        `embeddings endpoint ${endpoint} answered ${response.status}${tries}${detail}`,
-        response.status,
-      );
+      throw new EmbeddingsError(`embeddings endpoint ${endpoint} answered ${response.status}${tries}${detail}`, response.status);
     }
   }
 
@@ -264,10 +250,7 @@ export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Prom
       const [probe] = await embed([PROBE_TEXT]);
       dimensions = probe!.length;
     } catch (error) {
-      throw new EmbeddingsError(
-        `could not learn the embedding dimensions: ${(error as Error).message}`,
-        (error as EmbeddingsError).status,
-      );
+      throw new EmbeddingsError(`could not learn the embedding dimensions: ${(error as Error).message}`, (error as EmbeddingsError).status);
     }
   }
   const learned = dimensions;

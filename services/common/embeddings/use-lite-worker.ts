@@ -50,7 +50,10 @@ try {
   port.on('message', async ({ id, texts }: EmbedRequest) => {
     try {
       const vectors = (await model.embed(texts)).map(normalise);
-      send({ type: 'result', id, vectors }, vectors.map((v) => v.buffer as ArrayBuffer));
+      send(
+        { type: 'result', id, vectors },
+        vectors.map((v) => v.buffer as ArrayBuffer),
+      );
     } catch (error) {
       send({ type: 'error', id, message: error instanceof Error ? error.message : String(error) });
     }

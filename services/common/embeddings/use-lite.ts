@@ -223,9 +223,7 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
   const started = await Promise.allSettled(Array.from({ length: threads }, () => startWorkerWithRetry()));
   const failure = started.find((result) => result.status === 'rejected');
   if (failure) {
-    await Promise.all(
-      started.map((result) => (result.status === 'fulfilled' ? result.value.worker.terminate() : undefined)),
-    );
+    await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.worker.terminate() : undefined)));
     throw (failure as PromiseRejectedResult).reason;
   }
   for (const result of started) slots.push((result as PromiseFulfilledResult<Slot>).value);

@@ -49,10 +49,14 @@ export function registerHealth(router: ConnectRouter, options: HealthOptions): v
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 5_000);
-          ctx.signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            resolve();
-          }, { once: true });
+          ctx.signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     },

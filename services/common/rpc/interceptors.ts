@@ -4,11 +4,7 @@ import type { Logger } from '../log.ts';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, requestIdKey } from './context.ts';
 
 /** Services that answer without the internal credential: operators and probes use them. */
-const OPEN_SERVICES = new Set([
-  'grpc.health.v1.Health',
-  'grpc.reflection.v1.ServerReflection',
-  'grpc.reflection.v1alpha.ServerReflection',
-]);
+const OPEN_SERVICES = new Set(['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection']);
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -8,7 +8,17 @@ import type { RecordStore } from './interface.ts';
 import { createMongoRecordStore } from './mongo.ts';
 import { createSqliteRecordStore } from './sqlite.ts';
 
-export type { Condition, Filter, FindOptions, IndexSpec, PutOptions, RecordCollection, RecordDoc, RecordStore, Scalar } from './interface.ts';
+export type {
+  Condition,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  PutOptions,
+  RecordCollection,
+  RecordDoc,
+  RecordStore,
+  Scalar,
+} from './interface.ts';
 export {
   InvalidFilterError,
   InvalidRecordError,

@@ -115,12 +115,7 @@ export interface RecordCollection<T extends RecordDoc = RecordDoc> {
    * after this very increment, so concurrent callers see distinct counts. This is what
    * rate-limit counters need.
    */
-  increment(
-    id: string,
-    field: string,
-    by: number,
-    init: { expiresAt?: number; fields?: Record<string, Scalar> },
-  ): Promise<T>;
+  increment(id: string, field: string, by: number, init: { expiresAt?: number; fields?: Record<string, Scalar> }): Promise<T>;
 }
 
 export interface RecordStore {
@@ -130,10 +125,7 @@ export interface RecordStore {
    * the same name; callers usually keep the handle. Names start with a letter and hold at most
    * 64 letters, digits, "_" or "-"; case matters. Indexes are only ever added.
    */
-  collection<T extends RecordDoc = RecordDoc>(
-    name: string,
-    options?: { indexes?: IndexSpec[] },
-  ): RecordCollection<T>;
+  collection<T extends RecordDoc = RecordDoc>(name: string, options?: { indexes?: IndexSpec[] }): RecordCollection<T>;
   /** Round-trips to the store; throws when it is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,15 +11,7 @@
 import { MongoClient, MongoServerError, type Collection, type Db, type Document } from 'mongodb';
 
 import { InvalidRecordError, StoreClosedError, UniqueViolationError } from './errors.ts';
-import type {
-  Filter,
-  FindOptions,
-  IndexSpec,
-  PutOptions,
-  RecordCollection,
-  RecordDoc,
-  RecordStore,
-} from './interface.ts';
+import type { Filter, FindOptions, IndexSpec, PutOptions, RecordCollection, RecordDoc, RecordStore } from './interface.ts';
 import {
   HIDDEN_EXPIRY_FIELD,
   checkCollectionName,
@@ -151,8 +143,7 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
             // Documents missing an indexed field are not constrained, as in the embedded store.
             const partialFilterExpression: Document = {};
             for (const field of spec.fields) partialFilterExpression[field] = { $exists: true };
-            const create = () =>
-              coll.createIndex(keys, { name: `${indexName(spec)}_unique`, unique: true, partialFilterExpression });
+            const create = () => coll.createIndex(keys, { name: `${indexName(spec)}_unique`, unique: true, partialFilterExpression });
             return create().catch(async (error: unknown) => {
               if (!isDuplicateKey(error)) throw error;
               // Expired documents may hold the duplicates: remove them and try once more.
@@ -229,9 +220,7 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
             if (!(isDuplicateKey(error) && isDuplicateId(error))) throw error;
           }
           // The _id is taken: replace it only if the stored document has expired.
-          const replaced = await write(id, () =>
-            coll.replaceOne({ _id: id, expiresAt: { $lte: now() } }, stored),
-          );
+          const replaced = await write(id, () => coll.replaceOne({ _id: id, expiresAt: { $lte: now() } }, stored));
           return replaced.matchedCount === 1;
         }
         const filter = toMongoFilter(expect, live(now()));
@@ -268,7 +257,7 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
         if (parsed.limit === 0) return [];
         const sort: Document = {};
         if (parsed.sort) sort[parsed.sort.field] = parsed.sort.direction === 'desc' ? -1 : 1;
-        if (!parsed.sort || parsed.sort.field !== '_id') sort._id = 1;
+        if (parsed.sort?.field !== '_id') sort._id = 1;
         let cursor = coll.find(toMongoFilter(clauses, live(now()))).sort(sort);
         if (parsed.skip > 0) cursor = cursor.skip(parsed.skip);
         if (parsed.limit !== undefined) cursor = cursor.limit(parsed.limit);

@@ -18,16 +18,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 
 import { ensurePrivateFile } from '../../data-dir.ts';
 import { InvalidRecordError, StoreClosedError, UniqueViolationError } from './errors.ts';
-import type {
-  Filter,
-  FindOptions,
-  IndexSpec,
-  PutOptions,
-  RecordCollection,
-  RecordDoc,
-  RecordStore,
-  Scalar,
-} from './interface.ts';
+import type { Filter, FindOptions, IndexSpec, PutOptions, RecordCollection, RecordDoc, RecordStore, Scalar } from './interface.ts';
 import {
   checkCollectionName,
   checkDoc,
@@ -96,7 +87,10 @@ function quoteIdent(name: string): string {
 
 /** The JSON path of a validated field path, as an SQL string literal (no quotes to escape). */
 function jsonPath(path: string): string {
-  return `'$${path.split('.').map((segment) => `."${segment.replace(/'/g, "''")}"`).join('')}'`;
+  return `'$${path
+    .split('.')
+    .map((segment) => `."${segment.replace(/'/g, "''")}"`)
+    .join('')}'`;
 }
 
 function x(path: string): string {
@@ -251,12 +245,13 @@ function inList(path: string, values: Scalar[], arrays: boolean, params: SQLInpu
   const others = [...new Set(values.filter((v) => v === null || typeof v === 'boolean'))];
   const scalarParams: SQLInputValue[] = [];
   const elementParams: SQLInputValue[] = [];
-  for (const [cls, list] of [['text', texts], ['number', numbers]] as const) {
+  for (const [cls, list] of [
+    ['text', texts],
+    ['number', numbers],
+  ] as const) {
     if (list.length === 0) continue;
     const marks = list.map(() => '?').join(',');
-    scalarParts.push(
-      list.some(needsTypeTest) ? `(${x(path)} IN (${marks}) AND ${typeIs(t(path), cls)})` : `${x(path)} IN (${marks})`,
-    );
+    scalarParts.push(list.some(needsTypeTest) ? `(${x(path)} IN (${marks}) AND ${typeIs(t(path), cls)})` : `${x(path)} IN (${marks})`);
     scalarParams.push(...list);
     elementParts.push(`(${typeIs('e.type', cls)} AND e.value IN (${marks}))`);
     elementParams.push(...list);
@@ -426,16 +421,12 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
       if (spec.unique) uniqueIndexFields.set(nameOfIndex, spec.fields);
       else columns.push(...(spec.fields.includes('_id') ? [] : ['_id']), 'expires_at');
       try {
-        db.exec(
-          `CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`,
-        );
+        db.exec(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`);
       } catch (error) {
         if (isUniqueError(error)) {
           sweepTable(table);
           try {
-            db.exec(
-              `CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`,
-            );
+            db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`);
             continue;
           } catch (again) {
             if (!isUniqueError(again)) throw again;
@@ -527,9 +518,7 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
 
       async get(id: string): Promise<RecordDoc | undefined> {
         checkId(id);
-        const row = statement(`SELECT doc, expires_at FROM ${qt} WHERE _id = ? AND ${live}`).get(id, now()) as
-          | DocRow
-          | undefined;
+        const row = statement(`SELECT doc, expires_at FROM ${qt} WHERE _id = ? AND ${live}`).get(id, now()) as DocRow | undefined;
         return row ? parse(row) : undefined;
       },
 
@@ -539,9 +528,10 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
         const at = now();
         for (let i = 0; i < unique.length; i += ID_CHUNK) {
           const chunk = unique.slice(i, i + ID_CHUNK);
-          const rows = statement(
-            `SELECT _id, doc, expires_at FROM ${qt} WHERE _id IN (${chunk.map(() => '?').join(',')}) AND ${live}`,
-          ).all(...chunk, at) as unknown as Array<DocRow & { _id: string }>;
+          const rows = statement(`SELECT _id, doc, expires_at FROM ${qt} WHERE _id IN (${chunk.map(() => '?').join(',')}) AND ${live}`).all(
+            ...chunk,
+            at,
+          ) as unknown as Array<DocRow & { _id: string }>;
           for (const row of rows) found.set(row._id, parse(row));
         }
         return unique.flatMap((id) => {
@@ -559,27 +549,19 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
 
       async count(filter: Filter): Promise<number> {
         const compiled = where(filter);
-        const row = statement(countSql(compiled)).get(
-          now(),
-          ...compiled.params,
-        ) as { n: number };
+        const row = statement(countSql(compiled)).get(now(), ...compiled.params) as { n: number };
         return row.n;
       },
 
       async delete(id: string): Promise<boolean> {
         checkId(id);
-        const row = statement(`DELETE FROM ${qt} WHERE _id = ? RETURNING expires_at`).get(id) as
-          | { expires_at: number | null }
-          | undefined;
+        const row = statement(`DELETE FROM ${qt} WHERE _id = ? RETURNING expires_at`).get(id) as { expires_at: number | null } | undefined;
         return row !== undefined && (row.expires_at === null || row.expires_at > now());
       },
 
       async take(id: string): Promise<RecordDoc | undefined> {
         checkId(id);
-        const row = statement(`DELETE FROM ${qt} WHERE _id = ? AND ${live} RETURNING doc, expires_at`).get(
-          id,
-          now(),
-        ) as DocRow | undefined;
+        const row = statement(`DELETE FROM ${qt} WHERE _id = ? AND ${live} RETURNING doc, expires_at`).get(id, now()) as DocRow | undefined;
         return row ? parse(row) : undefined;
       },
 
@@ -599,9 +581,7 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
             doc = parse(row);
             const current = getPath(doc, parsed.field);
             if (current !== undefined && (typeof current !== 'number' || !Number.isFinite(current))) {
-              throw new InvalidRecordError(
-                `cannot increment "${parsed.field}" of record "${parsed.id}" in "${name}": it is not a number`,
-              );
+              throw new InvalidRecordError(`cannot increment "${parsed.field}" of record "${parsed.id}" in "${name}": it is not a number`);
             }
             setPath(doc, parsed.field, (current ?? 0) + parsed.by);
           } else {
@@ -653,9 +633,9 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
 
   function sweepBatch(table: string): number {
     const qt = quoteIdent(table);
-    const result = statement(
-      `DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
-    ).run(now());
+    const result = statement(`DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`).run(
+      now(),
+    );
     return Number(result.changes);
   }
 
@@ -747,9 +727,5 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
 }
 
 function isUniqueError(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { errcode?: number }).errcode === SQLITE_CONSTRAINT_UNIQUE
-  );
+  return typeof error === 'object' && error !== null && (error as { errcode?: number }).errcode === SQLITE_CONSTRAINT_UNIQUE;
 }

@@ -57,12 +57,7 @@ export function checkPath(path: unknown, what = 'field'): string {
   }
   const segments = path.split('.');
   for (const segment of segments) {
-    if (
-      segment.length === 0 ||
-      segment.startsWith('$') ||
-      /["\\\u0000-\u001f]/.test(segment) ||
-      /^\d+$/.test(segment)
-    ) {
+    if (segment.length === 0 || segment.startsWith('$') || /["\\\u0000-\u001f]/.test(segment) || /^\d+$/.test(segment)) {
       throw new InvalidFilterError(
         `${what} "${path}" is not a valid path: each dot-separated name must be non-empty, must not start with "$", be all digits, or hold quotes, backslashes or control characters`,
       );
@@ -76,12 +71,7 @@ export function checkPath(path: unknown, what = 'field'): string {
 }
 
 export function isScalar(value: unknown): value is Scalar {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 function checkScalar(value: unknown, where: string): Scalar {
@@ -281,7 +271,8 @@ export function parseIncrement(
   checkId(id);
   checkPath(field, 'increment field');
   if (field === '_id' || field === 'expiresAt') throw new InvalidFilterError(`increment field cannot be ${field}`);
-  if (typeof by !== 'number' || !Number.isFinite(by)) throw new InvalidFilterError(`increment by must be a finite number, got ${describe(by)}`);
+  if (typeof by !== 'number' || !Number.isFinite(by))
+    throw new InvalidFilterError(`increment by must be a finite number, got ${describe(by)}`);
   if (init !== undefined && !isPlainObject(init)) throw new InvalidFilterError('increment init must be an object');
   const fields = init?.fields ?? {};
   if (!isPlainObject(fields)) throw new InvalidFilterError('increment init.fields must be a plain object');
