@@ -1,4 +1,6 @@
 import { ConfigError } from './config.ts';
+import { KeyEncryptionError } from './key-encryption.ts';
+import { SecretFileError } from './secret-file.ts';
 
 /**
  * Runs `read` and, when it throws a ConfigError, prints one line naming the variable and exits
@@ -10,6 +12,23 @@ export function readConfigOrExit<T>(read: () => T): T {
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Awaits `start` and, when it fails for a reason the operator must fix (a secret file that is
+ * missing or short, stored secrets sealed under another key-encryption key, a bad setting),
+ * prints that reason in one line and exits with status 2, never a stack trace.
+ */
+export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof SecretFileError || err instanceof KeyEncryptionError) {
+      process.stderr.write(`start refused: ${err.message}\n`);
       process.exit(2);
     }
     throw err;

@@ -197,7 +197,7 @@ describe('the key-encryption key', () => {
     await expect(wrong).rejects.toThrow(`was encrypted with the key-encryption key of id ${b.id}, but the configured key has id ${a.id}`);
   }, 120_000);
 
-  it('a wrong key stops `node edge/main.ts` with one error naming the key ids and no secret', async () => {
+  it('a wrong key stops `node edge/main.ts` with one line naming the key ids, exit code 2 and no secret', async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
     const right = writeKek(dir, 'right');
@@ -210,9 +210,11 @@ describe('the key-encryption key', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain(`was encrypted with the key-encryption key of id ${right.id}, but the configured key has id ${wrong.id}`);
-    expect(result.stderr.match(/KeyEncryptionError: /g)).toHaveLength(1);
+    expect(result.status).toBe(2);
+    const lines = result.stderr.split('\n').filter((line) => line && !line.startsWith('{'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^start refused: /);
+    expect(lines[0]).toContain(`was encrypted with the key-encryption key of id ${right.id}, but the configured key has id ${wrong.id}`);
     for (const file of [right.file, wrong.file]) expect(result.stderr).not.toContain(fs.readFileSync(file, 'utf8').trim());
   }, 120_000);
 });
@@ -221,9 +223,24 @@ describe('a configured key-encryption key file that does not exist', () => {
   it('stops the start naming the file, and generates nothing in its place', async () => {
     const dir = tempDir();
     const missing = path.join(dir, 'mounted', 'key-encryption-key');
-    await expect(startOAuthTestPlatform({ DATA_DIR: path.join(dir, 'data'), KEY_ENCRYPTION_KEY_FILE: missing })).rejects.toThrow(`${missing}: does not exist`);
+    await expect(startOAuthTestPlatform({ DATA_DIR: path.join(dir, 'data'), KEY_ENCRYPTION_KEY_FILE: missing })).rejects.toThrow(
+      `${missing}: does not exist`,
+    );
     expect(fs.existsSync(missing)).toBe(false);
   });
+
+  it('stops `node edge/main.ts` with one line naming the file and exit code 2', () => {
+    const dir = tempDir();
+    const missing = path.join(dir, 'mounted', 'key-encryption-key');
+    const result = spawnSync(process.execPath, ['edge/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, ...testEnv(path.join(dir, 'data')), KEY_ENCRYPTION_KEY_FILE: missing },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`start refused: ${missing}: does not exist\n`);
+  }, 120_000);
 });
 
 describe('records an earlier version wrote in clear', () => {
