@@ -1,12 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import {
-  MemorySchema,
-  Namespace,
-  OutcomeStatsSchema,
-  SourceSchema,
-  type Memory,
-} from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { MemorySchema, Namespace, OutcomeStatsSchema, SourceSchema, type Memory } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { RecordDoc } from '../common/storage/records/interface.ts';
 
 export type NamespaceName = 'episodes' | 'knowledge';

@@ -23,8 +23,11 @@ export async function runService(name: ServiceName): Promise<void> {
     logger,
   });
   logger.info({ address: server.address }, `${name} gRPC listening on ${server.address}`);
-  onShutdown(async () => {
-    await server.close(config.shutdownGraceMs);
-    await stores.close();
-  }, (msg) => logger.info(msg));
+  onShutdown(
+    async () => {
+      await server.close(config.shutdownGraceMs);
+      await stores.close();
+    },
+    (msg) => logger.info(msg),
+  );
 }

@@ -116,12 +116,8 @@ describe('Qdrant adapter', () => {
   it('checks input before contacting the server', async () => {
     const store = createQdrantVectorStore({ url: 'http://127.0.0.1:9', collectionPrefix: 'p', dimensions: 3 });
     await expect(store.search('o', [1, 2], { limit: 1 })).rejects.toThrow(/has 2 dimensions/);
-    await expect(store.upsert([{ id: 'x', organizationId: 'o', vector: [1, Number.NaN, 0], payload: {} }])).rejects.toThrow(
-      /non-finite/,
-    );
-    expect(() => createQdrantVectorStore({ url: 'http://127.0.0.1:9', collectionPrefix: 'bad prefix', dimensions: 3 })).toThrow(
-      /prefix/,
-    );
+    await expect(store.upsert([{ id: 'x', organizationId: 'o', vector: [1, Number.NaN, 0], payload: {} }])).rejects.toThrow(/non-finite/);
+    expect(() => createQdrantVectorStore({ url: 'http://127.0.0.1:9', collectionPrefix: 'bad prefix', dimensions: 3 })).toThrow(/prefix/);
   });
 
   it('reports an unreachable server clearly', async () => {

@@ -23,7 +23,6 @@ interface Backend {
   cleanup(): Promise<void>;
 }
 
-
 function randomVector(next: () => number, dims = DIMS): number[] {
   return Array.from({ length: dims }, () => next() * 2 - 1);
 }
@@ -210,9 +209,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
       const query = randomVector(next);
 
       beforeAll(async () => {
-        await store.upsert(
-          Object.entries(payloads).map(([id, payload]) => ({ id, organizationId, vector: randomVector(next), payload })),
-        );
+        await store.upsert(Object.entries(payloads).map(([id, payload]) => ({ id, organizationId, vector: randomVector(next), payload })));
       });
 
       async function ids(filter: Record<string, string | number | boolean | string[]>): Promise<string[]> {
@@ -262,9 +259,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
     it('returns at most `limit` matches and rejects limits outside 1..MAX_SEARCH_LIMIT', async () => {
       const organizationId = org('limit');
       const next = seededRandom(8);
-      await store.upsert(
-        Array.from({ length: 12 }, (_, i) => ({ id: `l${i}`, organizationId, vector: randomVector(next), payload: {} })),
-      );
+      await store.upsert(Array.from({ length: 12 }, (_, i) => ({ id: `l${i}`, organizationId, vector: randomVector(next), payload: {} })));
       const query = randomVector(next);
       expect(await store.search(organizationId, query, { limit: 5 })).toHaveLength(5);
       expect(await store.search(organizationId, query, { limit: 50 })).toHaveLength(12);
@@ -351,9 +346,7 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
         new RegExp(`has ${DIMS + 1} dimensions; this store holds ${DIMS}-dimensional vectors`),
       );
       expect(await store.count(organizationId)).toBe(0);
-      await expect(store.search(organizationId, randomVector(next, DIMS - 1), { limit: 1 })).rejects.toThrow(
-        VectorInputError,
-      );
+      await expect(store.search(organizationId, randomVector(next, DIMS - 1), { limit: 1 })).rejects.toThrow(VectorInputError);
       await expect(store.search(organizationId, [], { limit: 1 })).rejects.toThrow(/0 dimensions/);
     });
 
@@ -400,9 +393,9 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
       await expect(store.delete(organizationId, 'x' as unknown as string[])).rejects.toThrow(VectorInputError);
       const badFilters: unknown[] = [{ x: { y: 1 } }, { x: Number.POSITIVE_INFINITY }, { x: [1] }, { 'a[0]': 'x' }, 'x'];
       for (const filter of badFilters) {
-        await expect(
-          store.search(organizationId, vector, { limit: 1, filter: filter as Record<string, string> }),
-        ).rejects.toThrow(VectorInputError);
+        await expect(store.search(organizationId, vector, { limit: 1, filter: filter as Record<string, string> })).rejects.toThrow(
+          VectorInputError,
+        );
         await expect(store.count(organizationId, filter as Record<string, string>)).rejects.toThrow(VectorInputError);
       }
       await expect(store.search(organizationId, vector, undefined as never)).rejects.toThrow(VectorInputError);

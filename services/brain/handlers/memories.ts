@@ -21,12 +21,7 @@ import {
   type SimilarMemory,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
-import {
-  detectDisagreement,
-  NEAR_DUPLICATE_COSINE,
-  NEAR_DUPLICATE_OVERLAP,
-  textOverlap,
-} from '../contradiction-detector.ts';
+import { detectDisagreement, NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_OVERLAP, textOverlap } from '../contradiction-detector.ts';
 import type { BrainContext } from '../context.ts';
 import {
   isLive,
@@ -53,7 +48,12 @@ const MAX_CONTENT = 32_000;
 const CHECK_CANDIDATES = 5;
 
 function sameText(a: MemoryRecord, b: Pick<MemoryRecord, 'title' | 'content' | 'tags' | 'entities'>): boolean {
-  return a.title === b.title && a.content === b.content && a.tags.join('\n') === b.tags.join('\n') && a.entities.join('\n') === b.entities.join('\n');
+  return (
+    a.title === b.title &&
+    a.content === b.content &&
+    a.tags.join('\n') === b.tags.join('\n') &&
+    a.entities.join('\n') === b.entities.join('\n')
+  );
 }
 
 export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
@@ -73,10 +73,7 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     const expected = Number(req.expectedVersion);
     const actual = existing?.version ?? 0;
     if (expected !== actual) {
-      throw new ConnectError(
-        `memory "${key}" is at version ${actual}, not ${expected}: fetch it again and retry`,
-        Code.FailedPrecondition,
-      );
+      throw new ConnectError(`memory "${key}" is at version ${actual}, not ${expected}: fetch it again and retry`, Code.FailedPrecondition);
     }
   }
   const draft = { key, title, content, tags, entities };
@@ -184,7 +181,8 @@ async function checkAgainstOthers(
   const records = (await ctx.memories.getMany([...keys].map((k) => memoryId(organizationId, namespace, k)))).filter(isLive);
   for (const other of records) {
     const otherText = `${other.title}\n${other.content}`;
-    const disagreement = exact.has(other.key) || aboutOtherThings(entities, other.entities) ? undefined : detectDisagreement(text, otherText);
+    const disagreement =
+      exact.has(other.key) || aboutOtherThings(entities, other.entities) ? undefined : detectDisagreement(text, otherText);
     if (disagreement) {
       result.disagreements.push({ record: other, reason: disagreement.reason });
       continue;
@@ -287,9 +285,7 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
       break;
     }
     budget -= cost;
-    results.push(
-      create(SearchResultSchema, { memory: toMemory(r.record), scores: toScores(r.scores), warning: toWarning(r.warning) }),
-    );
+    results.push(create(SearchResultSchema, { memory: toMemory(r.record), scores: toScores(r.scores), warning: toWarning(r.warning) }));
   }
   return create(SearchMemoriesResponseSchema, {
     results,

@@ -14,14 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { ensurePrivateFile } from '../../data-dir.ts';
 import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
 import { MatrixIndex } from './matrix-index.ts';
-import {
-  checkFilter,
-  checkIds,
-  checkOrganizationId,
-  checkPoints,
-  checkSearchOptions,
-  normaliseVector,
-} from './validate.ts';
+import { checkFilter, checkIds, checkOrganizationId, checkPoints, checkSearchOptions, normaliseVector } from './validate.ts';
 
 export interface EmbeddedVectorStoreOptions {
   /** SQLite file (its folder is created), or `:memory:` for a store that lives as long as the process. */
@@ -144,11 +137,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       }
     },
 
-    async search(
-      organizationId: string,
-      vector: Float32Array | number[],
-      options: VectorSearchOptions,
-    ): Promise<VectorMatch[]> {
+    async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
       assertOpen();
       checkOrganizationId(organizationId);
       const query = normaliseVector(vector, dimensions, 'query vector');

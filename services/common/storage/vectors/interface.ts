@@ -45,11 +45,7 @@ export interface VectorStore {
   /** Ids the organization does not hold are ignored. */
   delete(organizationId: string, ids: string[]): Promise<void>;
   /** The `limit` most similar points of the organization that pass the filter, best first. */
-  search(
-    organizationId: string,
-    vector: Float32Array | number[],
-    options: VectorSearchOptions,
-  ): Promise<VectorMatch[]>;
+  search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]>;
   count(organizationId: string, filter?: VectorFilter): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -10,14 +10,7 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
-import {
-  checkFilter,
-  checkIds,
-  checkOrganizationId,
-  checkPoints,
-  checkSearchOptions,
-  normaliseVector,
-} from './validate.ts';
+import { checkFilter, checkIds, checkOrganizationId, checkPoints, checkSearchOptions, normaliseVector } from './validate.ts';
 
 export interface QdrantVectorStoreOptions {
   /** Base URL of Qdrant's REST API, e.g. `http://qdrant:6333`. */
@@ -184,11 +177,7 @@ export function createQdrantVectorStore(options: QdrantVectorStoreOptions): Vect
       await call('delete', () => client.delete(collection, { wait: true, filter }));
     },
 
-    async search(
-      organizationId: string,
-      vector: Float32Array | number[],
-      options: VectorSearchOptions,
-    ): Promise<VectorMatch[]> {
+    async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
       checkOrganizationId(organizationId);
       const query = normaliseVector(vector, dimensions, 'query vector');
       const { limit, filter } = checkSearchOptions(options);
@@ -215,9 +204,7 @@ export function createQdrantVectorStore(options: QdrantVectorStoreOptions): Vect
       checkOrganizationId(organizationId);
       const checked = checkFilter(filter);
       await ensureCollection();
-      const response = await call('count', () =>
-        client.count(collection, { filter: qdrantFilter(organizationId, checked), exact: true }),
-      );
+      const response = await call('count', () => client.count(collection, { filter: qdrantFilter(organizationId, checked), exact: true }));
       return response.count;
     },
 

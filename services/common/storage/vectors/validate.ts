@@ -42,9 +42,7 @@ export function normaliseVector(vector: unknown, dimensions: number, what: strin
     throw new VectorInputError(`${what} must be a Float32Array or an array of numbers`);
   }
   if (vector.length !== dimensions) {
-    throw new VectorInputError(
-      `${what} has ${vector.length} dimensions; this store holds ${dimensions}-dimensional vectors`,
-    );
+    throw new VectorInputError(`${what} has ${vector.length} dimensions; this store holds ${dimensions}-dimensional vectors`);
   }
   const out = new Float32Array(dimensions);
   let sum = 0;
