@@ -13,15 +13,27 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
+import type {
+  PayloadValue,
+  StoredPoint,
+  VectorFilter,
+  VectorMatch,
+  VectorPoint,
+  VectorScanPage,
+  VectorSearchOptions,
+  VectorStore,
+} from './interface.ts';
 import { MatrixIndex } from './matrix-index.ts';
+import { acquireProcessLock } from './process-lock.ts';
 import {
   checkFilter,
   checkIds,
   checkOrganizationId,
   checkPoints,
+  checkScanOptions,
   checkSearchOptions,
   normaliseVector,
+  VectorInputError,
 } from './validate.ts';
 
 export interface EmbeddedVectorStoreOptions {
@@ -29,6 +41,11 @@ export interface EmbeddedVectorStoreOptions {
   path: string;
   /** Length of every vector; 1 to 65,536. */
   dimensions: number;
+  /**
+   * How long a write waits for another connection's lock on the file before failing. Default
+   * 5000 ms. The wait blocks the thread (node:sqlite is synchronous).
+   */
+  busyTimeoutMs?: number;
 }
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
@@ -37,12 +54,20 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
 }
 
 export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): VectorStore {
-  const { path, dimensions } = options;
+  const { path, dimensions, busyTimeoutMs = 5000 } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path);
+  // One process per file (process-lock.ts): refuse a second one before opening anything.
+  const release = path === ':memory:' ? () => {} : acquireProcessLock(`${path}.lock`);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const table = `vectors_${dimensions}`;
   db.exec(`
     -- A 512-dimensional row is about 2 KB: on SQLite's default 4 KB pages only one fits per page,
@@ -50,7 +75,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     PRAGMA page_size = 16384;
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
-    PRAGMA busy_timeout = 5000;
+    PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))};
     CREATE TABLE IF NOT EXISTS ${table} (
       organization TEXT NOT NULL,
       id TEXT NOT NULL,
@@ -69,6 +94,11 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     count: db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE organization = ?`),
     load: db.prepare(`SELECT id, vector, payload FROM ${table} WHERE organization = ?`),
     ping: db.prepare('SELECT 1 AS ok'),
+    get: db.prepare(`SELECT payload FROM ${table} WHERE organization = ? AND id = ?`),
+    scanFirst: db.prepare(`SELECT organization, id, payload FROM ${table} ORDER BY organization, id LIMIT ?`),
+    scanAfter: db.prepare(
+      `SELECT organization, id, payload FROM ${table} WHERE (organization, id) > (?, ?) ORDER BY organization, id LIMIT ?`,
+    ),
   };
 
   const loaded = new Map<string, MatrixIndex>();
@@ -167,6 +197,28 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       return indexOf(organizationId)?.count(checked) ?? 0;
     },
 
+    async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
+      assertOpen();
+      checkOrganizationId(organizationId);
+      const found: StoredPoint[] = [];
+      for (const id of new Set(checkIds(ids))) {
+        const row = statements.get.get(organizationId, id) as { payload: string } | undefined;
+        if (row) found.push({ organizationId, id, payload: JSON.parse(row.payload) });
+      }
+      return found;
+    },
+
+    async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
+      assertOpen();
+      const { after, limit } = checkScanOptions(options);
+      const rows = (
+        after === undefined ? statements.scanFirst.all(limit) : statements.scanAfter.all(...scanCursor(after), limit)
+      ) as { organization: string; id: string; payload: string }[];
+      const points = rows.map((row) => ({ organizationId: row.organization, id: row.id, payload: JSON.parse(row.payload) }));
+      const last = rows.at(-1);
+      return { points, next: rows.length === limit && last ? JSON.stringify([last.organization, last.id]) : undefined };
+    },
+
     async ping(): Promise<void> {
       assertOpen();
       statements.ping.get();
@@ -177,6 +229,20 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       closed = true;
       loaded.clear();
       db.close();
+      release();
     },
   };
+}
+
+/** The (organization, id) a scan page ended at, from its `next`. */
+function scanCursor(after: string): [string, string] {
+  try {
+    const cursor = JSON.parse(after) as unknown;
+    if (Array.isArray(cursor) && cursor.length === 2 && cursor.every((part) => typeof part === 'string')) {
+      return cursor as [string, string];
+    }
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new VectorInputError('after must be the `next` of a previous page');
 }
