@@ -5,6 +5,7 @@ import { resolveInternalToken } from './internal-token.ts';
 import { createLogger } from './log.ts';
 import { onShutdown, readConfigOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
+import { VectorFileLockedError } from './storage/vectors/process-lock.ts';
 import { openStores } from './stores.ts';
 import { SERVICE_MODULES } from '../modules.ts';
 
@@ -12,7 +13,12 @@ export async function runService(name: ServiceName): Promise<void> {
   const config = readConfigOrExit(() => readServiceConfig(process.env, name, os.availableParallelism()));
   const logger = createLogger({ level: config.logLevel, name });
   const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
-  const stores = await openStores(config.storage);
+  const stores = await openStores(config.storage).catch((error: unknown) => {
+    // A second process on the same embedded vector file: one line naming the holder, exit 2.
+    if (!(error instanceof VectorFileLockedError)) throw error;
+    process.stderr.write(`${name}: ${error.message}\n`);
+    process.exit(2);
+  });
   const server = await startRpcServer({
     module: SERVICE_MODULES[name](stores, logger),
     host: config.host,
