@@ -20,8 +20,9 @@
 //   version fails and the record stays due: a vector written from an older text is verified
 //   again and replaced. None of these writes change `rev`, so they never make a writer's
 //   compare-and-set fail.
-// When the vector store fails, the record is postponed by RETRY_MS and the pass stops: the next
-// passes retry until the store answers again, with no operator action.
+// A page's missing vectors are embedded in one call and written in one upsert. When the vector
+// store (or the embedder) fails, the page's claimed records are postponed by RETRY_MS and the pass
+// stops: the next passes retry until the store answers again, with no operator action.
 import type { Logger } from '../common/log.ts';
 import type { BrainContext } from './context.ts';
 import { memoryPoint, memoryPointId, memoryText, vectorTextHash, type MemoryRecord } from './memory-record.ts';
@@ -46,11 +47,9 @@ export interface ReconcileStats {
   removed: number;
   /** Records another replica (or a new write) took first. */
   skipped: number;
-  /** Records whose vector could not be written; tried again later. */
+  /** Records whose vector could not be written (or embedded); tried again later. */
   failed: number;
 }
-
-type Outcome = 'verified' | 'repaired' | 'removed' | 'skipped';
 
 /** Without `vectorDue`, and with `vectorDue` compared to `due` when clearing. */
 function cleared(record: MemoryRecord): MemoryRecord {
@@ -70,8 +69,7 @@ async function claim(ctx: BrainContext, record: MemoryRecord, until: number): Pr
 
 /** Whether the organization's vector of this memory was made from its current text. */
 export async function hasCurrentVector(ctx: BrainContext, record: MemoryRecord): Promise<boolean> {
-  const [stored] = await ctx.stores.vectors.retrieve(record.organizationId, [memoryPointId(record.namespace, record.key)]);
-  return stored !== undefined && stored.payload.text === vectorTextHash(record);
+  return (await withCurrentVectors(ctx, [record])).has(record._id);
 }
 
 /** Embeds the memory's text and writes its vector. */
@@ -80,27 +78,63 @@ export async function writeVector(ctx: BrainContext, record: MemoryRecord, vecto
   await ctx.stores.vectors.upsert([memoryPoint(record, embedded!)]);
 }
 
-async function reconcileRecord(ctx: BrainContext, record: MemoryRecord): Promise<Outcome> {
-  if (!record.deleted && (await hasCurrentVector(ctx, record))) {
-    return (await ctx.memories.put(cleared(record), sameAs(record))) ? 'verified' : 'skipped';
+/** The ids of the records whose vector was made from their current text: one lookup per organization. */
+async function withCurrentVectors(ctx: BrainContext, records: MemoryRecord[]): Promise<Set<string>> {
+  const current = new Set<string>();
+  for (const [organizationId, group] of Map.groupBy(records, (r) => r.organizationId)) {
+    const ids = group.map((r) => memoryPointId(r.namespace, r.key));
+    const stored = new Map((await ctx.stores.vectors.retrieve(organizationId, ids)).map((p) => [p.id, p.payload.text]));
+    for (const r of group) if (stored.get(memoryPointId(r.namespace, r.key)) === vectorTextHash(r)) current.add(r._id);
   }
-  const claimed = await claim(ctx, record, ctx.now() + LEASE_MS);
-  if (!claimed) return 'skipped';
+  return current;
+}
+
+/** Writes the vectors of the claimed live records (one embedding call) and removes the deleted ones'. */
+async function work(ctx: BrainContext, claimed: MemoryRecord[]): Promise<void> {
+  for (const [organizationId, group] of Map.groupBy(claimed.filter((r) => r.deleted), (r) => r.organizationId)) {
+    await ctx.stores.vectors.delete(organizationId, group.map((r) => memoryPointId(r.namespace, r.key)));
+  }
+  const live = claimed.filter((r) => !r.deleted);
+  if (live.length === 0) return;
+  const vectors = await ctx.stores.embedder.embed(live.map(memoryText));
+  await ctx.stores.vectors.upsert(live.map((r, i) => memoryPoint(r, vectors[i]!)));
+}
+
+/** Verifies, claims and works one page of due records; returns how many others took first. */
+async function reconcilePage(ctx: BrainContext, due: MemoryRecord[], stats: ReconcileStats): Promise<number> {
+  const current = await withCurrentVectors(ctx, due.filter((r) => !r.deleted));
+  const claimed: MemoryRecord[] = [];
+  let skipped = 0;
+  for (const record of due) {
+    if (current.has(record._id)) {
+      if (await ctx.memories.put(cleared(record), sameAs(record))) stats.verified += 1;
+      else skipped += 1;
+      continue;
+    }
+    const mine = await claim(ctx, record, ctx.now() + LEASE_MS);
+    if (mine) claimed.push(mine);
+    else skipped += 1;
+  }
   try {
-    if (claimed.deleted) await ctx.stores.vectors.delete(claimed.organizationId, [memoryPointId(claimed.namespace, claimed.key)]);
-    else await writeVector(ctx, claimed);
+    await work(ctx, claimed);
   } catch (error) {
-    // Shorten the lease to the retry delay; a failure here only means waiting for the lease.
-    await ctx.memories.put({ ...claimed, vectorDue: ctx.now() + RETRY_MS }, sameAs(claimed)).catch(() => false);
+    // Shorten the leases to the retry delay; a failure here only means waiting for the lease.
+    for (const c of claimed) await ctx.memories.put({ ...c, vectorDue: ctx.now() + RETRY_MS }, sameAs(c)).catch(() => false);
+    stats.failed += claimed.length;
     throw error;
   }
-  await ctx.memories.put(cleared(claimed), sameAs(claimed));
-  return claimed.deleted ? 'removed' : 'repaired';
+  for (const c of claimed) {
+    await ctx.memories.put(cleared(c), sameAs(c));
+    stats[c.deleted ? 'removed' : 'repaired'] += 1;
+  }
+  stats.skipped += skipped;
+  return skipped;
 }
 
 /**
- * One pass over the records whose vectors are due. Stops at the first vector-store failure
- * (counted in `failed`), since the next records would fail the same way.
+ * One pass over the records whose vectors are due, a page at a time. Stops at the first
+ * vector-store or embedder failure (the page's claimed records count as `failed`), since the
+ * next records would fail the same way.
  */
 export async function reconcileVectors(ctx: BrainContext): Promise<ReconcileStats> {
   const stats: ReconcileStats = { verified: 0, repaired: 0, removed: 0, skipped: 0, failed: 0 };
@@ -109,17 +143,12 @@ export async function reconcileVectors(ctx: BrainContext): Promise<ReconcileStat
       { vectorDue: { $lte: ctx.now() } },
       { sort: { field: 'vectorDue', direction: 'asc' }, limit: BATCH },
     );
-    let skipped = 0;
-    for (const record of due) {
-      try {
-        const outcome = await reconcileRecord(ctx, record);
-        stats[outcome] += 1;
-        if (outcome === 'skipped') skipped += 1;
-      } catch (error) {
-        stats.failed += 1;
-        ctx.logger.warn({ err: error, memory: record._id }, 'vector sync: the vector store failed; retrying');
-        return stats;
-      }
+    let skipped: number;
+    try {
+      skipped = await reconcilePage(ctx, due, stats);
+    } catch (error) {
+      ctx.logger.warn({ err: error, failed: stats.failed }, 'vector sync: the vector store failed; retrying');
+      return stats;
     }
     // A page of records that other replicas all took would come back again: stop there too.
     if (due.length < BATCH || skipped === due.length) return stats;
