@@ -51,7 +51,7 @@ export interface ReconcileStats {
   failed: number;
 }
 
-/** Without `vectorDue`, and with `vectorDue` compared to `due` when clearing. */
+/** The record with its marker cleared. */
 function cleared(record: MemoryRecord): MemoryRecord {
   const { vectorDue: _due, ...rest } = record;
   return rest as MemoryRecord;
