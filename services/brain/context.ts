@@ -30,6 +30,8 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
       { fields: ['organizationId', 'namespace', 'key'], unique: true },
       { fields: ['organizationId', 'namespace', 'seq'] },
       { fields: ['organizationId', 'namespace', 'updatedAt'] },
+      // Vector sync's queue (vector-sync.ts): only records owing a verified vector hold the field.
+      { fields: ['vectorDue'] },
     ],
   });
   const sequences = stores.records.collection<SequenceDoc>('memory_sequences');

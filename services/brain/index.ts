@@ -4,8 +4,16 @@ import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
 import { createBrainContext } from './context.ts';
 import { brainRoutes } from './routes.ts';
+import { startVectorSync } from './vector-sync.ts';
 
 export function createBrainModule(stores: Stores, logger: Logger): RpcServiceModule {
   const ctx = createBrainContext(stores, logger.child({ service: 'brain' }));
-  return { services: [BrainService], routes: brainRoutes(ctx), probe: () => stores.probe() };
+  // Every replica reconciles; claims in the records store keep them off each other's items.
+  const vectorSync = startVectorSync(ctx);
+  return {
+    services: [BrainService],
+    routes: brainRoutes(ctx),
+    probe: () => stores.probe(),
+    close: () => vectorSync.stop(),
+  };
 }

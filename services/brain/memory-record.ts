@@ -1,7 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { MemorySchema, Namespace, OutcomeStatsSchema, SourceSchema, type Memory } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { createHash } from 'node:crypto';
 import type { RecordDoc } from '../common/storage/records/interface.ts';
+import type { VectorPoint } from '../common/storage/vectors/interface.ts';
 
 export type NamespaceName = 'episodes' | 'knowledge';
 
@@ -50,6 +52,12 @@ export interface MemoryRecord extends RecordDoc {
   contentHash: string;
   deleted?: boolean;
   stats: OutcomeStatsRecord;
+  /**
+   * Set by every write of the memory (and its deletion) in the same record write, cleared once
+   * its vector has been verified: the reconciler (vector-sync.ts) works on records whose time
+   * has come. The writer's own vector write normally lands long before.
+   */
+  vectorDue?: number;
 }
 
 export function isLive(record: MemoryRecord | undefined): record is MemoryRecord {
@@ -89,6 +97,30 @@ export function memoryText(record: Pick<MemoryRecord, 'title' | 'content' | 'tag
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/**
+ * Fingerprint of the embedded text, stored in the vector's payload as `text`: a vector whose
+ * fingerprint differs from its record's was made from another version of the memory.
+ */
+export function vectorTextHash(record: Pick<MemoryRecord, 'title' | 'content' | 'tags' | 'entities'>): string {
+  return createHash('sha256').update(memoryText(record)).digest('base64url').slice(0, 22);
+}
+
+/** The vector point of a memory. */
+export function memoryPoint(record: MemoryRecord, vector: Float32Array | number[]): VectorPoint {
+  return {
+    id: memoryPointId(record.namespace, record.key),
+    organizationId: record.organizationId,
+    vector,
+    payload: {
+      namespace: record.namespace,
+      key: record.key,
+      tags: record.tags,
+      updatedAt: record.updatedAt,
+      text: vectorTextHash(record),
+    },
+  };
 }
 
 export function refString(namespace: NamespaceName, key: string): string {

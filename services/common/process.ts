@@ -1,6 +1,7 @@
 import { ConfigError } from './config.ts';
 import { KeyEncryptionError } from './key-encryption.ts';
 import { SecretFileError } from './secret-file.ts';
+import { VectorFileLockedError } from './storage/vectors/process-lock.ts';
 
 /**
  * Runs `read` and, when it throws a ConfigError, prints one line naming the variable and exits
@@ -20,15 +21,17 @@ export function readConfigOrExit<T>(read: () => T): T {
 
 /**
  * Awaits `start` and, when it fails for a reason the operator must fix (a secret file that is
- * missing or short, stored secrets sealed under another key-encryption key, a bad setting),
+ * missing or short, stored secrets sealed under another key-encryption key, a bad setting, the
+ * embedded vector file held by another process),
  * prints that reason in one line and exits with status 2, never a stack trace.
  */
 export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof SecretFileError || err instanceof KeyEncryptionError) {
-      process.stderr.write(`start refused: ${err.message}\n`);
+    const refused = [ConfigError, SecretFileError, KeyEncryptionError, VectorFileLockedError].some((kind) => err instanceof kind);
+    if (refused) {
+      process.stderr.write(`start refused: ${(err as Error).message}\n`);
       process.exit(2);
     }
     throw err;

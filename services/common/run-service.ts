@@ -4,7 +4,7 @@ import { readServiceConfig, type ServiceName } from './config.ts';
 import { resolveInternalToken } from './internal-token.ts';
 import { usePrivateFileModes } from './data-dir.ts';
 import { createLogger } from './log.ts';
-import { onShutdown, readConfigOrExit } from './process.ts';
+import { onShutdown, readConfigOrExit, startOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
 import { openStores } from './stores.ts';
 import { SERVICE_MODULES } from '../modules.ts';
@@ -13,7 +13,7 @@ export async function runService(name: ServiceName): Promise<void> {
   usePrivateFileModes();
   const config = readConfigOrExit(() => readServiceConfig(process.env, name, os.availableParallelism()));
   const logger = createLogger({ level: config.logLevel, name });
-  const stores = await openStores(config.storage, { logger });
+  const stores = await startOrExit(() => openStores(config.storage, { logger }));
   const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
   const server = await startRpcServer({
     module: SERVICE_MODULES[name](stores, logger),

@@ -1,7 +1,8 @@
 // Behaviour particular to each vector store adapter and to the factory that picks one; the
 // shared behaviour is in vectors.test.ts.
 
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -61,6 +62,57 @@ describe('embedded vector store', () => {
     await store.upsert([{ id: 'y', organizationId: 'b', vector: [1, 0], payload: { o: 'b' } }]);
     expect((await store.search('a', [1, 0], { limit: 5 })).map((m) => m.payload.o)).toEqual(['a']);
     expect((await store.search('b', [1, 0], { limit: 5 })).map((m) => m.payload.o)).toEqual(['b']);
+    await store.close();
+  });
+});
+
+describe('embedded vector store: one process per file', () => {
+  // Another process's view of the file: a child that opens the store and prints the outcome.
+  function openInChild(path: string): { status: number | null; out: string } {
+    const script = `
+      import { createEmbeddedVectorStore } from './services/common/storage/vectors/embedded.ts';
+      try {
+        const store = createEmbeddedVectorStore({ path: ${JSON.stringify(path)}, dimensions: 2 });
+        await store.upsert([{ id: 'child', organizationId: 'o', vector: [0, 1], payload: {} }]);
+        await store.close();
+        console.log('opened');
+      } catch (error) {
+        console.log(error.message);
+        process.exitCode = 3;
+      }`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
+    return { status: child.status, out: child.stdout.trim() };
+  }
+
+  it('refuses a second process with one line naming the holder PID, and lets it in once released', async () => {
+    const path = join(dir, 'locked', 'vectors.sqlite');
+    const store = createEmbeddedVectorStore({ path, dimensions: 2 });
+    const refused = openInChild(path);
+    expect(refused.status).toBe(3);
+    expect(refused.out).toContain(`in use by process ${process.pid}`);
+    expect(refused.out).toContain(`${path}.lock`);
+    expect(refused.out.split('\n')).toHaveLength(1);
+    // The same process may open the file again (one set of stores per platform in tests).
+    const again = createEmbeddedVectorStore({ path, dimensions: 2 });
+    await again.close();
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    await store.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect(openInChild(path)).toEqual({ status: 0, out: 'opened' });
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const path = join(dir, 'stale', 'vectors.sqlite');
+    const first = createEmbeddedVectorStore({ path, dimensions: 2 });
+    await first.close();
+    // A PID that no longer runs: the child's own, after it exited.
+    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    writeFileSync(`${path}.lock`, dead.stdout);
+    const store = createEmbeddedVectorStore({ path, dimensions: 2 });
+    expect((await store.search('o', [0, 1], { limit: 1 })).map((m) => m.id)).toEqual([]);
     await store.close();
   });
 });

@@ -367,6 +367,46 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
       expect(await store.count(organizationId)).toBe(0);
     });
 
+    it('retrieves the payloads of the ids an organization holds, and only its own', async () => {
+      const organizationId = org('retrieve');
+      const other = org('retrieve-other');
+      const next = seededRandom(21);
+      await store.upsert([
+        { id: 'knowledge/a', organizationId, vector: randomVector(next), payload: { key: 'a', text: 'h1' } },
+        { id: 'knowledge/b', organizationId, vector: randomVector(next), payload: { key: 'b' } },
+        { id: 'knowledge/a', organizationId: other, vector: randomVector(next), payload: { key: 'theirs' } },
+      ]);
+      const found = await store.retrieve(organizationId, ['knowledge/a', 'knowledge/missing', 'knowledge/a']);
+      expect(found).toEqual([{ organizationId, id: 'knowledge/a', payload: { key: 'a', text: 'h1' } }]);
+      expect(await store.retrieve(organizationId, [])).toEqual([]);
+      await expect(store.retrieve(organizationId, [''])).rejects.toThrow(VectorInputError);
+      await expect(store.retrieve('', ['x'])).rejects.toThrow(VectorInputError);
+    });
+
+    it('scans every point of every organization a page at a time, each once', async () => {
+      const first = org('scan-a');
+      const second = org('scan-b');
+      const next = seededRandom(22);
+      const points = [first, second].flatMap((organizationId) =>
+        Array.from({ length: 7 }, (_, i) => ({ id: `s${i}`, organizationId, vector: randomVector(next), payload: { i } })),
+      );
+      await store.upsert(points);
+      // Other tests' points share the store: look for ours among everything scanned.
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let pages = 0; pages < 10_000; pages++) {
+        const page = await store.scan({ after, limit: 3 });
+        expect(page.points.length).toBeLessThanOrEqual(3);
+        seen.push(...page.points.map((p) => `${p.organizationId}|${p.id}|${JSON.stringify(p.payload)}`));
+        if (!page.next) break;
+        after = page.next;
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      for (const p of points) expect(seen).toContain(`${p.organizationId}|${p.id}|${JSON.stringify(p.payload)}`);
+      await expect(store.scan({ limit: 0 })).rejects.toThrow(VectorInputError);
+      await expect(store.scan({ limit: 1, after: '' })).rejects.toThrow(VectorInputError);
+    });
+
     it('rejects malformed points, ids, payloads and filters', async () => {
       const organizationId = org('malformed');
       const vector = randomVector(seededRandom(15));

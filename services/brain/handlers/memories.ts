@@ -38,6 +38,7 @@ import { normalizeEntity } from '../search/lexical-index.ts';
 import { TOMBSTONE_TTL_MS } from '../search/index-registry.ts';
 import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
+import { hasCurrentVector, VECTOR_GRACE_MS, writeVector } from '../vector-sync.ts';
 import { flagDetected } from './contradictions.ts';
 import { requireKey, requireNamespace, sourceOf } from './validate.ts';
 
@@ -77,9 +78,7 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     }
   }
   const draft = { key, title, content, tags, entities };
-  if (existing && sameText(existing, draft)) {
-    return create(PutMemoryResponseSchema, { memory: toMemory(existing), created: false, outcome: WriteOutcome.UNCHANGED });
-  }
+  if (existing && sameText(existing, draft)) return repeatedWrite(ctx, existing);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
@@ -113,20 +112,15 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     seq,
     contentHash: hash,
     stats: existing?.stats ?? { worked: 0, failed: 0 },
+    // The vector is owed until verified (vector-sync.ts): one field, not a second write.
+    vectorDue: now + VECTOR_GRACE_MS,
   };
   const written = await ctx.memories.put(record, { expect: stored ? { rev: stored.rev } : null });
   if (!written) {
     throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   }
   ctx.indexes.applyLocal(organizationId, namespace, record);
-  await ctx.stores.vectors.upsert([
-    {
-      id: memoryPointId(namespace, key),
-      organizationId,
-      vector,
-      payload: { namespace, key, tags, updatedAt: now },
-    },
-  ]);
+  await writeVectorOrExplain(ctx, record, vector);
   const contradictions: Contradiction[] = [];
   for (const found of check.disagreements) {
     const flagged = await flagDetected(ctx, organizationId, record, found.record, found.reason, source);
@@ -139,6 +133,38 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     duplicates: check.duplicates,
     contradictions,
   });
+}
+
+/**
+ * The same text written again. Normally UNCHANGED; but when the earlier write saved the record
+ * and failed to write its vector (the client got UNAVAILABLE and retries), the retry writes
+ * the vector and answers as the first write would have.
+ */
+async function repeatedWrite(ctx: BrainContext, existing: MemoryRecord) {
+  if (existing.vectorDue === undefined || (await hasCurrentVector(ctx, existing))) {
+    return create(PutMemoryResponseSchema, { memory: toMemory(existing), created: false, outcome: WriteOutcome.UNCHANGED });
+  }
+  await writeVectorOrExplain(ctx, existing);
+  const created = existing.version === 1;
+  return create(PutMemoryResponseSchema, {
+    memory: toMemory(existing),
+    created,
+    outcome: created ? WriteOutcome.CREATED : WriteOutcome.UPDATED,
+  });
+}
+
+/** The record is saved: a failed vector write is retryable and repaired anyway. */
+async function writeVectorOrExplain(ctx: BrainContext, record: MemoryRecord, vector?: Float32Array): Promise<void> {
+  try {
+    await writeVector(ctx, record, vector);
+  } catch (error) {
+    ctx.logger.warn({ err: error, memory: record._id }, 'memory saved without its vector; vector sync will write it');
+    throw new ConnectError(
+      `memory "${record.key}" was saved, but its vector for search by meaning could not be written: ` +
+        'it is written automatically once the vector store answers, and retrying the same write is safe',
+      Code.Unavailable,
+    );
+  }
 }
 
 interface CheckResult {
@@ -325,10 +351,16 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     contentHash: '',
     stats: { worked: 0, failed: 0 },
     expiresAt: now + TOMBSTONE_TTL_MS,
+    vectorDue: now + VECTOR_GRACE_MS,
   };
   const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
-  await ctx.stores.vectors.delete(organizationId, [memoryPointId(namespace, key)]);
+  try {
+    await ctx.stores.vectors.delete(organizationId, [memoryPointId(namespace, key)]);
+  } catch (error) {
+    // The deletion is committed and searches skip tombstones: vector sync removes the vector.
+    ctx.logger.warn({ err: error, memory: id }, 'memory deleted but its vector is not yet removed; vector sync will');
+  }
   return create(DeleteMemoryResponseSchema, {});
 }

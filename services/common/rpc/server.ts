@@ -18,6 +18,8 @@ export interface RpcServiceModule {
   routes: (router: ConnectRouter) => void;
   /** True when the service can serve (its stores answer). */
   probe: HealthProbe;
+  /** Stops the module's background work; called when its server closes, before the stores do. */
+  close?: () => Promise<void>;
 }
 
 export interface RpcHandlerOptions {
@@ -127,6 +129,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       await closed;
       clearTimeout(timer);
       shutdown.abort();
+      await options.module.close?.();
     },
   };
 }

@@ -12,15 +12,39 @@
 
 import { DatabaseSync } from 'node:sqlite';
 import { ensurePrivateFile } from '../../data-dir.ts';
-import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
+import type {
+  PayloadValue,
+  StoredPoint,
+  VectorFilter,
+  VectorMatch,
+  VectorPoint,
+  VectorScanPage,
+  VectorSearchOptions,
+  VectorStore,
+} from './interface.ts';
 import { MatrixIndex } from './matrix-index.ts';
-import { checkFilter, checkIds, checkOrganizationId, checkPoints, checkSearchOptions, normaliseVector } from './validate.ts';
+import { acquireProcessLock } from './process-lock.ts';
+import {
+  checkFilter,
+  checkIds,
+  checkOrganizationId,
+  checkPoints,
+  checkScanOptions,
+  checkSearchOptions,
+  normaliseVector,
+  VectorInputError,
+} from './validate.ts';
 
 export interface EmbeddedVectorStoreOptions {
   /** SQLite file (its folder is created), or `:memory:` for a store that lives as long as the process. */
   path: string;
   /** Length of every vector; 1 to 65,536. */
   dimensions: number;
+  /**
+   * How long a write waits for another connection's lock on the file before failing. Default
+   * 5000 ms. The wait blocks the thread (node:sqlite is synchronous).
+   */
+  busyTimeoutMs?: number;
 }
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
@@ -29,13 +53,21 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
 }
 
 export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): VectorStore {
-  const { path, dimensions } = options;
+  const { path, dimensions, busyTimeoutMs = 5000 } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
   // Private before SQLite opens it: the -wal and -shm files SQLite creates take this file's mode.
   if (path !== ':memory:') ensurePrivateFile(path);
-  const db = new DatabaseSync(path);
+  // One process per file (process-lock.ts): refuse a second one before opening anything.
+  const release = path === ':memory:' ? () => {} : acquireProcessLock(`${path}.lock`);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const table = `vectors_${dimensions}`;
   db.exec(`
     -- A 512-dimensional row is about 2 KB: on SQLite's default 4 KB pages only one fits per page,
@@ -43,7 +75,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     PRAGMA page_size = 16384;
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
-    PRAGMA busy_timeout = 5000;
+    PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))};
     CREATE TABLE IF NOT EXISTS ${table} (
       organization TEXT NOT NULL,
       id TEXT NOT NULL,
@@ -62,6 +94,11 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     count: db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE organization = ?`),
     load: db.prepare(`SELECT id, vector, payload FROM ${table} WHERE organization = ?`),
     ping: db.prepare('SELECT 1 AS ok'),
+    get: db.prepare(`SELECT payload FROM ${table} WHERE organization = ? AND id = ?`),
+    scanFirst: db.prepare(`SELECT organization, id, payload FROM ${table} ORDER BY organization, id LIMIT ?`),
+    scanAfter: db.prepare(
+      `SELECT organization, id, payload FROM ${table} WHERE (organization, id) > (?, ?) ORDER BY organization, id LIMIT ?`,
+    ),
   };
 
   const loaded = new Map<string, MatrixIndex>();
@@ -156,6 +193,30 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       return indexOf(organizationId)?.count(checked) ?? 0;
     },
 
+    async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
+      assertOpen();
+      checkOrganizationId(organizationId);
+      const found: StoredPoint[] = [];
+      for (const id of new Set(checkIds(ids))) {
+        const row = statements.get.get(organizationId, id) as { payload: string } | undefined;
+        if (row) found.push({ organizationId, id, payload: JSON.parse(row.payload) });
+      }
+      return found;
+    },
+
+    async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
+      assertOpen();
+      const { after, limit } = checkScanOptions(options);
+      const rows = (after === undefined ? statements.scanFirst.all(limit) : statements.scanAfter.all(...scanCursor(after), limit)) as {
+        organization: string;
+        id: string;
+        payload: string;
+      }[];
+      const points = rows.map((row) => ({ organizationId: row.organization, id: row.id, payload: JSON.parse(row.payload) }));
+      const last = rows.at(-1);
+      return { points, next: rows.length === limit && last ? JSON.stringify([last.organization, last.id]) : undefined };
+    },
+
     async ping(): Promise<void> {
       assertOpen();
       statements.ping.get();
@@ -166,6 +227,20 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       closed = true;
       loaded.clear();
       db.close();
+      release();
     },
   };
+}
+
+/** The (organization, id) a scan page ended at, from its `next`. */
+function scanCursor(after: string): [string, string] {
+  try {
+    const cursor = JSON.parse(after) as unknown;
+    if (Array.isArray(cursor) && cursor.length === 2 && cursor.every((part) => typeof part === 'string')) {
+      return cursor as [string, string];
+    }
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new VectorInputError('after must be the `next` of a previous page');
 }

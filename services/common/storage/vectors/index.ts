@@ -7,7 +7,16 @@ import { createEmbeddedVectorStore } from './embedded.ts';
 import type { VectorStore } from './interface.ts';
 import { createQdrantVectorStore } from './qdrant.ts';
 
-export type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
+export type {
+  PayloadValue,
+  StoredPoint,
+  VectorFilter,
+  VectorScanPage,
+  VectorMatch,
+  VectorPoint,
+  VectorSearchOptions,
+  VectorStore,
+} from './interface.ts';
 export { VectorInputError, MAX_SEARCH_LIMIT } from './validate.ts';
 export { createEmbeddedVectorStore } from './embedded.ts';
 export { createQdrantVectorStore } from './qdrant.ts';

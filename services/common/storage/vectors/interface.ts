@@ -27,6 +27,19 @@ export interface VectorMatch {
   payload: Record<string, PayloadValue>;
 }
 
+/** A stored point without its vector: what `retrieve` and `scan` return. */
+export interface StoredPoint {
+  organizationId: string;
+  id: string;
+  payload: Record<string, PayloadValue>;
+}
+
+export interface VectorScanPage {
+  points: StoredPoint[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: string;
+}
+
 export interface VectorSearchOptions {
   limit: number;
   filter?: VectorFilter;
@@ -47,6 +60,13 @@ export interface VectorStore {
   /** The `limit` most similar points of the organization that pass the filter, best first. */
   search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]>;
   count(organizationId: string, filter?: VectorFilter): Promise<number>;
+  /** The points among `ids` that the organization holds (any order); used to verify writes. */
+  retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]>;
+  /**
+   * Every point of every organization, a page at a time (`limit` 1..1000), in a stable order;
+   * `after` is the previous page's opaque `next`. For consistency checks, not for serving.
+   */
+  scan(options: { after?: string; limit: number }): Promise<VectorScanPage>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -9,8 +9,25 @@
 
 import { createHash } from 'node:crypto';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import type { PayloadValue, VectorFilter, VectorMatch, VectorPoint, VectorSearchOptions, VectorStore } from './interface.ts';
-import { checkFilter, checkIds, checkOrganizationId, checkPoints, checkSearchOptions, normaliseVector } from './validate.ts';
+import type {
+  PayloadValue,
+  StoredPoint,
+  VectorFilter,
+  VectorMatch,
+  VectorPoint,
+  VectorScanPage,
+  VectorSearchOptions,
+  VectorStore,
+} from './interface.ts';
+import {
+  checkFilter,
+  checkIds,
+  checkOrganizationId,
+  checkPoints,
+  checkScanOptions,
+  checkSearchOptions,
+  normaliseVector,
+} from './validate.ts';
 
 export interface QdrantVectorStoreOptions {
   /** Base URL of Qdrant's REST API, e.g. `http://qdrant:6333`. */
@@ -79,6 +96,14 @@ function describe(error: unknown): string {
     if (typeof message === 'string') return message;
   }
   return String(error);
+}
+
+/** A point's organization, id and caller payload, from the stored payload layout above. */
+function storedPoint(stored: Record<string, unknown> | null | undefined): StoredPoint | undefined {
+  const organizationId = stored?.organization_id;
+  const id = stored?.point_id;
+  if (typeof organizationId !== 'string' || typeof id !== 'string') return undefined;
+  return { organizationId, id, payload: (stored?.payload as Record<string, PayloadValue> | undefined) ?? {} };
 }
 
 export function createQdrantVectorStore(options: QdrantVectorStoreOptions): VectorStore {
@@ -206,6 +231,34 @@ export function createQdrantVectorStore(options: QdrantVectorStoreOptions): Vect
       await ensureCollection();
       const response = await call('count', () => client.count(collection, { filter: qdrantFilter(organizationId, checked), exact: true }));
       return response.count;
+    },
+
+    async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
+      checkOrganizationId(organizationId);
+      const checked = [...new Set(checkIds(ids))];
+      if (checked.length === 0) return [];
+      await ensureCollection();
+      const points = await call('retrieve', () =>
+        client.retrieve(collection, {
+          ids: checked.map((id) => pointUuid(organizationId, id)),
+          with_payload: true,
+          with_vector: false,
+        }),
+      );
+      return points
+        .map((point) => storedPoint(point.payload))
+        .filter((point): point is StoredPoint => point?.organizationId === organizationId);
+    },
+
+    async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
+      const { after, limit } = checkScanOptions(options);
+      await ensureCollection();
+      const page = await call('scroll', () => client.scroll(collection, { limit, offset: after, with_payload: true, with_vector: false }));
+      const next = page.next_page_offset;
+      return {
+        points: page.points.map((point) => storedPoint(point.payload)).filter((point): point is StoredPoint => !!point),
+        next: next === null || next === undefined ? undefined : String(next),
+      };
     },
 
     async ping(): Promise<void> {

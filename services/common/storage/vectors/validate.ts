@@ -168,3 +168,15 @@ export function copyPayload(payload: Record<string, PayloadValue>): Record<strin
   }
   return out;
 }
+
+export function checkScanOptions(options: unknown): { after?: string; limit: number } {
+  if (options === null || typeof options !== 'object') throw new VectorInputError('scan options must be an object');
+  const { after, limit } = options as { after?: unknown; limit?: unknown };
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_SEARCH_LIMIT) {
+    throw new VectorInputError(`limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  }
+  if (after !== undefined && (typeof after !== 'string' || after === '')) {
+    throw new VectorInputError('after must be the `next` of a previous page');
+  }
+  return { after: after as string | undefined, limit: limit as number };
+}
