@@ -2,6 +2,7 @@
 // them into HTTP statuses. Each surface then renders the status in its own body shape.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { RequestTimeoutError } from './http/body-deadlines.ts';
+import { reasonOf } from '../services/common/rpc/reasons.ts';
 import { BodyTooLargeError } from './http/respond.ts';
 
 const STATUS_BY_CODE: Record<Code, number> = {
@@ -23,8 +24,16 @@ const STATUS_BY_CODE: Record<Code, number> = {
   [Code.Unauthenticated]: 401,
 };
 
+/** Reasons services attach to a failure (services/common/rpc/reasons.ts) whose status differs from their code's. */
+const STATUS_BY_REASON: Record<string, number> = {
+  'etag-mismatch': 412,
+  'last-owner': 409,
+};
+
 export interface HttpError {
   status: number;
+  /** The service's stable reason (services/common/rpc/reasons.ts), when it gave one. */
+  reason?: string;
   /** Short machine-readable name (the Connect code name, `payload_too_large` or `request_timeout`). */
   code: string;
   /** Safe to show to the caller: internal failures are reduced to a generic message. */
@@ -41,10 +50,12 @@ export function toHttpError(err: unknown): HttpError {
     return { status: 408, code: 'request_timeout', message: err.message, internal: false };
   }
   if (err instanceof ConnectError) {
-    const status = STATUS_BY_CODE[err.code] ?? 500;
+    const reason = reasonOf(err);
+    const status = (reason && STATUS_BY_REASON[reason]) || (STATUS_BY_CODE[err.code] ?? 500);
     const internal = status >= 500 && err.code !== Code.Unavailable && err.code !== Code.DeadlineExceeded;
     return {
       status,
+      reason,
       code: Code[err.code].replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase(),
       message: internal ? 'internal error' : err.rawMessage,
       internal,

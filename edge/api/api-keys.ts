@@ -4,15 +4,19 @@ import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import * as z from 'zod';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { requireAdmin, requireOrganization } from './auth.ts';
+import { callerOf } from './access.ts';
 import {
   errors,
   iso,
   json,
+  listEnvelope,
+  listing,
   Name,
+  nextPage,
   notFoundAs404,
   OrganizationId,
   orgParams,
+  pageQuery,
   readJson,
   type RestRoute,
   type RouteDeps,
@@ -34,7 +38,7 @@ export const ApiKeySchema = z
   })
   .meta({ title: 'ApiKey' });
 
-export const ApiKeyListSchema = z.object({ api_keys: z.array(ApiKeySchema) }).meta({ title: 'ApiKeyList' });
+export const ApiKeyListSchema = listEnvelope('api_keys', ApiKeySchema, 'ApiKeyList');
 export const ApiKeyWithSecretSchema = z
   .object({
     api_key: ApiKeySchema,
@@ -66,7 +70,7 @@ const apiKey = (k: ApiKeyMessage) => ({
   last_used_at: iso(k.lastUsedTime),
 });
 
-function createApiKeyRoute({ ctx, authenticate, limit }: RouteDeps): RestRoute {
+function createApiKeyRoute({ ctx, limit }: RouteDeps): RestRoute {
   return {
     ...defineApiRoute({
       method: 'POST',
@@ -84,8 +88,7 @@ function createApiKeyRoute({ ctx, authenticate, limit }: RouteDeps): RestRoute {
         '422': errors['422'],
       },
       handler: async (c) => {
-        const caller = await authenticate(c);
-        await requireAdmin(ctx, caller, c.input.params.organization_id);
+        const caller = callerOf(c);
         const body = await readJson(c, CreateApiKeySchema, limit);
         const res = await ctx.clients.apiKeys.createApiKey({
           organizationId: c.input.params.organization_id,
@@ -99,26 +102,31 @@ function createApiKeyRoute({ ctx, authenticate, limit }: RouteDeps): RestRoute {
   };
 }
 
-function listApiKeysRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+function listApiKeysRoute({ ctx }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'GET',
     path: '/organizations/:organization_id/api-keys',
     operationId: 'listApiKeys',
     summary: 'List API keys',
-    description: "The organization's API keys, never with their secrets.",
+    description: "The organization's API keys, oldest first, never with their secrets.",
     tags: ['API keys'],
     params: orgParams,
+    query: pageQuery,
     responses: { '200': json(ApiKeyListSchema, 'The keys.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      requireOrganization(caller, c.input.params.organization_id);
-      const res = await ctx.clients.apiKeys.listApiKeys({ organizationId: c.input.params.organization_id });
-      sendJson(c.res, 200, { api_keys: res.apiKeys.map(apiKey) });
+      const res = await listing(() =>
+        ctx.clients.apiKeys.listApiKeys({
+          organizationId: c.input.params.organization_id,
+          pageSize: c.input.query.page_size,
+          pageToken: c.input.query.page_token,
+        }),
+      );
+      sendJson(c.res, 200, { api_keys: res.apiKeys.map(apiKey), next_page_token: nextPage(res.nextPageToken) });
     },
   });
 }
 
-function rotateApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+function rotateApiKeyRoute({ ctx }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'POST',
     path: '/organizations/:organization_id/api-keys/:key_id/rotate',
@@ -136,8 +144,6 @@ function rotateApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
       '422': errors['422'],
     },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      await requireAdmin(ctx, caller, c.input.params.organization_id);
       const res = await notFoundAs404(() =>
         ctx.clients.apiKeys.rotateApiKey({ organizationId: c.input.params.organization_id, keyId: c.input.params.key_id }),
       );
@@ -146,7 +152,7 @@ function rotateApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
   });
 }
 
-function revokeApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+function revokeApiKeyRoute({ ctx }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'DELETE',
     path: '/organizations/:organization_id/api-keys/:key_id',
@@ -157,8 +163,6 @@ function revokeApiKeyRoute({ ctx, authenticate }: RouteDeps): RestRoute {
     params: keyParams,
     responses: { '204': { description: 'Revoked.' }, '401': errors['401'], '403': errors['403'], '404': 'NotFound', '422': errors['422'] },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      await requireAdmin(ctx, caller, c.input.params.organization_id);
       await notFoundAs404(() =>
         ctx.clients.apiKeys.revokeApiKey({ organizationId: c.input.params.organization_id, keyId: c.input.params.key_id }),
       );

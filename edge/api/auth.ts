@@ -2,7 +2,6 @@
 // Bearer), or an organization's API key (x-api-key). Either one acts for exactly one
 // organization; organization-scoped operations refuse every other one with 403.
 import { Code, ConnectError } from '@connectrpc/connect';
-import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import type { AppContext } from '../context.ts';
 import { InvalidTokenError } from '../oauth/verify.ts';
 
@@ -82,27 +81,4 @@ export function createAuthenticator(ctx: AppContext) {
       throw err;
     }
   };
-}
-
-/** The organization in the path must be the one the credential acts for. */
-export function requireOrganization(caller: Caller, organizationId: string): void {
-  if (caller.organizationId !== organizationId) {
-    throw new ForbiddenError('these credentials act for another organization');
-  }
-}
-
-/**
- * Credentials (API keys, OAuth clients) are managed only by a signed-in owner or admin of the
- * organization, never by an API key or a server-to-server client: a leaked key cannot mint more.
- */
-export async function requireAdmin(ctx: AppContext, caller: Caller, organizationId: string): Promise<void> {
-  requireOrganization(caller, organizationId);
-  if (caller.kind !== 'user') throw new ForbiddenError('only a signed-in owner or admin may manage credentials');
-  try {
-    const { membership } = await ctx.clients.organizations.getMembership({ organizationId, userId: caller.subject });
-    if (membership && (membership.role === Role.OWNER || membership.role === Role.ADMIN)) return;
-  } catch (err) {
-    if (!(err instanceof ConnectError && err.code === Code.NotFound)) throw err;
-  }
-  throw new ForbiddenError('only an owner or admin of the organization may manage credentials');
 }

@@ -4,7 +4,6 @@
 import * as z from 'zod';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { requireAdmin, requireOrganization } from './auth.ts';
 import { clientParams, errors, json, Name, NotFoundError, orgParams, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 export const ConfidentialClientSchema = z
@@ -49,7 +48,7 @@ const confidential = (c: ClientFields) => ({
   secret_rotated_at: c.secretRotatedAt ? new Date(c.secretRotatedAt).toISOString() : null,
 });
 
-function createConfidentialClientRoute({ ctx, authenticate, management, limit }: RouteDeps): RestRoute {
+function createConfidentialClientRoute({ management, limit }: RouteDeps): RestRoute {
   return {
     ...defineApiRoute({
       method: 'POST',
@@ -67,8 +66,6 @@ function createConfidentialClientRoute({ ctx, authenticate, management, limit }:
         '422': errors['422'],
       },
       handler: async (c) => {
-        const caller = await authenticate(c);
-        await requireAdmin(ctx, caller, c.input.params.organization_id);
         const body = await readJson(c, CreateConfidentialClientSchema, limit);
         const { client, secret } = await management.createConfidentialClient(c.input.params.organization_id, body.name);
         sendJson(c.res, 201, { client: confidential(client), client_secret: secret }, { 'cache-control': 'no-store' });
@@ -78,7 +75,7 @@ function createConfidentialClientRoute({ ctx, authenticate, management, limit }:
   };
 }
 
-function listConfidentialClientsRoute({ authenticate, management }: RouteDeps): RestRoute {
+function listConfidentialClientsRoute({ management }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'GET',
     path: '/organizations/:organization_id/confidential-clients',
@@ -94,15 +91,13 @@ function listConfidentialClientsRoute({ authenticate, management }: RouteDeps): 
       '422': errors['422'],
     },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      requireOrganization(caller, c.input.params.organization_id);
       const list = await management.listConfidentialClients(c.input.params.organization_id);
       sendJson(c.res, 200, { clients: list.map(confidential) });
     },
   });
 }
 
-function rotateConfidentialClientSecretRoute({ ctx, authenticate, management }: RouteDeps): RestRoute {
+function rotateConfidentialClientSecretRoute({ management }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'POST',
     path: '/organizations/:organization_id/confidential-clients/:client_id/rotate-secret',
@@ -119,8 +114,6 @@ function rotateConfidentialClientSecretRoute({ ctx, authenticate, management }: 
       '422': errors['422'],
     },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      await requireAdmin(ctx, caller, c.input.params.organization_id);
       const rotated = await management.rotateConfidentialSecret(c.input.params.organization_id, c.input.params.client_id);
       if (!rotated) throw new NotFoundError(`confidential client "${c.input.params.client_id}" does not exist`);
       sendJson(c.res, 200, { client: confidential(rotated.client), client_secret: rotated.secret }, { 'cache-control': 'no-store' });
@@ -128,7 +121,7 @@ function rotateConfidentialClientSecretRoute({ ctx, authenticate, management }: 
   });
 }
 
-function deleteConfidentialClientRoute({ ctx, authenticate, management }: RouteDeps): RestRoute {
+function deleteConfidentialClientRoute({ management }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'DELETE',
     path: '/organizations/:organization_id/confidential-clients/:client_id',
@@ -139,8 +132,6 @@ function deleteConfidentialClientRoute({ ctx, authenticate, management }: RouteD
     params: clientParams,
     responses: { '204': { description: 'Deleted.' }, '401': errors['401'], '403': errors['403'], '404': 'NotFound', '422': errors['422'] },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      await requireAdmin(ctx, caller, c.input.params.organization_id);
       if (!(await management.deleteConfidentialClient(c.input.params.organization_id, c.input.params.client_id))) {
         throw new NotFoundError(`confidential client "${c.input.params.client_id}" does not exist`);
       }

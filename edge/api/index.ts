@@ -9,7 +9,10 @@ import { BodyTooLargeError, sendJson, sendProblem } from '../http/respond.ts';
 import { Router, type RouteContext } from '../http/router.ts';
 import { isRequestValidationError } from '../http/validation.ts';
 import { SCOPES } from '../oauth/provider.ts';
+import { rolesAllowed } from './access.ts';
 import { createAuthenticator, ForbiddenError, UnauthenticatedError } from './auth.ts';
+import { PreconditionError } from './etag.ts';
+import { problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
 import { organizationRoutes } from './organizations.ts';
 import { MediaTypeError, NotFoundError, type RestRoute } from './rest-route.ts';
@@ -95,25 +98,27 @@ export function createApiSurface(ctx: AppContext): Surface {
     name: 'api',
     router,
     notFound(c) {
-      sendProblem(c.res, { title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });
+      sendProblem(c.res, { type: problemType(404), title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });
     },
     methodNotAllowed(c, allowed) {
       sendProblem(
         c.res,
-        { title: 'Method Not Allowed', status: 405, detail: `Allowed: ${allowed.join(', ')}`, instance: c.path },
+        { type: problemType(405), title: 'Method Not Allowed', status: 405, detail: `Allowed: ${allowed.join(', ')}`, instance: c.path },
         { allow: allowed.join(', ') },
       );
     },
     onError(c, err) {
-      const p = (status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-        sendProblem(c.res, { title: statusTitle(status), status, detail, instance: c.path, ...extra }, headers);
-      if (err instanceof UnauthenticatedError) return p(401, err.message, {}, { 'www-authenticate': err.challenge });
+      const p = (status: number, detail: string, headers: Record<string, string> = {}, reason?: string) =>
+        sendProblem(c.res, { type: problemType(status, reason), title: statusTitle(status), status, detail, instance: c.path }, headers);
+      if (err instanceof UnauthenticatedError) return p(401, err.message, { 'www-authenticate': err.challenge });
       if (err instanceof ForbiddenError) return p(403, err.message);
       if (err instanceof NotFoundError) return p(404, err.message);
       if (err instanceof MediaTypeError) return p(415, err.message);
       if (err instanceof BodyTooLargeError) return p(413, err.message);
+      if (err instanceof PreconditionError) return p(412, err.message);
       if (isRequestValidationError(err)) {
         return sendProblem(c.res, {
+          type: problemType(422),
           title: 'Unprocessable Content',
           status: 422,
           detail: 'The request is not valid.',
@@ -123,13 +128,14 @@ export function createApiSurface(ctx: AppContext): Surface {
       }
       const e = toHttpError(err);
       if (e.internal) ctx.logger.error({ requestId: c.requestId, err }, 'request failed');
-      p(e.status, e.message);
+      p(e.status, e.message, {}, e.reason);
     },
   };
 }
 
 function sendInvalid(c: RouteContext, invalid: InvalidParam[]): void {
   sendProblem(c.res, {
+    type: problemType(422),
     title: 'Unprocessable Content',
     status: 422,
     detail: 'The request is not valid.',
@@ -157,6 +163,8 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       Forbidden: problem('The credentials act for another organization, or may not do this.'),
       NotFound: problem('No such resource in this organization.'),
       ValidationFailed: problem('A parameter or the body is not valid; `errors` lists every problem.'),
+      Conflict: problem('The change conflicts with the current state (for example, it would leave the organization without an owner).'),
+      PreconditionFailed: problem('If-Match does not name the current version: read the resource again.'),
     },
   });
   const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
@@ -166,6 +174,12 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
     if (!op) continue;
     op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
+    if (route.access) {
+      const roles = rolesAllowed(route.access);
+      op['x-mindgate-access'] = { roles, api_keys: route.access.machines, self: route.access.self ?? false };
+      op.description =
+        `${op.description ?? ''}\n\nRoles: ${roles.join(', ')}${route.access.self ? ' (any member on themselves)' : ''}; API keys and client credentials: ${route.access.machines ? 'yes' : 'no'}.`.trim();
+    }
     if (route.body) {
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;
       const schemas = components.schemas as Record<string, unknown>;

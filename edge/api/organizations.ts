@@ -4,13 +4,13 @@
 // (confidential-clients.ts). Each route is declared once (api-route.ts): the same zod schemas
 // validate requests and produce the OpenAPI document.
 import * as z from 'zod';
-import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { createOAuthManagement } from '../oauth/management.ts';
 import { apiKeyRoutes } from './api-keys.ts';
-import { requireOrganization, type Caller } from './auth.ts';
+import { callerOf, guardRoutes, ROLE_NAMES, roleName, type AuthorizedCaller } from './access.ts';
 import { confidentialClientRoutes } from './confidential-clients.ts';
+import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import {
   errors,
@@ -28,7 +28,7 @@ export const OrganizationSchema = z
     id: z.string(),
     name: z.string(),
     brain_id: z.string().meta({ description: "The organization's brain (shared memory)." }),
-    role: z.enum(['owner', 'admin', 'member']).nullable().meta({ description: "The caller's role, for user tokens." }),
+    role: z.enum(ROLE_NAMES).nullable().meta({ description: "The caller's role, for user tokens." }),
     current: z.boolean().meta({ description: 'True for the organization the credentials act for.' }),
     created_at: z.string().nullable(),
   })
@@ -38,10 +38,8 @@ export const OrganizationListSchema = z.object({ organizations: z.array(Organiza
 
 type Organization = z.infer<typeof OrganizationSchema>;
 
-const ROLE_NAMES: Record<number, 'owner' | 'admin' | 'member'> = { [Role.OWNER]: 'owner', [Role.ADMIN]: 'admin', [Role.MEMBER]: 'member' };
-
 /** A user's organizations with the user's role in each; a key or client acts for its one organization. */
-async function callersOrganizations({ ctx }: RouteDeps, caller: Caller): Promise<Organization[]> {
+async function callersOrganizations({ ctx }: RouteDeps, caller: AuthorizedCaller): Promise<Organization[]> {
   if (caller.kind !== 'user') {
     const { organization: o } = await ctx.clients.organizations.getOrganization({ organizationId: caller.organizationId });
     return [{ id: o!.organizationId, name: o!.name, brain_id: o!.brainId, role: null, current: true, created_at: iso(o!.createTime) }];
@@ -51,7 +49,7 @@ async function callersOrganizations({ ctx }: RouteDeps, caller: Caller): Promise
     id: o.organization!.organizationId,
     name: o.organization!.name,
     brain_id: o.organization!.brainId,
-    role: ROLE_NAMES[o.role] ?? null,
+    role: roleName(o.role),
     current: o.organization!.organizationId === caller.organizationId,
     created_at: iso(o.organization!.createTime),
   }));
@@ -68,13 +66,12 @@ function listOrganizationsRoute(deps: RouteDeps): RestRoute {
     tags: ['Organizations'],
     responses: { '200': json(OrganizationListSchema, 'The organizations.'), '401': errors['401'] },
     handler: async (c) => {
-      const caller = await deps.authenticate(c);
-      sendJson(c.res, 200, { organizations: await callersOrganizations(deps, caller) });
+      sendJson(c.res, 200, { organizations: await callersOrganizations(deps, callerOf(c)) });
     },
   });
 }
 
-function getOrganizationRoute({ ctx, authenticate }: RouteDeps): RestRoute {
+function getOrganizationRoute({ ctx }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'GET',
     path: '/organizations/:organization_id',
@@ -85,23 +82,15 @@ function getOrganizationRoute({ ctx, authenticate }: RouteDeps): RestRoute {
     params: orgParams,
     responses: { '200': json(OrganizationSchema, 'The organization.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
-      const caller = await authenticate(c);
-      requireOrganization(caller, c.input.params.organization_id);
+      const caller = callerOf(c);
       const { organization: o } = await notFoundAs404(() =>
         ctx.clients.organizations.getOrganization({ organizationId: c.input.params.organization_id }),
       );
-      let role: 'owner' | 'admin' | 'member' | null = null;
-      if (caller.kind === 'user') {
-        const m = await ctx.clients.organizations
-          .getMembership({ organizationId: o!.organizationId, userId: caller.subject })
-          .catch(() => undefined);
-        role = m?.membership ? (ROLE_NAMES[m.membership.role] ?? null) : null;
-      }
       sendJson(c.res, 200, {
         id: o!.organizationId,
         name: o!.name,
         brain_id: o!.brainId,
-        role,
+        role: caller.role,
         current: true,
         created_at: iso(o!.createTime),
       });
@@ -121,8 +110,9 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     getOrganizationRoute(deps),
     ...apiKeyRoutes(deps),
     ...oauthClientRoutes(deps),
+    ...memberRoutes(deps),
     ...confidentialClientRoutes(deps),
   ];
-  for (const r of routes) r.secured = true;
+  guardRoutes(ctx, authenticate, routes);
   return routes;
 }

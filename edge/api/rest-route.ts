@@ -5,10 +5,11 @@ import { timestampMs, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as z from 'zod';
 import type { AppContext } from '../context.ts';
-import type { AnyApiRoute, AnyApiRouteContext, ResponseSpec } from '../http/api-route.ts';
+import { integerParam, type AnyApiRoute, type AnyApiRouteContext, type ResponseSpec } from '../http/api-route.ts';
 import { readBody } from '../http/respond.ts';
-import { parseJsonBody, validate } from '../http/validation.ts';
+import { parseJsonBody, RequestValidationError, validate } from '../http/validation.ts';
 import type { OAuthManagement } from '../oauth/management.ts';
+import type { Access } from './access.ts';
 import type { Caller } from './auth.ts';
 
 export interface OrganizationRouteOptions {
@@ -22,8 +23,8 @@ export interface RouteDeps extends OrganizationRouteOptions {
   limit: number;
 }
 
-/** A route plus what the OpenAPI builder does not know: request body and security. */
-export type RestRoute = AnyApiRoute & { body?: z.ZodType; secured?: boolean };
+/** A route plus what the OpenAPI builder does not know: request body, security and who may call it. */
+export type RestRoute = AnyApiRoute & { body?: z.ZodType; secured?: boolean; access?: Access };
 
 /** The resource does not exist, or belongs to another organization (404). */
 export class NotFoundError extends Error {}
@@ -69,3 +70,40 @@ export const Name = z
 
 export const orgParams = z.object({ organization_id: OrganizationId });
 export const clientParams = z.object({ organization_id: OrganizationId, client_id: ClientId });
+
+/** The query of every list: `page_size` (1-100, default 50) and the previous page's `page_token`. */
+export const pageQuery = z.object({
+  page_size: integerParam({ min: 1, max: 100, default: 50, description: 'How many items to return, 1-100.' }),
+  page_token: z
+    .string()
+    .max(2_048, { error: 'must be at most 2048 characters' })
+    .regex(/^[A-Za-z0-9_-]*$/, { error: 'must be a next_page_token from a previous page' })
+    .default('')
+    .meta({ description: "The previous page's `next_page_token`; leave out for the first page." }),
+});
+
+/** The envelope of every list: the items under their resource's plural name, and the next page's token. */
+export function listEnvelope<S extends z.ZodType>(name: string, item: S, title: string) {
+  return z
+    .object({
+      [name]: z.array(item),
+      next_page_token: z.string().nullable().meta({ description: 'Pass as `page_token` for the next page; null on the last page.' }),
+    })
+    .meta({ title });
+}
+
+/** A service's next_page_token ('' on the last page) as the API shows it. */
+export const nextPage = (token: string) => (token === '' ? null : token);
+
+/** Runs a list call, answering a page_token the service refuses as a 422 on the query. */
+export async function listing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.InvalidArgument && err.rawMessage.startsWith('page_token:')) {
+      const msg = err.rawMessage.slice('page_token:'.length).trim();
+      throw new RequestValidationError([{ type: 'value_error', loc: ['query', 'page_token'], msg }]);
+    }
+    throw err;
+  }
+}

@@ -24,6 +24,7 @@ import {
   type OrganizationRecord,
   type OrganizationsContext,
 } from './handlers/organizations.ts';
+import { listMembers, removeMember, updateMemberRole } from './handlers/members.ts';
 
 export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
   const ctx: AgentsContext = {
@@ -33,7 +34,7 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
   const orgs: OrganizationsContext = {
     organizations: stores.records.collection<OrganizationRecord>('organizations'),
     memberships: stores.records.collection<MembershipRecord>('memberships', {
-      indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }],
+      indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
     }),
     now,
   };
@@ -55,6 +56,9 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
         listOrganizations: (req) => listOrganizations(orgs, req),
         getMembership: (req) => getMembership(orgs, req),
         addMember: (req) => addMember(orgs, req),
+        listMembers: (req) => listMembers(orgs, req),
+        updateMemberRole: (req) => updateMemberRole(orgs, req),
+        removeMember: (req) => removeMember(orgs, req),
       });
       router.service(ApiKeysService, {
         createApiKey: (req) => createApiKey(keys, req),

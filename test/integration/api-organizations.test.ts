@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { obtainAccessToken, startOAuthTestPlatform, tokenRequest, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
+import { restClient, type Json } from '../support/rest.ts';
 
 let platform: TestPlatform;
 let api: string;
@@ -13,32 +14,7 @@ let auth: string;
 let a: ObtainedToken;
 let b: ObtainedToken;
 
-type Json = Record<string, any>;
-
-async function call(
-  path: string,
-  init: { method?: string; token?: string; apiKey?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
-) {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  if (init.apiKey) headers['x-api-key'] = init.apiKey;
-  let body: string | undefined;
-  if (init.body !== undefined) {
-    body = JSON.stringify(init.body);
-    headers['content-type'] = 'application/json';
-  }
-  if (init.rawBody !== undefined) {
-    body = init.rawBody;
-    headers['content-type'] = init.contentType ?? 'application/json';
-  }
-  const res = await fetch(`${api}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
-  const text = await res.text();
-  let json: Json = {};
-  try {
-    json = text ? (JSON.parse(text) as Json) : {};
-  } catch {}
-  return { status: res.status, headers: res.headers, json, text };
-}
+const call = restClient(() => api);
 
 beforeAll(async () => {
   platform = await startOAuthTestPlatform();

@@ -20,6 +20,7 @@ import {
 } from '../../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import { findPage } from '../../common/storage/records/paging.ts';
 
 export interface ApiKeyRecord extends RecordDoc {
   organizationId: string;
@@ -108,11 +109,13 @@ export async function createApiKey(ctx: ApiKeysContext, req: CreateApiKeyRequest
 
 export async function listApiKeys(ctx: ApiKeysContext, req: ListApiKeysRequest) {
   const organizationId = requireOrganization(req.organizationId);
-  const records = await ctx.apiKeys.find(
+  const page = await findPage(
+    ctx.apiKeys,
     { organizationId },
-    { sort: { field: 'createdAt', direction: 'asc' }, limit: MAX_KEYS_PER_ORGANIZATION },
+    { pageSize: req.pageSize, pageToken: req.pageToken },
+    { field: 'createdAt', scope: `api-keys:${organizationId}` },
   );
-  return create(ListApiKeysResponseSchema, { apiKeys: records.map(toApiKey) });
+  return create(ListApiKeysResponseSchema, { apiKeys: page.items.map(toApiKey), nextPageToken: page.nextPageToken });
 }
 
 export async function rotateApiKey(ctx: ApiKeysContext, req: RotateApiKeyRequest) {

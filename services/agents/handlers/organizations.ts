@@ -27,13 +27,16 @@ export interface OrganizationRecord extends RecordDoc {
   createdAt: number;
 }
 
-export type RoleName = 'owner' | 'admin' | 'member';
+export type RoleName = 'owner' | 'admin' | 'member' | 'viewer';
 
 export interface MembershipRecord extends RecordDoc {
   organizationId: string;
   userId: string;
   role: RoleName;
   createdAt: number;
+  /** Bumped by every change; absent on memberships written before it existed (version 1). */
+  version?: number;
+  updatedAt?: number;
 }
 
 export interface OrganizationsContext {
@@ -43,14 +46,19 @@ export interface OrganizationsContext {
 }
 
 const USER_ID = /^[A-Za-z0-9_:.@-]{1,128}$/;
-const ROLE_NAMES: Record<number, RoleName> = { [Role.OWNER]: 'owner', [Role.ADMIN]: 'admin', [Role.MEMBER]: 'member' };
-const ROLES: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER };
+export const ROLE_NAMES: Record<number, RoleName> = {
+  [Role.OWNER]: 'owner',
+  [Role.ADMIN]: 'admin',
+  [Role.MEMBER]: 'member',
+  [Role.VIEWER]: 'viewer',
+};
+export const ROLES: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER, viewer: Role.VIEWER };
 
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
 }
 
-function requireUser(value: string, field = 'user_id'): string {
+export function requireUser(value: string, field = 'user_id'): string {
   if (!value) invalid(field, 'is required');
   if (!USER_ID.test(value)) invalid(field, 'must be 1-128 characters of [A-Za-z0-9_:.@-]');
   return value;
@@ -65,12 +73,14 @@ function toOrganization(r: OrganizationRecord) {
   });
 }
 
-function toMembership(r: MembershipRecord) {
+export function toMembership(r: MembershipRecord) {
   return create(MembershipSchema, {
     organizationId: r.organizationId,
     userId: r.userId,
     role: ROLES[r.role],
     createTime: timestampFromMs(r.createdAt),
+    etag: String(r.version ?? 1),
+    updateTime: timestampFromMs(r.updatedAt ?? r.createdAt),
   });
 }
 
@@ -86,6 +96,8 @@ export async function createOrganization(ctx: OrganizationsContext, req: CreateO
     userId: owner,
     role: 'owner',
     createdAt: organization.createdAt,
+    version: 1,
+    updatedAt: organization.createdAt,
   };
   await ctx.memberships.put(membership);
   return create(CreateOrganizationResponseSchema, {
@@ -125,7 +137,7 @@ export async function addMember(ctx: OrganizationsContext, req: AddMemberRequest
   const organizationId = requireOrganization(req.organizationId);
   const userId = requireUser(req.userId);
   const role = ROLE_NAMES[req.role];
-  if (!role) invalid('role', 'must be ROLE_OWNER, ROLE_ADMIN or ROLE_MEMBER');
+  if (!role) invalid('role', 'must be ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER or ROLE_VIEWER');
   if (!(await ctx.organizations.get(organizationId))) {
     throw new ConnectError(`organization "${organizationId}" does not exist`, Code.NotFound);
   }
@@ -137,6 +149,8 @@ export async function addMember(ctx: OrganizationsContext, req: AddMemberRequest
     userId,
     role,
     createdAt: existing?.createdAt ?? ctx.now(),
+    version: (existing?.version ?? (existing ? 1 : 0)) + 1,
+    updatedAt: ctx.now(),
   };
   await ctx.memberships.put(membership);
   return create(AddMemberResponseSchema, { membership: toMembership(membership) });

@@ -133,6 +133,20 @@ export declare type ListApiKeysRequest = Message<"mindgate.agents.v1.ListApiKeys
    * @generated from field: string organization_id = 1;
    */
   organizationId: string;
+
+  /**
+   * 1-100; 0 means 50.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -142,7 +156,7 @@ export declare type ListApiKeysRequest = Message<"mindgate.agents.v1.ListApiKeys
 export declare const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest>;
 
 /**
- * ListApiKeysResponse holds the organization's keys, without secrets.
+ * ListApiKeysResponse holds one page of the organization's keys, without secrets.
  *
  * @generated from message mindgate.agents.v1.ListApiKeysResponse
  */
@@ -151,6 +165,13 @@ export declare type ListApiKeysResponse = Message<"mindgate.agents.v1.ListApiKey
    * @generated from field: repeated mindgate.agents.v1.ApiKey api_keys = 1;
    */
   apiKeys: ApiKey[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -303,7 +324,8 @@ export declare const ApiKeysService: GenService<{
     output: typeof CreateApiKeyResponseSchema;
   },
   /**
-   * ListApiKeys lists the organization's keys, oldest first. It never returns secrets.
+   * ListApiKeys lists the organization's keys, oldest first, a page at a time. It never returns
+   * secrets. INVALID_ARGUMENT for a page_token that this listing did not issue.
    *
    * @generated from rpc mindgate.agents.v1.ApiKeysService.ListApiKeys
    */

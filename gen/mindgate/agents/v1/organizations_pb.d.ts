@@ -71,6 +71,19 @@ export declare type Membership = Message<"mindgate.agents.v1.Membership"> & {
    * @generated from field: google.protobuf.Timestamp create_time = 4;
    */
   createTime?: Timestamp | undefined;
+
+  /**
+   * Changes whenever the membership does; send it back as UpdateMemberRoleRequest.etag to update
+   * only the version that was read.
+   *
+   * @generated from field: string etag = 5;
+   */
+  etag: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp update_time = 6;
+   */
+  updateTime?: Timestamp | undefined;
 };
 
 /**
@@ -310,6 +323,174 @@ export declare type AddMemberResponse = Message<"mindgate.agents.v1.AddMemberRes
 export declare const AddMemberResponseSchema: GenMessage<AddMemberResponse>;
 
 /**
+ * ListMembersRequest names the organization and the page to list.
+ *
+ * @generated from message mindgate.agents.v1.ListMembersRequest
+ */
+export declare type ListMembersRequest = Message<"mindgate.agents.v1.ListMembersRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * 1-100; 0 means 50.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ListMembersRequest.
+ * Use `create(ListMembersRequestSchema)` to create a new message.
+ */
+export declare const ListMembersRequestSchema: GenMessage<ListMembersRequest>;
+
+/**
+ * ListMembersResponse holds one page of members.
+ *
+ * @generated from message mindgate.agents.v1.ListMembersResponse
+ */
+export declare type ListMembersResponse = Message<"mindgate.agents.v1.ListMembersResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.agents.v1.Membership members = 1;
+   */
+  members: Membership[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ListMembersResponse.
+ * Use `create(ListMembersResponseSchema)` to create a new message.
+ */
+export declare const ListMembersResponseSchema: GenMessage<ListMembersResponse>;
+
+/**
+ * UpdateMemberRoleRequest names the member, the new role and who asks.
+ *
+ * @generated from message mindgate.agents.v1.UpdateMemberRoleRequest
+ */
+export declare type UpdateMemberRoleRequest = Message<"mindgate.agents.v1.UpdateMemberRoleRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: mindgate.agents.v1.Role role = 3;
+   */
+  role: Role;
+
+  /**
+   * When set, the update applies only if the membership still has this etag.
+   *
+   * @generated from field: string etag = 4;
+   */
+  etag: string;
+
+  /**
+   * The role of the user asking for the change.
+   *
+   * @generated from field: mindgate.agents.v1.Role actor_role = 5;
+   */
+  actorRole: Role;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.UpdateMemberRoleRequest.
+ * Use `create(UpdateMemberRoleRequestSchema)` to create a new message.
+ */
+export declare const UpdateMemberRoleRequestSchema: GenMessage<UpdateMemberRoleRequest>;
+
+/**
+ * UpdateMemberRoleResponse holds the membership as stored.
+ *
+ * @generated from message mindgate.agents.v1.UpdateMemberRoleResponse
+ */
+export declare type UpdateMemberRoleResponse = Message<"mindgate.agents.v1.UpdateMemberRoleResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Membership membership = 1;
+   */
+  membership?: Membership | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.UpdateMemberRoleResponse.
+ * Use `create(UpdateMemberRoleResponseSchema)` to create a new message.
+ */
+export declare const UpdateMemberRoleResponseSchema: GenMessage<UpdateMemberRoleResponse>;
+
+/**
+ * RemoveMemberRequest names the member to remove and who asks.
+ *
+ * @generated from message mindgate.agents.v1.RemoveMemberRequest
+ */
+export declare type RemoveMemberRequest = Message<"mindgate.agents.v1.RemoveMemberRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * The role of the user asking; a member may always remove themselves (leave).
+   *
+   * @generated from field: mindgate.agents.v1.Role actor_role = 3;
+   */
+  actorRole: Role;
+
+  /**
+   * The user asking.
+   *
+   * @generated from field: string actor_user_id = 4;
+   */
+  actorUserId: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.RemoveMemberRequest.
+ * Use `create(RemoveMemberRequestSchema)` to create a new message.
+ */
+export declare const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest>;
+
+/**
+ * RemoveMemberResponse is empty.
+ *
+ * @generated from message mindgate.agents.v1.RemoveMemberResponse
+ */
+export declare type RemoveMemberResponse = Message<"mindgate.agents.v1.RemoveMemberResponse"> & {
+};
+
+/**
+ * Describes the message mindgate.agents.v1.RemoveMemberResponse.
+ * Use `create(RemoveMemberResponseSchema)` to create a new message.
+ */
+export declare const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse>;
+
+/**
  * Role is what a member may do in an organization.
  *
  * @generated from enum mindgate.agents.v1.Role
@@ -334,6 +515,13 @@ export enum Role {
    * @generated from enum value: ROLE_MEMBER = 3;
    */
   MEMBER = 3,
+
+  /**
+   * Reads the organization's resources; changes nothing.
+   *
+   * @generated from enum value: ROLE_VIEWER = 4;
+   */
+  VIEWER = 4,
 }
 
 /**
@@ -401,6 +589,42 @@ export declare const OrganizationsService: GenService<{
     methodKind: "unary";
     input: typeof AddMemberRequestSchema;
     output: typeof AddMemberResponseSchema;
+  },
+  /**
+   * ListMembers lists the organization's members, in the order they joined, a page at a time.
+   * INVALID_ARGUMENT for a page_token that this listing did not issue.
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.ListMembers
+   */
+  listMembers: {
+    methodKind: "unary";
+    input: typeof ListMembersRequestSchema;
+    output: typeof ListMembersResponseSchema;
+  },
+  /**
+   * UpdateMemberRole changes a member's role. NOT_FOUND when the user is not a member;
+   * FAILED_PRECONDITION when etag is set and no longer matches, or when the change would leave
+   * the organization without an owner; PERMISSION_DENIED when actor_role may not make it (only
+   * an owner grants or takes away the owner role).
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.UpdateMemberRole
+   */
+  updateMemberRole: {
+    methodKind: "unary";
+    input: typeof UpdateMemberRoleRequestSchema;
+    output: typeof UpdateMemberRoleResponseSchema;
+  },
+  /**
+   * RemoveMember removes a member. NOT_FOUND when the user is not a member; FAILED_PRECONDITION
+   * when the member is the organization's last owner; PERMISSION_DENIED when actor_role may not
+   * remove this member (only an owner removes an owner).
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.RemoveMember
+   */
+  removeMember: {
+    methodKind: "unary";
+    input: typeof RemoveMemberRequestSchema;
+    output: typeof RemoveMemberResponseSchema;
   },
 }>;
 

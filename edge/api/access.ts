@@ -1,0 +1,147 @@
+// The Agents API's authorization matrix: for every operation, the lowest role of a signed-in user
+// that may call it (each higher role may too), and whether API keys and client_credentials tokens
+// (machines, which have no role) may. Declared once here; `guardRoutes` applies it to every route,
+// refuses to start when an operation has no entry, and the OpenAPI document states it
+// (`x-mindgate-access`). test/integration/api-access.test.ts checks the whole table over HTTP.
+import { Code, ConnectError } from '@connectrpc/connect';
+import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import type { AppContext } from '../context.ts';
+import type { AnyApiRouteContext } from '../http/api-route.ts';
+import { ForbiddenError, type Caller } from './auth.ts';
+import type { RestRoute } from './rest-route.ts';
+
+export const ROLE_NAMES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type RoleName = (typeof ROLE_NAMES)[number];
+
+const BY_ENUM: Record<number, RoleName> = {
+  [Role.OWNER]: 'owner',
+  [Role.ADMIN]: 'admin',
+  [Role.MEMBER]: 'member',
+  [Role.VIEWER]: 'viewer',
+};
+export const ROLE_ENUM: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER, viewer: Role.VIEWER };
+
+export function roleName(role: Role): RoleName | null {
+  return BY_ENUM[role] ?? null;
+}
+
+export interface Access {
+  /** The lowest role that may call the operation. */
+  role: RoleName;
+  /** API keys and client_credentials tokens may call it too. */
+  machines: boolean;
+  /** A user below `role` may still call it on themselves (`user_id` in the path is theirs). */
+  self?: boolean;
+}
+
+const read: Access = { role: 'viewer', machines: true };
+const admin: Access = { role: 'admin', machines: false };
+
+/** operationId → who may call it. Operations outside an organization (health, metadata) are absent. */
+export const ACCESS: Readonly<Record<string, Access>> = {
+  listOrganizations: read,
+  getOrganization: read,
+  listMembers: read,
+  getMember: read,
+  updateMember: admin,
+  removeMember: { ...admin, self: true },
+  createApiKey: admin,
+  listApiKeys: read,
+  rotateApiKey: admin,
+  revokeApiKey: admin,
+  listOAuthClients: read,
+  revokeOAuthClient: admin,
+  revokeOAuthGrant: admin,
+  createConfidentialClient: admin,
+  listConfidentialClients: read,
+  rotateConfidentialClientSecret: admin,
+  deleteConfidentialClient: admin,
+};
+
+export function accessOf(operationId: string): Access {
+  const access = ACCESS[operationId];
+  if (!access) throw new Error(`operation ${operationId} has no entry in the authorization matrix (edge/api/access.ts)`);
+  return access;
+}
+
+/** The roles that may call an operation, highest first, as the OpenAPI document lists them. */
+export function rolesAllowed(access: Access): RoleName[] {
+  return ROLE_NAMES.slice(ROLE_NAMES.indexOf(access.role)).reverse();
+}
+
+/** A caller that passed the matrix: its role in the organization (null for machines). */
+export interface AuthorizedCaller extends Caller {
+  role: RoleName | null;
+}
+
+/** The caller's role in the organization, or null when the user is not (or no longer) a member. */
+export async function roleIn(ctx: AppContext, organizationId: string, userId: string): Promise<RoleName | null> {
+  try {
+    const { membership } = await ctx.clients.organizations.getMembership({ organizationId, userId });
+    return membership ? roleName(membership.role) : null;
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) return null;
+    throw err;
+  }
+}
+
+const rank = (role: RoleName) => ROLE_NAMES.indexOf(role);
+
+/**
+ * Checks the caller against the operation's entry, for the organization in the path. A user's
+ * role is read from the membership on every request, so a removed member or a lowered role takes
+ * effect at once, whatever the token says.
+ */
+export async function authorize(
+  ctx: AppContext,
+  caller: Caller,
+  access: Access,
+  route: { organizationId?: string; userId?: string },
+): Promise<AuthorizedCaller> {
+  if (route.organizationId === undefined) return { ...caller, role: null };
+  if (caller.organizationId !== route.organizationId) throw new ForbiddenError('these credentials act for another organization');
+  if (caller.kind !== 'user') {
+    if (access.machines) return { ...caller, role: null };
+    throw new ForbiddenError('API keys and client credentials may not do this: sign in as a user');
+  }
+  const role = await roleIn(ctx, route.organizationId, caller.subject);
+  if (!role) throw new ForbiddenError('you are not a member of this organization');
+  const self = access.self === true && route.userId === caller.subject;
+  if (rank(role) < rank(access.role) && !self) {
+    throw new ForbiddenError(`this needs the ${access.role} role or higher; you are ${role}`);
+  }
+  return { ...caller, role };
+}
+
+const callers = new WeakMap<AnyApiRouteContext, AuthorizedCaller>();
+
+export function setCaller(c: AnyApiRouteContext, caller: AuthorizedCaller): void {
+  callers.set(c, caller);
+}
+
+/** The caller the route's guard authorized; every secured handler runs after its guard. */
+export function callerOf(c: AnyApiRouteContext): AuthorizedCaller {
+  const caller = callers.get(c);
+  if (!caller) throw new Error('callerOf: the route was not guarded');
+  return caller;
+}
+
+/**
+ * Puts every route behind the matrix: authenticate, then authorize for the organization (and
+ * user) in the path, before the handler runs. A route whose operation has no entry stops the
+ * start, so no operation can be added unguarded.
+ */
+export function guardRoutes(ctx: AppContext, authenticate: (c: AnyApiRouteContext) => Promise<Caller>, routes: Array<RestRoute>): void {
+  for (const route of routes) {
+    const access = accessOf(route.operationId);
+    const handler = route.handler;
+    route.secured = true;
+    route.access = access;
+    route.handler = async (c: AnyApiRouteContext) => {
+      const caller = await authenticate(c);
+      const params = c.input.params as { organization_id?: string; user_id?: string };
+      setCaller(c, await authorize(ctx, caller, access, { organizationId: params.organization_id, userId: params.user_id }));
+      await handler(c);
+    };
+  }
+}

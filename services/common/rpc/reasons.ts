@@ -1,0 +1,24 @@
+// Why a call failed, beyond its gRPC code: a stable reason a service attaches to the error's
+// metadata, so the edge can tell apart failures that share a code (FAILED_PRECONDITION for a stale
+// etag and for removing the last owner) and answer each with its own HTTP status and problem type
+// (edge/errors.ts holds that table). Reasons are kebab-case and never change once shipped.
+import { type Code, ConnectError } from '@connectrpc/connect';
+
+export const REASON_KEY = 'mindgate-reason';
+
+export const REASONS = {
+  /** An update named a version (etag) that is no longer current. */
+  etagMismatch: 'etag-mismatch',
+  /** The change would leave an organization without an owner. */
+  lastOwner: 'last-owner',
+} as const;
+
+export type Reason = (typeof REASONS)[keyof typeof REASONS];
+
+export function failure(message: string, code: Code, reason: Reason): ConnectError {
+  return new ConnectError(message, code, { [REASON_KEY]: reason });
+}
+
+export function reasonOf(err: ConnectError): string | undefined {
+  return err.metadata.get(REASON_KEY) ?? undefined;
+}
