@@ -11,6 +11,7 @@ import {
   UniqueViolationError,
 } from '../../services/common/storage/records/errors.ts';
 import type { Filter, RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
+import { findPage } from '../../services/common/storage/records/paging.ts';
 
 export interface RecordStoreHarness {
   /** A new store; each call may return a new one over the same data (see reopen). */
@@ -838,6 +839,65 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
           }
         } finally {
           await first?.close();
+        }
+      });
+    });
+
+    describe('cursor pages (paging.ts) over this store', () => {
+      interface Row extends RecordDoc {
+        organizationId: string;
+        createdAt: number;
+      }
+      const request = (pageToken: string, pageSize = 4) => ({ pageSize, pageToken });
+      const options = { field: 'createdAt', scope: 'rows:o1' };
+
+      async function all(c: RecordCollection<Row>, pageSize: number): Promise<string[]> {
+        const seen: string[] = [];
+        let token = '';
+        do {
+          const page = await findPage(c, { organizationId: 'o1' }, request(token, pageSize), options);
+          expect(page.items.length).toBeLessThanOrEqual(pageSize);
+          seen.push(...ids(page.items));
+          token = page.nextPageToken;
+        } while (token !== '');
+        return seen;
+      }
+
+      it('visits every document once, in field then id order, even across runs of equal values', async () => {
+        const c = store.collection<Row>(fresh(), { indexes: [{ fields: ['organizationId', 'createdAt'] }] });
+        const rows: Row[] = [];
+        // 23 documents in three runs of equal createdAt (ties longer than a page), and another tenant.
+        for (let i = 0; i < 23; i++)
+          rows.push({ _id: `r${String(i).padStart(2, '0')}`, organizationId: 'o1', createdAt: 1_000 + Math.floor(i / 9) });
+        for (const row of [...rows].reverse()) await c.put(row);
+        await c.put({ _id: 'other', organizationId: 'o2', createdAt: 1_000 });
+        for (const size of [1, 4, 9, 23, 100]) expect(await all(c, size)).toEqual(ids(rows));
+      });
+
+      it('neither repeats nor skips a document that existed throughout when others are added between pages', async () => {
+        const c = store.collection<Row>(fresh());
+        for (let i = 0; i < 6; i++) await c.put({ _id: `a${i}`, organizationId: 'o1', createdAt: 10 + i });
+        const first = await findPage(c, { organizationId: 'o1' }, request('', 3), options);
+        await c.put({ _id: 'a00', organizationId: 'o1', createdAt: 10 });
+        await c.put({ _id: 'z9', organizationId: 'o1', createdAt: 99 });
+        const second = await findPage(c, { organizationId: 'o1' }, request(first.nextPageToken, 3), options);
+        expect(ids(first.items)).toEqual(['a0', 'a1', 'a2']);
+        expect(ids(second.items)).toEqual(['a3', 'a4', 'a5']);
+      });
+
+      it('refuses a token of another listing, a malformed one and a page size out of range', async () => {
+        const c = store.collection<Row>(fresh());
+        for (let i = 0; i < 3; i++) await c.put({ _id: `b${i}`, organizationId: 'o1', createdAt: i });
+        const page = await findPage(c, { organizationId: 'o1' }, request('', 1), options);
+        const other = { field: 'createdAt', scope: 'rows:o2' };
+        for (const token of [page.nextPageToken]) {
+          await expect(findPage(c, { organizationId: 'o1' }, request(token), other)).rejects.toThrow(/page_token/);
+        }
+        for (const token of ['x', 'e30', '!!', 'a'.repeat(3_000)]) {
+          await expect(findPage(c, { organizationId: 'o1' }, request(token), options)).rejects.toThrow(/page_token/);
+        }
+        for (const size of [-1, 101, 1.5]) {
+          await expect(findPage(c, { organizationId: 'o1' }, request('', size), options)).rejects.toThrow(/page_size/);
         }
       });
     });
