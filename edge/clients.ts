@@ -6,6 +6,7 @@ import { createClient, createRouterTransport, type Client, type Interceptor, typ
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AgentsService } from '../gen/mindgate/agents/v1/agents_pb.js';
 import { ApiKeysService } from '../gen/mindgate/agents/v1/api_keys_pb.js';
+import { AuditService } from '../gen/mindgate/agents/v1/audit_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
@@ -25,6 +26,8 @@ export interface ServiceClients {
   organizations: Client<typeof OrganizationsService>;
   /** API keys of the Agents API (served by the agents service). */
   apiKeys: Client<typeof ApiKeysService>;
+  /** The audit log of the Agents API (served by the agents service). */
+  audit: Client<typeof AuditService>;
   billing: Client<typeof BillingService>;
   /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
   health(service: ServiceName): Client<typeof Health>;
@@ -73,6 +76,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     agents: client(AgentsService, 'agents'),
     organizations: client(OrganizationsService, 'agents'),
     apiKeys: client(ApiKeysService, 'agents'),
+    audit: client(AuditService, 'agents'),
     billing: client(BillingService, 'billing'),
     health(name) {
       let health = healthClients.get(name);

@@ -3,11 +3,14 @@
 // (machines, which have no role) may. Declared once here; `guardRoutes` applies it to every route,
 // refuses to start when an operation has no entry, and the OpenAPI document states it
 // (`x-mindgate-access`). test/integration/api-access.test.ts checks the whole table over HTTP.
+// The guard also records every change, and every refused attempt at one, in the audit log.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import type { AppContext } from '../context.ts';
 import type { AnyApiRouteContext } from '../http/api-route.ts';
 import { ForbiddenError, type Caller } from './auth.ts';
+import type { AuditRecorder } from './audit.ts';
+import { problemOf } from './problems.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const ROLE_NAMES = ['viewer', 'member', 'admin', 'owner'] as const;
@@ -56,6 +59,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listConfidentialClients: read,
   rotateConfidentialClientSecret: admin,
   deleteConfidentialClient: admin,
+  listAuditEvents: admin,
+  exportAuditEvents: admin,
 };
 
 export function accessOf(operationId: string): Access {
@@ -131,7 +136,12 @@ export function callerOf(c: AnyApiRouteContext): AuthorizedCaller {
  * user) in the path, before the handler runs. A route whose operation has no entry stops the
  * start, so no operation can be added unguarded.
  */
-export function guardRoutes(ctx: AppContext, authenticate: (c: AnyApiRouteContext) => Promise<Caller>, routes: Array<RestRoute>): void {
+export function guardRoutes(
+  ctx: AppContext,
+  authenticate: (c: AnyApiRouteContext) => Promise<Caller>,
+  routes: Array<RestRoute>,
+  audit: AuditRecorder,
+): void {
   for (const route of routes) {
     const access = accessOf(route.operationId);
     const handler = route.handler;
@@ -140,8 +150,14 @@ export function guardRoutes(ctx: AppContext, authenticate: (c: AnyApiRouteContex
     route.handler = async (c: AnyApiRouteContext) => {
       const caller = await authenticate(c);
       const params = c.input.params as { organization_id?: string; user_id?: string };
-      setCaller(c, await authorize(ctx, caller, access, { organizationId: params.organization_id, userId: params.user_id }));
-      await handler(c);
+      try {
+        setCaller(c, await authorize(ctx, caller, access, { organizationId: params.organization_id, userId: params.user_id }));
+        await handler(c);
+      } catch (err) {
+        await audit(c, route, caller, problemOf(err).status);
+        throw err;
+      }
+      await audit(c, route, caller, c.res.statusCode);
     };
   }
 }

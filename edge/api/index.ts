@@ -1,21 +1,18 @@
 import * as z from 'zod';
 import type { AppContext } from '../context.ts';
-import { toHttpError } from '../errors.ts';
 import { defineApiRoute, mountApiRoutes, type InvalidParam } from '../http/api-route.ts';
 import type { Surface } from '../http/listener.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import { statusTitle } from '../http/problem-surface.ts';
-import { BodyTooLargeError, sendJson, sendProblem } from '../http/respond.ts';
+import { sendJson, sendProblem } from '../http/respond.ts';
 import { Router, type RouteContext } from '../http/router.ts';
-import { isRequestValidationError } from '../http/validation.ts';
 import { SCOPES } from '../oauth/provider.ts';
 import { rolesAllowed } from './access.ts';
-import { createAuthenticator, ForbiddenError, UnauthenticatedError } from './auth.ts';
-import { PreconditionError } from './etag.ts';
-import { problemType } from './problems.ts';
+import { createAuthenticator } from './auth.ts';
+import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
 import { organizationRoutes } from './organizations.ts';
-import { MediaTypeError, NotFoundError, type RestRoute } from './rest-route.ts';
+import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -108,27 +105,10 @@ export function createApiSurface(ctx: AppContext): Surface {
       );
     },
     onError(c, err) {
-      const p = (status: number, detail: string, headers: Record<string, string> = {}, reason?: string) =>
-        sendProblem(c.res, { type: problemType(status, reason), title: statusTitle(status), status, detail, instance: c.path }, headers);
-      if (err instanceof UnauthenticatedError) return p(401, err.message, { 'www-authenticate': err.challenge });
-      if (err instanceof ForbiddenError) return p(403, err.message);
-      if (err instanceof NotFoundError) return p(404, err.message);
-      if (err instanceof MediaTypeError) return p(415, err.message);
-      if (err instanceof BodyTooLargeError) return p(413, err.message);
-      if (err instanceof PreconditionError) return p(412, err.message);
-      if (isRequestValidationError(err)) {
-        return sendProblem(c.res, {
-          type: problemType(422),
-          title: 'Unprocessable Content',
-          status: 422,
-          detail: 'The request is not valid.',
-          instance: c.path,
-          errors: err.detail.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })),
-        });
-      }
-      const e = toHttpError(err);
-      if (e.internal) ctx.logger.error({ requestId: c.requestId, err }, 'request failed');
-      p(e.status, e.message, {}, e.reason);
+      const problem = problemOf(err);
+      if (problem.internal) ctx.logger.error({ requestId: c.requestId, err }, 'request failed');
+      const { status, type, detail, errors } = problem;
+      sendProblem(c.res, { type, title: statusTitle(status), status, detail, instance: c.path, errors }, problem.headers);
     },
   };
 }

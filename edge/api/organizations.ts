@@ -9,6 +9,7 @@ import { sendJson } from '../http/respond.ts';
 import { createOAuthManagement } from '../oauth/management.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { callerOf, guardRoutes, ROLE_NAMES, roleName, type AuthorizedCaller } from './access.ts';
+import { auditRoutes, createAuditRecorder } from './audit.ts';
 import { confidentialClientRoutes } from './confidential-clients.ts';
 import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
@@ -112,7 +113,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...confidentialClientRoutes(deps),
+    ...auditRoutes(deps),
   ];
-  guardRoutes(ctx, authenticate, routes);
+  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx));
   return routes;
 }

@@ -3,6 +3,13 @@
 // problem the same way in every deployment and are not meant to be fetched; docs/api.md describes
 // each one. A failure a service gave a reason for (services/common/rpc/reasons.ts) has that
 // reason's type; every other failure has its status's.
+import { toHttpError } from '../errors.ts';
+import { BodyTooLargeError } from '../http/respond.ts';
+import { isRequestValidationError } from '../http/validation.ts';
+import { ForbiddenError, UnauthenticatedError } from './auth.ts';
+import { PreconditionError } from './etag.ts';
+import { MediaTypeError, NotFoundError } from './rest-route.ts';
+
 const PREFIX = 'tag:mindgate.dev,2026:problem/';
 
 const BY_STATUS: Record<number, string> = {
@@ -30,3 +37,37 @@ export function problemType(status: number, reason?: string): string {
 
 /** Every type the API may answer with, for the documentation test. */
 export const PROBLEM_TYPES = [...new Set([...Object.values(BY_STATUS), 'etag-mismatch', 'last-owner'])].map((t) => PREFIX + t);
+
+/** What the API answers for a failure: the problem's fields and headers. */
+export interface ApiProblem {
+  status: number;
+  type: string;
+  detail: string;
+  headers: Record<string, string>;
+  errors?: { loc: (string | number)[]; msg: string; type: string }[];
+  /** Ours, not the caller's: log it. */
+  internal: boolean;
+}
+
+const own = (status: number, detail: string, headers: Record<string, string> = {}): ApiProblem => ({
+  status,
+  type: problemType(status),
+  detail,
+  headers,
+  internal: false,
+});
+
+/** The one mapping of the Agents API's failures to problems (the surface sends it; the audit log records its status). */
+export function problemOf(err: unknown): ApiProblem {
+  if (err instanceof UnauthenticatedError) return own(401, err.message, { 'www-authenticate': err.challenge });
+  if (err instanceof ForbiddenError) return own(403, err.message);
+  if (err instanceof NotFoundError) return own(404, err.message);
+  if (err instanceof MediaTypeError) return own(415, err.message);
+  if (err instanceof BodyTooLargeError) return own(413, err.message);
+  if (err instanceof PreconditionError) return own(412, err.message);
+  if (isRequestValidationError(err)) {
+    return { ...own(422, 'The request is not valid.'), errors: err.detail.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })) };
+  }
+  const e = toHttpError(err);
+  return { status: e.status, type: problemType(e.status, e.reason), detail: e.message, headers: {}, internal: e.internal };
+}

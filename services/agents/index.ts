@@ -1,4 +1,5 @@
 import { AgentsService } from '../../gen/mindgate/agents/v1/agents_pb.js';
+import { AuditService } from '../../gen/mindgate/agents/v1/audit_pb.js';
 import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import type { Logger } from '../common/log.ts';
@@ -25,6 +26,7 @@ import {
   type OrganizationsContext,
 } from './handlers/organizations.ts';
 import { listMembers, removeMember, updateMemberRole } from './handlers/members.ts';
+import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
 
 export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
   const ctx: AgentsContext = {
@@ -42,8 +44,15 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     apiKeys: stores.records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
     now,
   };
+  const audit: AuditContext = {
+    events: stores.records.collection<AuditRecord>('audit_events', {
+      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
+    }),
+    organizations: orgs.organizations,
+    now,
+  };
   return {
-    services: [AgentsService, OrganizationsService, ApiKeysService],
+    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService],
     routes: (router) => {
       router.service(AgentsService, {
         registerAgent: (req) => registerAgent(ctx, req),
@@ -59,6 +68,10 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
         listMembers: (req) => listMembers(orgs, req),
         updateMemberRole: (req) => updateMemberRole(orgs, req),
         removeMember: (req) => removeMember(orgs, req),
+      });
+      router.service(AuditService, {
+        recordEvent: (req) => recordEvent(audit, req),
+        listEvents: (req) => listEvents(audit, req),
       });
       router.service(ApiKeysService, {
         createApiKey: (req) => createApiKey(keys, req),

@@ -21,10 +21,16 @@ import {
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 
+export interface OrganizationSettings {
+  /** How long audit events are kept (audit.ts has the default). */
+  auditRetentionDays?: number;
+}
+
 export interface OrganizationRecord extends RecordDoc {
   name: string;
   brainId: string;
   createdAt: number;
+  settings?: OrganizationSettings;
 }
 
 export type RoleName = 'owner' | 'admin' | 'member' | 'viewer';

@@ -18,10 +18,16 @@ export interface PageRequest {
 }
 
 export interface PageOptions {
-  /** Numeric field the list is ordered by, ascending (a creation time, usually). */
+  /** Numeric field the list is ordered by (a creation time, usually). */
   field: string;
+  /** Ascending (the default) or descending on `field`; ties are always in id order. */
+  direction?: 'asc' | 'desc';
+  /** Only documents whose `field` is in [gte, lt). */
+  range?: { gte?: number; lt?: number };
   /** What the listing is of; a token issued for another scope is refused. */
   scope: string;
+  /** Largest page a caller may ask for (MAX_PAGE_SIZE unless said). */
+  maxPageSize?: number;
 }
 
 export interface Page<T> {
@@ -66,11 +72,21 @@ function encode(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
-export function pageSizeOf(requested: number): number {
-  if (!Number.isInteger(requested) || requested < 0 || requested > MAX_PAGE_SIZE) {
-    throw new ConnectError(`page_size: must be from 1 to ${MAX_PAGE_SIZE} (0 for ${DEFAULT_PAGE_SIZE})`, Code.InvalidArgument);
+export function pageSizeOf(requested: number, max = MAX_PAGE_SIZE): number {
+  if (!Number.isInteger(requested) || requested < 0 || requested > max) {
+    throw new ConnectError(`page_size: must be from 1 to ${max} (0 for ${DEFAULT_PAGE_SIZE})`, Code.InvalidArgument);
   }
   return requested === 0 ? DEFAULT_PAGE_SIZE : requested;
+}
+
+/** The condition on the sort field: the caller's range, narrowed to what follows the cursor. */
+function fieldCondition(options: PageOptions, cursor: Cursor | undefined): Record<string, number> | undefined {
+  const condition: Record<string, number> = {};
+  if (options.range?.gte !== undefined) condition.$gte = options.range.gte;
+  if (options.range?.lt !== undefined) condition.$lt = options.range.lt;
+  if (cursor && options.direction === 'desc') condition.$lte = cursor.v;
+  if (cursor && options.direction !== 'desc') condition.$gte = Math.max(cursor.v, condition.$gte ?? cursor.v);
+  return Object.keys(condition).length > 0 ? condition : undefined;
 }
 
 /** One page of the documents matching `filter`, ordered by `options.field` then `_id`. */
@@ -80,15 +96,17 @@ export async function findPage<T extends RecordDoc>(
   request: PageRequest,
   options: PageOptions,
 ): Promise<Page<T>> {
-  const size = pageSizeOf(request.pageSize);
+  const size = pageSizeOf(request.pageSize, options.maxPageSize);
   const cursor = decode(request.pageToken, options.scope);
-  const sort = { field: options.field, direction: 'asc' as const };
+  const sort = { field: options.field, direction: options.direction ?? 'asc' };
+  const condition = fieldCondition(options, cursor);
+  const where = (condition ? { ...filter, [options.field]: condition } : filter) as Filter;
   const items: T[] = [];
   let skip = 0;
-  // Documents sharing the cursor's sort value and sorting at or before its id were on earlier
-  // pages: fetch past them. Ties are rare (one millisecond), so this loops once in practice.
+  // Documents sharing the cursor's sort value and sorting at or before its id (ties are in id
+  // order in both directions) were on earlier pages: fetch past them. Ties are rare (one
+  // millisecond), so this loops once in practice.
   for (;;) {
-    const where = cursor ? { ...filter, [options.field]: { $gte: cursor.v } } : filter;
     const batch = await collection.find(where, { sort, skip, limit: size + 1 });
     for (const doc of batch) {
       if (cursor && doc[options.field] === cursor.v && doc._id <= cursor.i) continue;
