@@ -116,7 +116,10 @@ describe('listing and export', () => {
     const res = await fetch(`${api}${events('/export')}`, { headers: { authorization: `Bearer ${owner.access_token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/jsonl; charset=utf-8');
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
     const listed = (await call(events('?page_size=1000'), { token: owner.access_token })).json.events as Json[];
     expect(lines).toEqual(listed);
   });
