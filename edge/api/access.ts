@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import type { AnyApiRouteContext } from '../http/api-route.ts';
 import { ForbiddenError, type Caller } from './auth.ts';
 import type { AuditRecorder } from './audit.ts';
+import type { IdempotentRun } from './idempotency.ts';
 import { problemOf } from './problems.ts';
 import type { RestRoute } from './rest-route.ts';
 
@@ -141,6 +142,7 @@ export function guardRoutes(
   authenticate: (c: AnyApiRouteContext) => Promise<Caller>,
   routes: Array<RestRoute>,
   audit: AuditRecorder,
+  idempotent: IdempotentRun,
 ): void {
   for (const route of routes) {
     const access = accessOf(route.operationId);
@@ -152,7 +154,8 @@ export function guardRoutes(
       const params = c.input.params as { organization_id?: string; user_id?: string };
       try {
         setCaller(c, await authorize(ctx, caller, access, { organizationId: params.organization_id, userId: params.user_id }));
-        await handler(c);
+        if (route.creates) await idempotent(c, route.operationId, caller, async () => handler(c));
+        else await handler(c);
       } catch (err) {
         await audit(c, route, caller, problemOf(err).status);
         throw err;

@@ -99,6 +99,7 @@ function createApiKeyRoute({ ctx, limit }: RouteDeps): RestRoute {
       },
     }),
     body: CreateApiKeySchema,
+    creates: true,
   };
 }
 

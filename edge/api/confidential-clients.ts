@@ -72,6 +72,7 @@ function createConfidentialClientRoute({ management, limit }: RouteDeps): RestRo
       },
     }),
     body: CreateConfidentialClientSchema,
+    creates: true,
   };
 }
 

@@ -30,6 +30,15 @@ const ProblemSchema = z
   })
   .meta({ title: 'Problem', description: 'An RFC 9457 problem document.' });
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key (for 24 hours, per caller and operation) answers the first successful result again, with `Idempotent-Replayed: true`, instead of creating a second resource. The same key with a different body is 422; while the first request runs, 409 with Retry-After.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
+
 const problem = (description: string) => ({ description, content: { 'application/problem+json': ProblemSchema } });
 
 /** The REST API `{api_url}`: the system of record behind the dashboard. */
@@ -154,6 +163,11 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
     if (!op) continue;
     op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
+    if (route.creates) {
+      op.parameters = [...((op.parameters as unknown[]) ?? []), IDEMPOTENCY_KEY_PARAMETER];
+      const responses = op.responses as Record<string, unknown>;
+      responses['409'] ??= { $ref: '#/components/responses/Conflict' };
+    }
     if (route.access) {
       const roles = rolesAllowed(route.access);
       op['x-mindgate-access'] = { roles, api_keys: route.access.machines, self: route.access.self ?? false };

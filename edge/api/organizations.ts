@@ -11,6 +11,7 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { callerOf, guardRoutes, ROLE_NAMES, roleName, type AuthorizedCaller } from './access.ts';
 import { auditRoutes, createAuditRecorder } from './audit.ts';
 import { confidentialClientRoutes } from './confidential-clients.ts';
+import { createIdempotency } from './idempotency.ts';
 import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import {
@@ -115,6 +116,6 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
   ];
-  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx));
+  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx));
   return routes;
 }

@@ -8,7 +8,7 @@ import { BodyTooLargeError } from '../http/respond.ts';
 import { isRequestValidationError } from '../http/validation.ts';
 import { ForbiddenError, UnauthenticatedError } from './auth.ts';
 import { PreconditionError } from './etag.ts';
-import { MediaTypeError, NotFoundError } from './rest-route.ts';
+import { ConflictError, MediaTypeError, NotFoundError } from './rest-route.ts';
 
 const PREFIX = 'tag:mindgate.dev,2026:problem/';
 
@@ -65,6 +65,7 @@ export function problemOf(err: unknown): ApiProblem {
   if (err instanceof MediaTypeError) return own(415, err.message);
   if (err instanceof BodyTooLargeError) return own(413, err.message);
   if (err instanceof PreconditionError) return own(412, err.message);
+  if (err instanceof ConflictError) return own(409, err.message, err.headers);
   if (isRequestValidationError(err)) {
     return { ...own(422, 'The request is not valid.'), errors: err.detail.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })) };
   }

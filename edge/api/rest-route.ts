@@ -23,8 +23,11 @@ export interface RouteDeps extends OrganizationRouteOptions {
   limit: number;
 }
 
-/** A route plus what the OpenAPI builder does not know: request body, security and who may call it. */
-export type RestRoute = AnyApiRoute & { body?: z.ZodType; secured?: boolean; access?: Access };
+/**
+ * A route plus what the OpenAPI builder does not know: request body, security, who may call it,
+ * and whether it creates something (and so honours Idempotency-Key).
+ */
+export type RestRoute = AnyApiRoute & { body?: z.ZodType; secured?: boolean; access?: Access; creates?: boolean };
 
 /** The resource does not exist, or belongs to another organization (404). */
 export class NotFoundError extends Error {}
@@ -32,10 +35,27 @@ export class NotFoundError extends Error {}
 /** The request body is not JSON (415). */
 export class MediaTypeError extends Error {}
 
+/** The request conflicts with another one or with the resource's state (409). */
+export class ConflictError extends Error {
+  readonly headers: Record<string, string>;
+  constructor(message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ConflictError';
+    this.headers = headers;
+  }
+}
+
+const stashed = new WeakMap<AnyApiRouteContext, Buffer>();
+
+/** Keeps a body read before the handler (to fingerprint it), for readJson. */
+export function stashBody(c: AnyApiRouteContext, body: Buffer): void {
+  stashed.set(c, body);
+}
+
 export async function readJson<S extends z.ZodType>(c: AnyApiRouteContext, schema: S, limit: number): Promise<z.output<S>> {
   const type = (c.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') throw new MediaTypeError('send the body as application/json');
-  return validate(schema, parseJsonBody(await readBody(c.req, limit)), 'body');
+  return validate(schema, parseJsonBody(stashed.get(c) ?? (await readBody(c.req, limit))), 'body');
 }
 
 /** Runs a call to an internal service, answering 404 where the service answers NOT_FOUND. */
