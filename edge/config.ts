@@ -16,6 +16,7 @@ import {
   type ServiceName,
   type StorageConfig,
 } from '../services/common/config.ts';
+import { readApiConfig, type ApiConfig } from './api/config.ts';
 import { readGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
@@ -49,6 +50,8 @@ export interface EdgeConfig {
   storage: StorageConfig;
   /** The authorization server and accounts (edge/oauth/config.ts). */
   auth: AuthConfig;
+  /** The Agents API (edge/api/config.ts). */
+  api: ApiConfig;
   /** The public Web API and site (edge/web/config.ts). */
   web: WebConfig;
   /** The MCP gateway: servers, operator keys, facade secret, proxy limits (edge/gateway/config.ts). */
@@ -98,6 +101,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
     storage: readStorageConfig(env, cpuCount),
     auth: readAuthConfig(env),
+    api: readApiConfig(env),
     web: readWebConfig(env),
     gateway: readGatewayConfig(env),
   };

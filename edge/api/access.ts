@@ -11,6 +11,7 @@ import type { AnyApiRouteContext } from '../http/api-route.ts';
 import { ForbiddenError, type Caller } from './auth.ts';
 import type { AuditRecorder } from './audit.ts';
 import type { IdempotentRun } from './idempotency.ts';
+import type { RateLimitCheck } from './rate-limits.ts';
 import { problemOf } from './problems.ts';
 import type { RestRoute } from './rest-route.ts';
 
@@ -143,6 +144,7 @@ export function guardRoutes(
   routes: Array<RestRoute>,
   audit: AuditRecorder,
   idempotent: IdempotentRun,
+  rateLimit: RateLimitCheck,
 ): void {
   for (const route of routes) {
     const access = accessOf(route.operationId);
@@ -151,6 +153,7 @@ export function guardRoutes(
     route.access = access;
     route.handler = async (c: AnyApiRouteContext) => {
       const caller = await authenticate(c);
+      if (!(await rateLimit(c, caller.organizationId))) return;
       const params = c.input.params as { organization_id?: string; user_id?: string };
       try {
         setCaller(c, await authorize(ctx, caller, access, { organizationId: params.organization_id, userId: params.user_id }));

@@ -154,6 +154,10 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       ValidationFailed: problem('A parameter or the body is not valid; `errors` lists every problem.'),
       Conflict: problem('The change conflicts with the current state (for example, it would leave the organization without an owner).'),
       PreconditionFailed: problem('If-Match does not name the current version: read the resource again.'),
+      TooManyRequests: {
+        ...problem("Over the organization's plan limit for this minute (type: the registered quota-exceeded)."),
+        headers: { 'Retry-After': { description: 'Seconds until the window resets.', schema: { type: 'integer' } } },
+      },
     },
   });
   const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
@@ -163,6 +167,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
     if (!op) continue;
     op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
+    if (route.secured) (op.responses as Record<string, unknown>)['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
     if (route.creates) {
       op.parameters = [...((op.parameters as unknown[]) ?? []), IDEMPOTENCY_KEY_PARAMETER];
       const responses = op.responses as Record<string, unknown>;

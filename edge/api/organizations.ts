@@ -12,6 +12,7 @@ import { callerOf, guardRoutes, ROLE_NAMES, roleName, type AuthorizedCaller } fr
 import { auditRoutes, createAuditRecorder } from './audit.ts';
 import { confidentialClientRoutes } from './confidential-clients.ts';
 import { createIdempotency } from './idempotency.ts';
+import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import {
@@ -116,6 +117,6 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
   ];
-  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx));
+  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx));
   return routes;
 }

@@ -10,6 +10,8 @@ import { ForbiddenError, UnauthenticatedError } from './auth.ts';
 import { PreconditionError } from './etag.ts';
 import { ConflictError, MediaTypeError, NotFoundError } from './rest-route.ts';
 
+import { QUOTA_EXCEEDED_TYPE } from '../http/rate-limit.ts';
+
 const PREFIX = 'tag:mindgate.dev,2026:problem/';
 
 const BY_STATUS: Record<number, string> = {
@@ -24,19 +26,18 @@ const BY_STATUS: Record<number, string> = {
   413: 'content-too-large',
   415: 'unsupported-media-type',
   422: 'validation-failed',
-  429: 'rate-limited',
   500: 'internal',
   501: 'not-implemented',
   503: 'unavailable',
   504: 'timeout',
 };
 
+/** 429 has a registered type (RFC 9457 registry), shared with the Web API. */
 export function problemType(status: number, reason?: string): string {
+  if (status === 429 && reason === undefined) return QUOTA_EXCEEDED_TYPE;
   return PREFIX + (reason ?? BY_STATUS[status] ?? 'error');
 }
 
-/** Every type the API may answer with, for the documentation test. */
-export const PROBLEM_TYPES = [...new Set([...Object.values(BY_STATUS), 'etag-mismatch', 'last-owner'])].map((t) => PREFIX + t);
 
 /** What the API answers for a failure: the problem's fields and headers. */
 export interface ApiProblem {
