@@ -38,7 +38,6 @@ export function problemType(status: number, reason?: string): string {
   return PREFIX + (reason ?? BY_STATUS[status] ?? 'error');
 }
 
-
 /** What the API answers for a failure: the problem's fields and headers. */
 export interface ApiProblem {
   status: number;
