@@ -45,7 +45,11 @@ const admin: Access = { role: 'admin', machines: false };
 /** operationId → who may call it. Operations outside an organization (health, metadata) are absent. */
 export const ACCESS: Readonly<Record<string, Access>> = {
   listOrganizations: read,
+  createOrganization: { role: 'viewer', machines: false },
   getOrganization: read,
+  updateOrganization: admin,
+  transferOrganizationOwnership: { role: 'owner', machines: false },
+  getOrganizationUsage: read,
   listMembers: read,
   getMember: read,
   updateMember: admin,
@@ -105,7 +109,11 @@ export async function authorize(
   access: Access,
   route: { organizationId?: string; userId?: string },
 ): Promise<AuthorizedCaller> {
-  if (route.organizationId === undefined) return { ...caller, role: null };
+  if (route.organizationId === undefined) {
+    if (!access.machines && caller.kind !== 'user')
+      throw new ForbiddenError('API keys and client credentials may not do this: sign in as a user');
+    return { ...caller, role: null };
+  }
   if (caller.organizationId !== route.organizationId) throw new ForbiddenError('these credentials act for another organization');
   if (caller.kind !== 'user') {
     if (access.machines) return { ...caller, role: null };

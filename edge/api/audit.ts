@@ -15,6 +15,13 @@ import { errors, iso, json, listEnvelope, listing, nextPage, orgParams, type Res
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+const overrides = new WeakMap<AnyApiRouteContext, { organizationId: string; target: string }>();
+
+/** For a change outside the path's organization (a new organization): where to record it. */
+export function setAuditOrganization(c: AnyApiRouteContext, organizationId: string, target: string): void {
+  overrides.set(c, { organizationId, target });
+}
+
 export type AuditRecorder = (c: AnyApiRouteContext, route: RestRoute, caller: Caller, status: number) => Promise<void>;
 
 function outcomeOf(status: number): 'success' | 'denied' | 'failed' {
@@ -30,14 +37,15 @@ function outcomeOf(status: number): 'success' | 'denied' | 'failed' {
 export function createAuditRecorder(ctx: AppContext): AuditRecorder {
   const clientIp = createClientIpResolver(ctx.config.web.trustedProxies);
   return async (c, route, caller, status) => {
-    const organizationId = (c.input?.params as { organization_id?: string } | undefined)?.organization_id;
+    const override = overrides.get(c);
+    const organizationId = override?.organizationId ?? (c.input?.params as { organization_id?: string } | undefined)?.organization_id;
     if (!CHANGES.has(route.method) || !organizationId) return;
     const event = {
       organizationId,
       actorKind: caller.kind,
       actorId: caller.kind === 'client' ? (caller.clientId ?? caller.subject) : caller.subject,
       action: route.operationId,
-      target: c.path,
+      target: override?.target ?? c.path,
       status,
       outcome: outcomeOf(status),
       ip: clientIp(c.req),

@@ -19,3 +19,6 @@ export function ifMatch(header: string | string[] | undefined): string {
   if (!match) throw new PreconditionError('If-Match must be the one ETag a GET returned, such as "3"');
   return match[1];
 }
+
+/** The ETag response header, as the OpenAPI document describes it. */
+export const ETAG_HEADER = { ETag: { description: 'The version, to send back as If-Match.', schema: { type: 'string' } } };

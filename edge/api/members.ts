@@ -7,7 +7,7 @@ import type { Membership } from '../../gen/mindgate/agents/v1/organizations_pb.j
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { callerOf, ROLE_ENUM, ROLE_NAMES, roleName } from './access.ts';
-import { ifMatch, quoteEtag } from './etag.ts';
+import { ETAG_HEADER, ifMatch, quoteEtag } from './etag.ts';
 import {
   errors,
   iso,
@@ -24,7 +24,7 @@ import {
   type RouteDeps,
 } from './rest-route.ts';
 
-const UserId = z
+export const UserId = z
   .string()
   .regex(/^[A-Za-z0-9_:.@-]{1,128}$/, { error: 'must be a user id' })
   .meta({ description: 'User id.', example: 'usr_5f1c0a9e3b7d2c4a6e8f0b1d' });
@@ -47,10 +47,9 @@ export const UpdateMemberSchema = z
   .strict()
   .meta({ title: 'UpdateMember' });
 
-const etagHeader = { ETag: { description: 'The membership version, for If-Match.', schema: { type: 'string' } } };
-const withEtag = (description: string) => ({ ...json(MemberSchema, description), headers: etagHeader });
+const withEtag = (description: string) => ({ ...json(MemberSchema, description), headers: ETAG_HEADER });
 
-const member = (m: Membership) => ({
+export const memberJson = (m: Membership) => ({
   user_id: m.userId,
   organization_id: m.organizationId,
   role: roleName(m.role) ?? 'viewer',
@@ -77,7 +76,7 @@ function listMembersRoute({ ctx }: RouteDeps): RestRoute {
           pageToken: c.input.query.page_token,
         }),
       );
-      sendJson(c.res, 200, { members: res.members.map(member), next_page_token: nextPage(res.nextPageToken) });
+      sendJson(c.res, 200, { members: res.members.map(memberJson), next_page_token: nextPage(res.nextPageToken) });
     },
   });
 }
@@ -102,7 +101,7 @@ function getMemberRoute({ ctx }: RouteDeps): RestRoute {
       const { membership } = await notFoundAs404(() =>
         ctx.clients.organizations.getMembership({ organizationId: c.input.params.organization_id, userId: c.input.params.user_id }),
       );
-      sendJson(c.res, 200, member(membership!), { etag: quoteEtag(membership!.etag) });
+      sendJson(c.res, 200, memberJson(membership!), { etag: quoteEtag(membership!.etag) });
     },
   });
 }
@@ -140,7 +139,7 @@ function updateMemberRoute({ ctx, limit }: RouteDeps): RestRoute {
             actorRole: ROLE_ENUM[caller.role!],
           }),
         );
-        sendJson(c.res, 200, member(membership!), { etag: quoteEtag(membership!.etag) });
+        sendJson(c.res, 200, memberJson(membership!), { etag: quoteEtag(membership!.etag) });
       },
     }),
     body: UpdateMemberSchema,

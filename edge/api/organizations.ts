@@ -1,17 +1,23 @@
-// The organization operations of the REST API: the caller's organizations here, and, each in its
-// own module, API keys (api-keys.ts), the OAuth clients acting for an organization with
-// revocation (oauth-clients.ts), and confidential clients for client_credentials
-// (confidential-clients.ts). Each route is declared once (api-route.ts): the same zod schemas
-// validate requests and produce the OpenAPI document.
+// The organization operations of the REST API: listing and reading organizations here, and, each
+// in its own module, creating and changing them (organization-changes.ts), usage (usage.ts),
+// members (members.ts), API keys (api-keys.ts), the OAuth clients acting for an organization with
+// revocation (oauth-clients.ts), confidential clients for client_credentials
+// (confidential-clients.ts) and the audit log (audit.ts). Each route is declared once
+// (api-route.ts): the same zod schemas validate requests and produce the OpenAPI document; every
+// route then goes behind the guard (access.ts).
 import * as z from 'zod';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { createOAuthManagement } from '../oauth/management.ts';
 import { apiKeyRoutes } from './api-keys.ts';
-import { callerOf, guardRoutes, ROLE_NAMES, roleName, type AuthorizedCaller } from './access.ts';
+import type { Organization } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import { callerOf, guardRoutes, ROLE_NAMES, roleName, type RoleName } from './access.ts';
 import { auditRoutes, createAuditRecorder } from './audit.ts';
 import { confidentialClientRoutes } from './confidential-clients.ts';
+import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
+import { organizationChangeRoutes } from './organization-changes.ts';
+import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
@@ -19,8 +25,12 @@ import {
   errors,
   iso,
   json,
+  listEnvelope,
+  listing,
+  nextPage,
   notFoundAs404,
   orgParams,
+  pageQuery,
   type OrganizationRouteOptions,
   type RestRoute,
   type RouteDeps,
@@ -30,46 +40,60 @@ export const OrganizationSchema = z
   .object({
     id: z.string(),
     name: z.string(),
+    slug: z.string().nullable().meta({ description: 'Unique, URL-friendly name; null for organizations from before slugs.' }),
     brain_id: z.string().meta({ description: "The organization's brain (shared memory)." }),
     role: z.enum(ROLE_NAMES).nullable().meta({ description: "The caller's role, for user tokens." }),
     current: z.boolean().meta({ description: 'True for the organization the credentials act for.' }),
+    settings: z.object({ audit_retention_days: z.int().meta({ description: 'How long audit events are kept.' }) }),
     created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
   })
   .meta({ title: 'Organization' });
 
-export const OrganizationListSchema = z.object({ organizations: z.array(OrganizationSchema) }).meta({ title: 'OrganizationList' });
+export const OrganizationListSchema = listEnvelope('organizations', OrganizationSchema, 'OrganizationList');
 
-type Organization = z.infer<typeof OrganizationSchema>;
+type OrganizationJson = z.infer<typeof OrganizationSchema>;
 
-/** A user's organizations with the user's role in each; a key or client acts for its one organization. */
-async function callersOrganizations({ ctx }: RouteDeps, caller: AuthorizedCaller): Promise<Organization[]> {
-  if (caller.kind !== 'user') {
-    const { organization: o } = await ctx.clients.organizations.getOrganization({ organizationId: caller.organizationId });
-    return [{ id: o!.organizationId, name: o!.name, brain_id: o!.brainId, role: null, current: true, created_at: iso(o!.createTime) }];
-  }
-  const res = await ctx.clients.organizations.listOrganizations({ userId: caller.subject });
-  return res.organizations.map((o) => ({
-    id: o.organization!.organizationId,
-    name: o.organization!.name,
-    brain_id: o.organization!.brainId,
-    role: roleName(o.role),
-    current: o.organization!.organizationId === caller.organizationId,
-    created_at: iso(o.organization!.createTime),
-  }));
+export function organizationJson(o: Organization, role: RoleName | null, current: boolean): OrganizationJson {
+  return {
+    id: o.organizationId,
+    name: o.name,
+    slug: o.slug || null,
+    brain_id: o.brainId,
+    role,
+    current,
+    settings: { audit_retention_days: o.auditRetentionDays },
+    created_at: iso(o.createTime),
+    updated_at: iso(o.updateTime),
+  };
 }
 
-function listOrganizationsRoute(deps: RouteDeps): RestRoute {
+function listOrganizationsRoute({ ctx }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'GET',
     path: '/organizations',
     operationId: 'listOrganizations',
     summary: "List the caller's organizations",
     description:
-      "With a user's access token: every organization the user belongs to, with the user's role; `current` marks the one the token acts for. With an API key or a client_credentials token: the one organization it acts for.",
+      "With a user's access token: every organization the user belongs to, in the order they joined, with the user's role; `current` marks the one the token acts for. With an API key or a client_credentials token: the one organization it acts for.",
     tags: ['Organizations'],
-    responses: { '200': json(OrganizationListSchema, 'The organizations.'), '401': errors['401'] },
+    query: pageQuery,
+    responses: { '200': json(OrganizationListSchema, 'One page of organizations.'), '401': errors['401'], '422': errors['422'] },
     handler: async (c) => {
-      sendJson(c.res, 200, { organizations: await callersOrganizations(deps, callerOf(c)) });
+      const caller = callerOf(c);
+      if (caller.kind !== 'user') {
+        const { organization } = await ctx.clients.organizations.getOrganization({ organizationId: caller.organizationId });
+        sendJson(c.res, 200, { organizations: [organizationJson(organization!, null, true)], next_page_token: null });
+        return;
+      }
+      const { page_size: pageSize, page_token: pageToken } = c.input.query;
+      const res = await listing(() => ctx.clients.organizations.listOrganizations({ userId: caller.subject, pageSize, pageToken }));
+      sendJson(c.res, 200, {
+        organizations: res.organizations.map((o) =>
+          organizationJson(o.organization!, roleName(o.role), o.organization!.organizationId === caller.organizationId),
+        ),
+        next_page_token: nextPage(res.nextPageToken),
+      });
     },
   });
 }
@@ -80,23 +104,20 @@ function getOrganizationRoute({ ctx }: RouteDeps): RestRoute {
     path: '/organizations/:organization_id',
     operationId: 'getOrganization',
     summary: 'Get an organization',
-    description: 'The organization the credentials act for; any other organization is 403.',
+    description: 'The organization the credentials act for; any other organization is 403. The ETag header is its version, for If-Match.',
     tags: ['Organizations'],
     params: orgParams,
-    responses: { '200': json(OrganizationSchema, 'The organization.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
+    responses: {
+      '200': { ...json(OrganizationSchema, 'The organization.'), headers: ETAG_HEADER },
+      '401': errors['401'],
+      '403': errors['403'],
+      '422': errors['422'],
+    },
     handler: async (c) => {
-      const caller = callerOf(c);
       const { organization: o } = await notFoundAs404(() =>
         ctx.clients.organizations.getOrganization({ organizationId: c.input.params.organization_id }),
       );
-      sendJson(c.res, 200, {
-        id: o!.organizationId,
-        name: o!.name,
-        brain_id: o!.brainId,
-        role: caller.role,
-        current: true,
-        created_at: iso(o!.createTime),
-      });
+      sendJson(c.res, 200, organizationJson(o!, callerOf(c).role, true), { etag: quoteEtag(o!.etag) });
     },
   });
 }
@@ -108,15 +129,18 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     management: createOAuthManagement(ctx.stores.records, ctx.keyEncryption, ctx.config, ctx.now),
     limit: ctx.config.maxBodyBytes,
   };
+  const calls = createApiCallCounter(ctx);
   const routes = [
     listOrganizationsRoute(deps),
     getOrganizationRoute(deps),
+    ...organizationChangeRoutes(deps),
+    usageRoute(deps, calls),
     ...apiKeyRoutes(deps),
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
   ];
-  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx));
+  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;
 }

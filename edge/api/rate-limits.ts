@@ -3,10 +3,11 @@
 // the plan in force's (API_RATE_LIMIT_STARTER, API_RATE_LIMIT_PROFESSIONAL), counted in the
 // records store so every replica shares it (edge/http/rate-limit.ts). The plan is asked of the
 // billing service and remembered for a minute per replica; when billing does not answer, the
-// organization is counted as Starter.
+// organization is counted as Starter. Each call is also counted for the month's usage (usage.ts).
 import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import type { AppContext } from '../context.ts';
 import type { AnyApiRouteContext } from '../http/api-route.ts';
+import type { ApiCallCounter } from './usage.ts';
 import { createRateLimiter, enforceRateLimit, type RateLimitPolicy } from '../http/rate-limit.ts';
 
 const PLAN_CACHE_MS = 60_000;
@@ -23,7 +24,7 @@ export function apiPolicies(ctx: AppContext): Record<'starter' | 'professional',
   };
 }
 
-export function createApiRateLimits(ctx: AppContext): RateLimitCheck {
+export function createApiRateLimits(ctx: AppContext, calls: ApiCallCounter): RateLimitCheck {
   const policies = apiPolicies(ctx);
   const limiter = createRateLimiter({
     records: ctx.stores.records,
@@ -51,6 +52,7 @@ export function createApiRateLimits(ctx: AppContext): RateLimitCheck {
   }
 
   return async (c, organizationId) => {
+    calls.count(organizationId);
     const decision = await limiter.consume(policies[await planOf(organizationId)], organizationId);
     return enforceRateLimit(c.res, decision, c.path);
   };

@@ -25,7 +25,8 @@ import {
   type OrganizationRecord,
   type OrganizationsContext,
 } from './handlers/organizations.ts';
-import { listMembers, removeMember, updateMemberRole } from './handlers/members.ts';
+import { countMembers, listMembers, removeMember, updateMemberRole } from './handlers/members.ts';
+import { transferOwnership, updateOrganization } from './handlers/organization-updates.ts';
 import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
 
 export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
@@ -34,7 +35,7 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     now,
   };
   const orgs: OrganizationsContext = {
-    organizations: stores.records.collection<OrganizationRecord>('organizations'),
+    organizations: stores.records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
     memberships: stores.records.collection<MembershipRecord>('memberships', {
       indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
     }),
@@ -68,6 +69,9 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
         listMembers: (req) => listMembers(orgs, req),
         updateMemberRole: (req) => updateMemberRole(orgs, req),
         removeMember: (req) => removeMember(orgs, req),
+        updateOrganization: (req) => updateOrganization(orgs, req),
+        transferOwnership: (req) => transferOwnership(orgs, req),
+        countMembers: (req) => countMembers(orgs, req),
       });
       router.service(AuditService, {
         recordEvent: (req) => recordEvent(audit, req),

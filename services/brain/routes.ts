@@ -6,6 +6,7 @@ import { recordFeedback } from './handlers/feedback.ts';
 import { deleteMemory, getMemories, putMemory, searchMemories } from './handlers/memories.ts';
 import { askQuestion, listQuestions, resolveQuestion } from './handlers/questions.ts';
 import { recallContext } from './handlers/recall.ts';
+import { getUsage } from './handlers/usage.ts';
 
 export function brainRoutes(ctx: BrainContext) {
   return (router: ConnectRouter) => {
@@ -22,6 +23,7 @@ export function brainRoutes(ctx: BrainContext) {
       listQuestions: (req) => listQuestions(ctx, req),
       resolveQuestion: (req) => resolveQuestion(ctx, req),
       recallContext: (req) => recallContext(ctx, req),
+      getUsage: (req) => getUsage(ctx, req),
     });
   };
 }

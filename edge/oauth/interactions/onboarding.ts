@@ -1,8 +1,6 @@
 // Onboarding: a new account, its first organization with its brain and plan (a Professional
 // trial, or Starter), and the verification e-mail.
-import { create } from '@bufbuild/protobuf';
-import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { Plan, SetPlanRequestSchema } from '../../../gen/mindgate/billing/v1/billing_pb.js';
+import { openOrganization } from '../../organizations.ts';
 import { AccountError, type UserRecord } from '../accounts.ts';
 import type { InteractionKit } from './kit.ts';
 
@@ -17,18 +15,7 @@ export function signUpInput(form: URLSearchParams) {
 
 /** Creates the organization with its brain and its plan; returns its id. */
 export async function createOrganization(kit: InteractionKit, name: string, ownerUserId: string): Promise<string> {
-  const { app } = kit;
-  const created = await app.clients.organizations.createOrganization({ name, ownerUserId });
-  const organizationId = created.organization!.organizationId;
-  const trialDays = app.config.auth.trialDays;
-  await app.clients.billing.setPlan(
-    create(SetPlanRequestSchema, {
-      organizationId,
-      plan: trialDays > 0 ? Plan.PROFESSIONAL : Plan.STARTER,
-      trialEndTime: trialDays > 0 ? timestampFromMs(app.now() + trialDays * 86_400_000) : undefined,
-    }),
-  );
-  return organizationId;
+  return (await openOrganization(kit.app, { name, ownerUserId })).organizationId;
 }
 
 async function sendVerification(kit: InteractionKit, user: UserRecord): Promise<void> {

@@ -6,10 +6,12 @@
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
+  CountMembersResponseSchema,
   ListMembersResponseSchema,
   RemoveMemberResponseSchema,
   type Role,
   UpdateMemberRoleResponseSchema,
+  type CountMembersRequest,
   type ListMembersRequest,
   type RemoveMemberRequest,
   type UpdateMemberRoleRequest,
@@ -109,4 +111,9 @@ export async function removeMember(ctx: OrganizationsContext, req: RemoveMemberR
   await ctx.memberships.delete(current._id);
   await restoreIfOwnerless(ctx, current);
   return create(RemoveMemberResponseSchema, {});
+}
+
+export async function countMembers(ctx: OrganizationsContext, req: CountMembersRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  return create(CountMembersResponseSchema, { count: await ctx.memberships.count({ organizationId }) });
 }

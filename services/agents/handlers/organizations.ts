@@ -19,7 +19,11 @@ import {
   type ListOrganizationsRequest,
 } from '../../../gen/mindgate/agents/v1/organizations_pb.js';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { UniqueViolationError } from '../../common/storage/records/errors.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import { findPage } from '../../common/storage/records/paging.ts';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.ts';
+import { randomSuffix, requireSlug, slugFrom } from './slug.ts';
 
 export interface OrganizationSettings {
   /** How long audit events are kept (audit.ts has the default). */
@@ -30,7 +34,12 @@ export interface OrganizationRecord extends RecordDoc {
   name: string;
   brainId: string;
   createdAt: number;
+  /** Absent on organizations created before slugs existed. */
+  slug?: string;
   settings?: OrganizationSettings;
+  /** Bumped by every change; absent before it existed (version 1). */
+  version?: number;
+  updatedAt?: number;
 }
 
 export type RoleName = 'owner' | 'admin' | 'member' | 'viewer';
@@ -70,13 +79,31 @@ export function requireUser(value: string, field = 'user_id'): string {
   return value;
 }
 
-function toOrganization(r: OrganizationRecord) {
+export function toOrganization(r: OrganizationRecord) {
   return create(OrganizationSchema, {
     organizationId: r._id,
     name: r.name,
     brainId: r.brainId,
     createTime: timestampFromMs(r.createdAt),
+    slug: r.slug ?? '',
+    etag: String(r.version ?? 1),
+    updateTime: timestampFromMs(r.updatedAt ?? r.createdAt),
+    auditRetentionDays: r.settings?.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
   });
+}
+
+/** Inserts the organization under its slug, or a suffixed one when a derived slug is taken. */
+async function insertOrganization(ctx: OrganizationsContext, organization: OrganizationRecord, derived: boolean): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ctx.organizations.put(organization, { expect: null });
+      return;
+    } catch (err) {
+      if (!(err instanceof UniqueViolationError)) throw err;
+      if (!derived || attempt >= 5) throw new ConnectError(`slug "${organization.slug}" is taken`, Code.AlreadyExists);
+      organization.slug = `${organization.slug!.slice(0, 56)}-${randomSuffix()}`;
+    }
+  }
 }
 
 export function toMembership(r: MembershipRecord) {
@@ -93,9 +120,19 @@ export function toMembership(r: MembershipRecord) {
 export async function createOrganization(ctx: OrganizationsContext, req: CreateOrganizationRequest) {
   const name = requireText('name', req.name.trim(), 200, { required: true });
   const owner = requireUser(req.ownerUserId, 'owner_user_id');
+  const slug = req.slug === '' ? slugFrom(name) : requireSlug(req.slug);
   const id = newId('org');
-  const organization: OrganizationRecord = { _id: id, name, brainId: `brain_${id.slice(4)}`, createdAt: ctx.now() };
-  await ctx.organizations.put(organization, { expect: null });
+  const now = ctx.now();
+  const organization: OrganizationRecord = {
+    _id: id,
+    name,
+    brainId: `brain_${id.slice(4)}`,
+    slug,
+    createdAt: now,
+    version: 1,
+    updatedAt: now,
+  };
+  await insertOrganization(ctx, organization, req.slug === '');
   const membership: MembershipRecord = {
     _id: `${id}/${owner}`,
     organizationId: id,
@@ -121,13 +158,19 @@ export async function getOrganization(ctx: OrganizationsContext, req: GetOrganiz
 
 export async function listOrganizations(ctx: OrganizationsContext, req: ListOrganizationsRequest) {
   const userId = requireUser(req.userId);
-  const memberships = await ctx.memberships.find({ userId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: 1_000 });
-  const organizations = await ctx.organizations.getMany(memberships.map((m) => m.organizationId));
+  const page = await findPage(
+    ctx.memberships,
+    { userId },
+    { pageSize: req.pageSize, pageToken: req.pageToken },
+    { field: 'createdAt', scope: `organizations:${userId}` },
+  );
+  const organizations = await ctx.organizations.getMany(page.items.map((m) => m.organizationId));
   const byId = new Map(organizations.map((o) => [o._id, o]));
   return create(ListOrganizationsResponseSchema, {
-    organizations: memberships
+    organizations: page.items
       .filter((m) => byId.has(m.organizationId))
       .map((m) => create(OrganizationWithRoleSchema, { organization: toOrganization(byId.get(m.organizationId)!), role: ROLES[m.role] })),
+    nextPageToken: page.nextPageToken,
   });
 }
 

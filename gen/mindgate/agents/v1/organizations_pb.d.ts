@@ -38,6 +38,33 @@ export declare type Organization = Message<"mindgate.agents.v1.Organization"> & 
    * @generated from field: google.protobuf.Timestamp create_time = 4;
    */
   createTime?: Timestamp | undefined;
+
+  /**
+   * Unique, URL-friendly name: 3-63 characters of a-z, 0-9 and "-". Empty for organizations
+   * created before slugs existed.
+   *
+   * @generated from field: string slug = 5;
+   */
+  slug: string;
+
+  /**
+   * Changes whenever the organization does; send it back as UpdateOrganizationRequest.etag.
+   *
+   * @generated from field: string etag = 6;
+   */
+  etag: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp update_time = 7;
+   */
+  updateTime?: Timestamp | undefined;
+
+  /**
+   * How long audit events are kept, in days.
+   *
+   * @generated from field: int32 audit_retention_days = 8;
+   */
+  auditRetentionDays: number;
 };
 
 /**
@@ -109,6 +136,13 @@ export declare type CreateOrganizationRequest = Message<"mindgate.agents.v1.Crea
    * @generated from field: string owner_user_id = 2;
    */
   ownerUserId: string;
+
+  /**
+   * The slug; empty: derived from the name (made unique with a suffix).
+   *
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
 };
 
 /**
@@ -186,6 +220,20 @@ export declare type ListOrganizationsRequest = Message<"mindgate.agents.v1.ListO
    * @generated from field: string user_id = 1;
    */
   userId: string;
+
+  /**
+   * 1-100; 0 means 50.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
 };
 
 /**
@@ -227,6 +275,13 @@ export declare type ListOrganizationsResponse = Message<"mindgate.agents.v1.List
    * @generated from field: repeated mindgate.agents.v1.OrganizationWithRole organizations = 1;
    */
   organizations: OrganizationWithRole[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -491,6 +546,157 @@ export declare type RemoveMemberResponse = Message<"mindgate.agents.v1.RemoveMem
 export declare const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse>;
 
 /**
+ * UpdateOrganizationRequest names the organization and the fields to change.
+ *
+ * @generated from message mindgate.agents.v1.UpdateOrganizationRequest
+ */
+export declare type UpdateOrganizationRequest = Message<"mindgate.agents.v1.UpdateOrganizationRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * 1-200 characters, when set.
+   *
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * 3-63 characters of a-z, 0-9 and "-", starting and ending with a letter or digit, when set.
+   *
+   * @generated from field: optional string slug = 3;
+   */
+  slug?: string | undefined;
+
+  /**
+   * 30-3650, when set.
+   *
+   * @generated from field: optional int32 audit_retention_days = 4;
+   */
+  auditRetentionDays?: number | undefined;
+
+  /**
+   * When set, the update applies only if the organization still has this etag.
+   *
+   * @generated from field: string etag = 5;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.UpdateOrganizationRequest.
+ * Use `create(UpdateOrganizationRequestSchema)` to create a new message.
+ */
+export declare const UpdateOrganizationRequestSchema: GenMessage<UpdateOrganizationRequest>;
+
+/**
+ * UpdateOrganizationResponse holds the organization as stored.
+ *
+ * @generated from message mindgate.agents.v1.UpdateOrganizationResponse
+ */
+export declare type UpdateOrganizationResponse = Message<"mindgate.agents.v1.UpdateOrganizationResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Organization organization = 1;
+   */
+  organization?: Organization | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.UpdateOrganizationResponse.
+ * Use `create(UpdateOrganizationResponseSchema)` to create a new message.
+ */
+export declare const UpdateOrganizationResponseSchema: GenMessage<UpdateOrganizationResponse>;
+
+/**
+ * TransferOwnershipRequest names the organization, the owner handing over and the new owner.
+ *
+ * @generated from message mindgate.agents.v1.TransferOwnershipRequest
+ */
+export declare type TransferOwnershipRequest = Message<"mindgate.agents.v1.TransferOwnershipRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string from_user_id = 2;
+   */
+  fromUserId: string;
+
+  /**
+   * @generated from field: string to_user_id = 3;
+   */
+  toUserId: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.TransferOwnershipRequest.
+ * Use `create(TransferOwnershipRequestSchema)` to create a new message.
+ */
+export declare const TransferOwnershipRequestSchema: GenMessage<TransferOwnershipRequest>;
+
+/**
+ * TransferOwnershipResponse holds both memberships as stored.
+ *
+ * @generated from message mindgate.agents.v1.TransferOwnershipResponse
+ */
+export declare type TransferOwnershipResponse = Message<"mindgate.agents.v1.TransferOwnershipResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Membership from = 1;
+   */
+  from?: Membership | undefined;
+
+  /**
+   * @generated from field: mindgate.agents.v1.Membership to = 2;
+   */
+  to?: Membership | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.TransferOwnershipResponse.
+ * Use `create(TransferOwnershipResponseSchema)` to create a new message.
+ */
+export declare const TransferOwnershipResponseSchema: GenMessage<TransferOwnershipResponse>;
+
+/**
+ * CountMembersRequest names the organization.
+ *
+ * @generated from message mindgate.agents.v1.CountMembersRequest
+ */
+export declare type CountMembersRequest = Message<"mindgate.agents.v1.CountMembersRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.CountMembersRequest.
+ * Use `create(CountMembersRequestSchema)` to create a new message.
+ */
+export declare const CountMembersRequestSchema: GenMessage<CountMembersRequest>;
+
+/**
+ * CountMembersResponse holds the count.
+ *
+ * @generated from message mindgate.agents.v1.CountMembersResponse
+ */
+export declare type CountMembersResponse = Message<"mindgate.agents.v1.CountMembersResponse"> & {
+  /**
+   * @generated from field: int32 count = 1;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.CountMembersResponse.
+ * Use `create(CountMembersResponseSchema)` to create a new message.
+ */
+export declare const CountMembersResponseSchema: GenMessage<CountMembersResponse>;
+
+/**
  * Role is what a member may do in an organization.
  *
  * @generated from enum mindgate.agents.v1.Role
@@ -560,7 +766,7 @@ export declare const OrganizationsService: GenService<{
   },
   /**
    * ListOrganizations lists the organizations user_id belongs to, with the user's role in each,
-   * in the order the user joined them. An unknown user belongs to none.
+   * in the order the user joined them, a page at a time. An unknown user belongs to none.
    *
    * @generated from rpc mindgate.agents.v1.OrganizationsService.ListOrganizations
    */
@@ -625,6 +831,39 @@ export declare const OrganizationsService: GenService<{
     methodKind: "unary";
     input: typeof RemoveMemberRequestSchema;
     output: typeof RemoveMemberResponseSchema;
+  },
+  /**
+   * UpdateOrganization changes the fields that are set. NOT_FOUND when the organization does not
+   * exist; FAILED_PRECONDITION when etag is set and no longer matches; ALREADY_EXISTS when the
+   * slug belongs to another organization.
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.UpdateOrganization
+   */
+  updateOrganization: {
+    methodKind: "unary";
+    input: typeof UpdateOrganizationRequestSchema;
+    output: typeof UpdateOrganizationResponseSchema;
+  },
+  /**
+   * TransferOwnership makes to_user_id an owner and from_user_id (an owner) an admin.
+   * NOT_FOUND when either is not a member; PERMISSION_DENIED when from_user_id is not an owner.
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.TransferOwnership
+   */
+  transferOwnership: {
+    methodKind: "unary";
+    input: typeof TransferOwnershipRequestSchema;
+    output: typeof TransferOwnershipResponseSchema;
+  },
+  /**
+   * CountMembers counts the organization's members (0 for an unknown organization).
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.CountMembers
+   */
+  countMembers: {
+    methodKind: "unary";
+    input: typeof CountMembersRequestSchema;
+    output: typeof CountMembersResponseSchema;
   },
 }>;
 

@@ -1498,6 +1498,42 @@ export declare type RecallContextResponse = Message<"mindgate.brain.v1.RecallCon
 export declare const RecallContextResponseSchema: GenMessage<RecallContextResponse>;
 
 /**
+ * GetUsageRequest names the organization.
+ *
+ * @generated from message mindgate.brain.v1.GetUsageRequest
+ */
+export declare type GetUsageRequest = Message<"mindgate.brain.v1.GetUsageRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.GetUsageRequest.
+ * Use `create(GetUsageRequestSchema)` to create a new message.
+ */
+export declare const GetUsageRequestSchema: GenMessage<GetUsageRequest>;
+
+/**
+ * GetUsageResponse holds the counts.
+ *
+ * @generated from message mindgate.brain.v1.GetUsageResponse
+ */
+export declare type GetUsageResponse = Message<"mindgate.brain.v1.GetUsageResponse"> & {
+  /**
+   * @generated from field: uint64 memories = 1;
+   */
+  memories: bigint;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.GetUsageResponse.
+ * Use `create(GetUsageResponseSchema)` to create a new message.
+ */
+export declare const GetUsageResponseSchema: GenMessage<GetUsageResponse>;
+
+/**
  * Namespace separates what happened from what was learned.
  *
  * @generated from enum mindgate.brain.v1.Namespace
@@ -1809,6 +1845,16 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof RecallContextRequestSchema;
     output: typeof RecallContextResponseSchema;
+  },
+  /**
+   * GetUsage counts what the organization's brain holds (memories, not counting deleted ones).
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.GetUsage
+   */
+  getUsage: {
+    methodKind: "unary";
+    input: typeof GetUsageRequestSchema;
+    output: typeof GetUsageResponseSchema;
   },
 }>;
 
