@@ -7,6 +7,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AgentsService } from '../gen/mindgate/agents/v1/agents_pb.js';
 import { ApiKeysService } from '../gen/mindgate/agents/v1/api_keys_pb.js';
 import { AuditService } from '../gen/mindgate/agents/v1/audit_pb.js';
+import { InvitationsService } from '../gen/mindgate/agents/v1/invitations_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
@@ -28,6 +29,8 @@ export interface ServiceClients {
   apiKeys: Client<typeof ApiKeysService>;
   /** The audit log of the Agents API (served by the agents service). */
   audit: Client<typeof AuditService>;
+  /** Invitations into organizations (served by the agents service). */
+  invitations: Client<typeof InvitationsService>;
   billing: Client<typeof BillingService>;
   /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
   health(service: ServiceName): Client<typeof Health>;
@@ -77,6 +80,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     organizations: client(OrganizationsService, 'agents'),
     apiKeys: client(ApiKeysService, 'agents'),
     audit: client(AuditService, 'agents'),
+    invitations: client(InvitationsService, 'agents'),
     billing: client(BillingService, 'billing'),
     health(name) {
       let health = healthClients.get(name);

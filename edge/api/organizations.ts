@@ -16,6 +16,8 @@ import { auditRoutes, createAuditRecorder } from './audit.ts';
 import { confidentialClientRoutes } from './confidential-clients.ts';
 import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
+import { createInvitationMail, invitationRoutes } from './invitations.ts';
+import { createMailer } from '../oauth/mail.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
@@ -130,6 +132,12 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     limit: ctx.config.maxBodyBytes,
   };
   const calls = createApiCallCounter(ctx);
+  const mailer = createMailer({
+    smtpUrl: ctx.config.auth.smtpUrl,
+    from: ctx.config.auth.mailFrom,
+    dataDir: ctx.config.storage.dataDir,
+    logger: ctx.logger.child({ component: 'mail' }),
+  });
   const routes = [
     listOrganizationsRoute(deps),
     getOrganizationRoute(deps),
@@ -138,6 +146,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...apiKeyRoutes(deps),
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
+    ...invitationRoutes(deps, createInvitationMail(ctx, mailer)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
   ];

@@ -1,5 +1,6 @@
 import { AgentsService } from '../../gen/mindgate/agents/v1/agents_pb.js';
 import { AuditService } from '../../gen/mindgate/agents/v1/audit_pb.js';
+import { InvitationsService } from '../../gen/mindgate/agents/v1/invitations_pb.js';
 import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import type { Logger } from '../common/log.ts';
@@ -27,6 +28,16 @@ import {
 } from './handlers/organizations.ts';
 import { countMembers, listMembers, removeMember, updateMemberRole } from './handlers/members.ts';
 import { transferOwnership, updateOrganization } from './handlers/organization-updates.ts';
+import {
+  acceptInvitation,
+  createInvitation,
+  getInvitationByToken,
+  listInvitations,
+  resendInvitation,
+  revokeInvitation,
+  type InvitationRecord,
+  type InvitationsContext,
+} from './handlers/invitations.ts';
 import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
 
 export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
@@ -52,8 +63,14 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     organizations: orgs.organizations,
     now,
   };
+  const invitations: InvitationsContext = {
+    ...orgs,
+    invitations: stores.records.collection<InvitationRecord>('invitations', {
+      indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+    }),
+  };
   return {
-    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService],
+    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService, InvitationsService],
     routes: (router) => {
       router.service(AgentsService, {
         registerAgent: (req) => registerAgent(ctx, req),
@@ -76,6 +93,14 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
       router.service(AuditService, {
         recordEvent: (req) => recordEvent(audit, req),
         listEvents: (req) => listEvents(audit, req),
+      });
+      router.service(InvitationsService, {
+        createInvitation: (req) => createInvitation(invitations, req),
+        listInvitations: (req) => listInvitations(invitations, req),
+        resendInvitation: (req) => resendInvitation(invitations, req),
+        revokeInvitation: (req) => revokeInvitation(invitations, req),
+        getInvitationByToken: (req) => getInvitationByToken(invitations, req),
+        acceptInvitation: (req) => acceptInvitation(invitations, req),
       });
       router.service(ApiKeysService, {
         createApiKey: (req) => createApiKey(keys, req),

@@ -20,6 +20,7 @@ const FILL: Record<string, string> = {
   client_id: 'no-such-client',
   grant_id: 'no-such-grant',
   user_id: 'usr_nobody',
+  invitation_id: 'inv_nothing',
 };
 
 interface Operation {

@@ -1,0 +1,105 @@
+// Accepting an invitation at `{auth_url}/invitations/<token>`, the link e-mailed by the Agents
+// API's createInvitation. The page offers both ways in, whatever the address (it never says
+// whether the address has an account): sign in with the invited address's password, or create an
+// account for it. Either way the account must have the invited address; a new account's address
+// counts as verified (the link was mailed to it). The invitations service then makes the account a
+// member with the invited role and uses the link up.
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { Invitation } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
+import { roleName } from '../../api/access.ts';
+import { escapeHtml } from '../../http/escape-html.ts';
+import type { RouteContext, Router } from '../../http/router.ts';
+import { AccountError, MIN_PASSWORD_LENGTH, type UserRecord } from '../accounts.ts';
+import { errorBox, layout, messagePage } from '../pages.ts';
+import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
+
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+const GONE = 'This invitation link is not valid: it was used, replaced, withdrawn or has expired. Ask for a new one.';
+
+interface Invited {
+  invitation: Invitation;
+  organizationName: string;
+}
+
+async function invitationOf(kit: InteractionKit, token: string): Promise<Invited | undefined> {
+  if (!TOKEN.test(token)) return undefined;
+  try {
+    const res = await kit.app.clients.invitations.getInvitationByToken({ token });
+    return { invitation: res.invitation!, organizationName: res.organizationName };
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
+    throw err;
+  }
+}
+
+function invitationPage(invited: Invited, token: string, csrf: string, error?: string): string {
+  const org = escapeHtml(invited.organizationName);
+  const email = escapeHtml(invited.invitation.email);
+  const role = escapeHtml(roleName(invited.invitation.role) ?? 'member');
+  const form = (action: string, fields: string, button: string) =>
+    `<form method="post" action="/invitations/${token}" novalidate><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="${action}">${fields}<button type="submit">${button}</button></form>`;
+  return layout(
+    `Join ${invited.organizationName}`,
+    `<h1>Join ${org}</h1>
+<p>You are invited to join <strong>${org}</strong> as <strong>${role}</strong>, with the address <strong>${email}</strong>.</p>
+${errorBox(error)}
+<h2>I have an account</h2>
+${form('sign-in', `<label for="password">Password for ${email}</label><input id="password" name="password" type="password" autocomplete="current-password" required>`, 'Sign in and join')}
+<h2>I am new</h2>
+${form(
+  'sign-up',
+  `<label for="name">Your name</label><input id="name" name="name" autocomplete="name"><label for="new-password">Choose a password (at least ${MIN_PASSWORD_LENGTH} characters)</label><input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}">`,
+  'Create my account and join',
+)}`,
+  );
+}
+
+/** The account the form names: signed in, or created for the invited address (verified by the link). */
+async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<UserRecord> {
+  const email = invited.invitation.email;
+  const password = form.get('password') ?? '';
+  if (form.get('action') === 'sign-up') {
+    const user = await kit.accounts.signUp({ email, password, name: form.get('name') ?? '' });
+    return (await kit.accounts.verifyEmail(await kit.accounts.createEmailToken(user))) ?? user;
+  }
+  return kit.accounts.signIn(email, password);
+}
+
+export function registerInvitationRoutes(router: Router, kit: InteractionKit): void {
+  router.get('/invitations/:token', async (c: RouteContext) => {
+    const invited = await invitationOf(kit, c.params.token);
+    if (!invited) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+    // A GET only shows the forms, so link scanners in mail systems cannot use the link up.
+    send(c.res, 200, invitationPage(invited, c.params.token, kit.standaloneCsrf(c.req, c.res)));
+  });
+
+  router.post('/invitations/:token', async (c: RouteContext) => {
+    const form = await readForm(c.req);
+    if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
+    const token = c.params.token;
+    const invited = await invitationOf(kit, token);
+    if (!invited) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+    let user: UserRecord;
+    try {
+      user = await accountFor(kit, invited, form);
+    } catch (err) {
+      if (!(err instanceof AccountError)) throw err;
+      return send(c.res, 400, invitationPage(invited, token, kit.standaloneCsrf(c.req, c.res), err.message));
+    }
+    try {
+      await kit.app.clients.invitations.acceptInvitation({ token, userId: user._id, userEmail: user.email });
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.NotFound)
+        return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+      throw err;
+    }
+    send(
+      c.res,
+      200,
+      messagePage(
+        `You joined ${invited.organizationName}`,
+        `You are now ${roleName(invited.invitation.role)} of ${invited.organizationName}. Sign in from your application (an MCP client, the dashboard or the CLI) and choose ${invited.organizationName}.`,
+      ),
+    );
+  });
+}
