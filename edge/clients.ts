@@ -8,6 +8,7 @@ import { AgentsService } from '../gen/mindgate/agents/v1/agents_pb.js';
 import { ApiKeysService } from '../gen/mindgate/agents/v1/api_keys_pb.js';
 import { AuditService } from '../gen/mindgate/agents/v1/audit_pb.js';
 import { InvitationsService } from '../gen/mindgate/agents/v1/invitations_pb.js';
+import { TeamsService } from '../gen/mindgate/agents/v1/teams_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
@@ -31,6 +32,8 @@ export interface ServiceClients {
   audit: Client<typeof AuditService>;
   /** Invitations into organizations (served by the agents service). */
   invitations: Client<typeof InvitationsService>;
+  /** Teams and their members (served by the agents service). */
+  teams: Client<typeof TeamsService>;
   billing: Client<typeof BillingService>;
   /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
   health(service: ServiceName): Client<typeof Health>;
@@ -81,6 +84,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     apiKeys: client(ApiKeysService, 'agents'),
     audit: client(AuditService, 'agents'),
     invitations: client(InvitationsService, 'agents'),
+    teams: client(TeamsService, 'agents'),
     billing: client(BillingService, 'billing'),
     health(name) {
       let health = healthClients.get(name);

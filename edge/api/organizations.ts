@@ -19,6 +19,7 @@ import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { createMailer } from '../oauth/mail.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
+import { teamRoutes } from './teams.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
@@ -146,6 +147,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...apiKeyRoutes(deps),
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
+    ...teamRoutes(deps),
     ...invitationRoutes(deps, createInvitationMail(ctx, mailer)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),

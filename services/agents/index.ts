@@ -1,6 +1,7 @@
 import { AgentsService } from '../../gen/mindgate/agents/v1/agents_pb.js';
 import { AuditService } from '../../gen/mindgate/agents/v1/audit_pb.js';
 import { InvitationsService } from '../../gen/mindgate/agents/v1/invitations_pb.js';
+import { TeamsService } from '../../gen/mindgate/agents/v1/teams_pb.js';
 import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import type { Logger } from '../common/log.ts';
@@ -29,6 +30,19 @@ import {
 import { countMembers, listMembers, removeMember, updateMemberRole } from './handlers/members.ts';
 import { transferOwnership, updateOrganization } from './handlers/organization-updates.ts';
 import {
+  addTeamMember,
+  createTeam,
+  deleteTeam,
+  getTeam,
+  listTeamMembers,
+  listTeams,
+  removeTeamMember,
+  updateTeam,
+  type TeamMemberRecord,
+  type TeamRecord,
+  type TeamsContext,
+} from './handlers/teams.ts';
+import {
   acceptInvitation,
   createInvitation,
   getInvitationByToken,
@@ -45,7 +59,11 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     agents: stores.records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
     now,
   };
+  const teamMembers = stores.records.collection<TeamMemberRecord>('team_members', {
+    indexes: [{ fields: ['teamId', 'addedAt'] }, { fields: ['organizationId', 'userId'] }],
+  });
   const orgs: OrganizationsContext = {
+    teamMembers,
     organizations: stores.records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
     memberships: stores.records.collection<MembershipRecord>('memberships', {
       indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
@@ -69,8 +87,16 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
       indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
     }),
   };
+  const teams: TeamsContext = {
+    teams: stores.records.collection<TeamRecord>('teams', {
+      indexes: [{ fields: ['organizationId', 'nameKey'], unique: true }, { fields: ['organizationId', 'createdAt'] }],
+    }),
+    teamMembers,
+    memberships: orgs.memberships,
+    now,
+  };
   return {
-    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService, InvitationsService],
+    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService],
     routes: (router) => {
       router.service(AgentsService, {
         registerAgent: (req) => registerAgent(ctx, req),
@@ -101,6 +127,16 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
         revokeInvitation: (req) => revokeInvitation(invitations, req),
         getInvitationByToken: (req) => getInvitationByToken(invitations, req),
         acceptInvitation: (req) => acceptInvitation(invitations, req),
+      });
+      router.service(TeamsService, {
+        createTeam: (req) => createTeam(teams, req),
+        getTeam: (req) => getTeam(teams, req),
+        listTeams: (req) => listTeams(teams, req),
+        updateTeam: (req) => updateTeam(teams, req),
+        deleteTeam: (req) => deleteTeam(teams, req),
+        addTeamMember: (req) => addTeamMember(teams, req),
+        removeTeamMember: (req) => removeTeamMember(teams, req),
+        listTeamMembers: (req) => listTeamMembers(teams, req),
       });
       router.service(ApiKeysService, {
         createApiKey: (req) => createApiKey(keys, req),

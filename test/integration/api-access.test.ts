@@ -21,6 +21,7 @@ const FILL: Record<string, string> = {
   grant_id: 'no-such-grant',
   user_id: 'usr_nobody',
   invitation_id: 'inv_nothing',
+  team_id: 'team_nothing',
 };
 
 interface Operation {

@@ -26,6 +26,7 @@ import {
   type InvitationsContext,
 } from '../../services/agents/handlers/invitations.ts';
 import { createOrganization, type MembershipRecord, type OrganizationRecord } from '../../services/agents/handlers/organizations.ts';
+import type { TeamMemberRecord } from '../../services/agents/handlers/teams.ts';
 import type { RecordStore } from '../../services/common/storage/records/interface.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 
@@ -42,6 +43,7 @@ beforeAll(async () => {
     organizations: store.collection<OrganizationRecord>('organizations'),
     memberships: store.collection<MembershipRecord>('memberships'),
     invitations: store.collection<InvitationRecord>('invitations'),
+    teamMembers: store.collection<TeamMemberRecord>('team_members'),
     now: () => clock,
   };
   org = (await createOrganization(ctx, create(CreateOrganizationRequestSchema, { name: 'Clockwork', ownerUserId: 'usr_owner' })))

@@ -19,6 +19,7 @@ import {
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization } from '../../common/rpc/validate.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
+import { leaveTeams } from './teams.ts';
 import { requireUser, ROLE_NAMES, toMembership, type MembershipRecord, type OrganizationsContext, type RoleName } from './organizations.ts';
 
 /** How many times a change is retried when another one to the same membership lands first. */
@@ -110,6 +111,7 @@ export async function removeMember(ctx: OrganizationsContext, req: RemoveMemberR
   if (current.role === 'owner') await requireAnotherOwner(ctx, organizationId);
   await ctx.memberships.delete(current._id);
   await restoreIfOwnerless(ctx, current);
+  await leaveTeams(ctx.teamMembers, organizationId, userId);
   return create(RemoveMemberResponseSchema, {});
 }
 

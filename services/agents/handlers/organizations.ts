@@ -24,6 +24,7 @@ import type { RecordCollection, RecordDoc } from '../../common/storage/records/i
 import { findPage } from '../../common/storage/records/paging.ts';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.ts';
 import { randomSuffix, requireSlug, slugFrom } from './slug.ts';
+import type { TeamMemberRecord } from './teams.ts';
 
 export interface OrganizationSettings {
   /** How long audit events are kept (audit.ts has the default). */
@@ -57,6 +58,8 @@ export interface MembershipRecord extends RecordDoc {
 export interface OrganizationsContext {
   organizations: RecordCollection<OrganizationRecord>;
   memberships: RecordCollection<MembershipRecord>;
+  /** Team memberships, which a member leaving the organization leaves too (teams.ts). */
+  teamMembers: RecordCollection<TeamMemberRecord>;
   now: () => number;
 }
 
