@@ -6,6 +6,7 @@
 // The guard also records every change, and every refused attempt at one, in the audit log.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import { scopesAllow, type ApiKeyScope } from '../../services/common/api-key-scopes.ts';
 import type { AppContext } from '../context.ts';
 import type { AnyApiRouteContext } from '../http/api-route.ts';
 import { ForbiddenError, type Caller } from './auth.ts';
@@ -33,7 +34,10 @@ export function roleName(role: Role): RoleName | null {
 export interface Access {
   /** The lowest role that may call the operation. */
   role: RoleName;
-  /** API keys and client_credentials tokens may call it too. */
+  /**
+   * API keys and client_credentials tokens may call it too, with the scope it needs
+   * (machineScope): "admin" where the role is admin or owner, else "read" for GET, "write" otherwise.
+   */
   machines: boolean;
   /** A user below `role` may still call it on themselves (`user_id` in the path is theirs). */
   self?: boolean;
@@ -41,6 +45,8 @@ export interface Access {
 
 const read: Access = { role: 'viewer', machines: true };
 const admin: Access = { role: 'admin', machines: false };
+/** Owner-and-admin work that automation may do too, with an "admin" key (teams, invitations, the audit log). */
+const automatable: Access = { role: 'admin', machines: true };
 
 /** operationId → who may call it. Operations outside an organization (health, metadata) are absent. */
 export const ACCESS: Readonly<Record<string, Access>> = {
@@ -54,18 +60,18 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   getMember: read,
   updateMember: admin,
   removeMember: { ...admin, self: true },
-  createTeam: admin,
+  createTeam: automatable,
   listTeams: read,
   getTeam: read,
-  updateTeam: admin,
-  deleteTeam: admin,
+  updateTeam: automatable,
+  deleteTeam: automatable,
   listTeamMembers: read,
-  addTeamMember: admin,
-  removeTeamMember: admin,
-  createInvitation: admin,
-  listInvitations: admin,
-  resendInvitation: admin,
-  revokeInvitation: admin,
+  addTeamMember: automatable,
+  removeTeamMember: automatable,
+  createInvitation: automatable,
+  listInvitations: automatable,
+  resendInvitation: automatable,
+  revokeInvitation: automatable,
   createApiKey: admin,
   listApiKeys: read,
   rotateApiKey: admin,
@@ -77,14 +83,20 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listConfidentialClients: read,
   rotateConfidentialClientSecret: admin,
   deleteConfidentialClient: admin,
-  listAuditEvents: admin,
-  exportAuditEvents: admin,
+  listAuditEvents: automatable,
+  exportAuditEvents: automatable,
 };
 
 export function accessOf(operationId: string): Access {
   const access = ACCESS[operationId];
   if (!access) throw new Error(`operation ${operationId} has no entry in the authorization matrix (edge/api/access.ts)`);
   return access;
+}
+
+/** The API-key scope an operation needs of a machine (each scope includes the ones before it). */
+export function machineScope(access: Access, method: string): ApiKeyScope {
+  if (access.role === 'admin' || access.role === 'owner') return 'admin';
+  return method === 'GET' ? 'read' : 'write';
 }
 
 /** The roles that may call an operation, highest first, as the OpenAPI document lists them. */
@@ -119,7 +131,7 @@ export async function authorize(
   ctx: AppContext,
   caller: Caller,
   access: Access,
-  route: { organizationId?: string; userId?: string },
+  route: { organizationId?: string; userId?: string; method: string },
 ): Promise<AuthorizedCaller> {
   if (route.organizationId === undefined) {
     if (!access.machines && caller.kind !== 'user')
@@ -128,8 +140,10 @@ export async function authorize(
   }
   if (caller.organizationId !== route.organizationId) throw new ForbiddenError('these credentials act for another organization');
   if (caller.kind !== 'user') {
-    if (access.machines) return { ...caller, role: null };
-    throw new ForbiddenError('API keys and client credentials may not do this: sign in as a user');
+    if (!access.machines) throw new ForbiddenError('API keys and client credentials may not do this: sign in as a user');
+    const needed = machineScope(access, route.method);
+    if (!scopesAllow(caller.scopes ?? [], needed)) throw new ForbiddenError(`this needs an API key with the ${needed} scope`);
+    return { ...caller, role: null };
   }
   const role = await roleIn(ctx, route.organizationId, caller.subject);
   if (!role) throw new ForbiddenError('you are not a member of this organization');
@@ -176,7 +190,8 @@ export function guardRoutes(
       if (!(await rateLimit(c, caller.organizationId))) return;
       const params = c.input.params as { organization_id?: string; user_id?: string };
       try {
-        setCaller(c, await authorize(ctx, caller, access, { organizationId: params.organization_id, userId: params.user_id }));
+        const target = { organizationId: params.organization_id, userId: params.user_id, method: route.method };
+        setCaller(c, await authorize(ctx, caller, access, target));
         if (route.creates) await idempotent(c, route.operationId, caller, async () => handler(c));
         else await handler(c);
       } catch (err) {

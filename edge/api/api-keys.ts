@@ -2,6 +2,7 @@
 // Agents service's ApiKeysService. A key's secret is shown only when it is created or rotated.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import * as z from 'zod';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../services/common/api-key-scopes.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { callerOf } from './access.ts';
@@ -35,6 +36,8 @@ export const ApiKeySchema = z
     created_at: z.string().nullable(),
     rotated_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
+    scopes: z.array(z.enum(API_KEY_SCOPES)).meta({ description: 'What the key may do: read, write, admin (docs/api.md, "Roles and the authorization matrix").' }),
+    team_id: z.string().nullable().meta({ description: 'The team the key acts for, if any.' }),
   })
   .meta({ title: 'ApiKey' });
 
@@ -46,7 +49,23 @@ export const ApiKeyWithSecretSchema = z
   })
   .meta({ title: 'ApiKeyWithSecret' });
 
-export const CreateApiKeySchema = z.object({ name: Name }).strict().meta({ title: 'CreateApiKey' });
+export const CreateApiKeySchema = z
+  .object({
+    name: Name,
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .min(1)
+      .max(3)
+      .optional()
+      .meta({ description: '"read" (the default), "write" and/or "admin"; each includes the ones before it.' }),
+    team_id: z
+      .string()
+      .regex(/^team_[A-Za-z0-9]{1,60}$/, { error: 'must be a team id (team_...)' })
+      .optional()
+      .meta({ description: 'A team of the organization the key acts for.' }),
+  })
+  .strict()
+  .meta({ title: 'CreateApiKey' });
 
 interface ApiKeyMessage {
   keyId: string;
@@ -57,6 +76,8 @@ interface ApiKeyMessage {
   createTime?: Timestamp;
   rotateTime?: Timestamp;
   lastUsedTime?: Timestamp;
+  scopes: string[];
+  teamId: string;
 }
 
 const apiKey = (k: ApiKeyMessage) => ({
@@ -68,6 +89,8 @@ const apiKey = (k: ApiKeyMessage) => ({
   created_at: iso(k.createTime),
   rotated_at: iso(k.rotateTime),
   last_used_at: iso(k.lastUsedTime),
+  scopes: k.scopes as ApiKeyScope[],
+  team_id: k.teamId || null,
 });
 
 function createApiKeyRoute({ ctx, limit }: RouteDeps): RestRoute {
@@ -94,6 +117,8 @@ function createApiKeyRoute({ ctx, limit }: RouteDeps): RestRoute {
           organizationId: c.input.params.organization_id,
           name: body.name,
           createdBy: caller.subject,
+          scopes: body.scopes ?? [],
+          teamId: body.team_id ?? '',
         });
         sendJson(c.res, 201, { api_key: apiKey(res.apiKey!), secret: res.secret }, { 'cache-control': 'no-store' });
       },

@@ -12,6 +12,8 @@ export interface Caller {
   /** The user (user tokens), the client (client_credentials tokens) or the key id. */
   subject: string;
   clientId?: string;
+  /** What a machine (API key, client) may do: an API key's scopes; a client's are ["read"]. */
+  scopes?: string[];
 }
 
 /** 401: no credentials, or credentials that are not valid. The message is safe to show. */
@@ -47,7 +49,7 @@ export function createAuthenticator(ctx: AppContext) {
     if (typeof apiKey === 'string' && apiKey !== '') {
       try {
         const { apiKey: key } = await ctx.clients.apiKeys.verifyApiKey({ secret: apiKey });
-        return { kind: 'api_key', organizationId: key!.organizationId, subject: key!.keyId };
+        return { kind: 'api_key', organizationId: key!.organizationId, subject: key!.keyId, scopes: key!.scopes };
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
           throw new UnauthenticatedError(
@@ -73,6 +75,7 @@ export function createAuthenticator(ctx: AppContext) {
         organizationId: claims.organizationId,
         subject: claims.subject,
         clientId: claims.clientId,
+        scopes: isClient ? ['read'] : undefined,
       };
     } catch (err) {
       if (err instanceof InvalidTokenError) {

@@ -7,7 +7,7 @@ import { statusTitle } from '../http/problem-surface.ts';
 import { sendJson, sendProblem } from '../http/respond.ts';
 import { Router, type RouteContext } from '../http/router.ts';
 import { SCOPES } from '../oauth/provider.ts';
-import { rolesAllowed } from './access.ts';
+import { machineScope, rolesAllowed } from './access.ts';
 import { createAuthenticator } from './auth.ts';
 import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
@@ -175,9 +175,11 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     }
     if (route.access) {
       const roles = rolesAllowed(route.access);
-      op['x-mindgate-access'] = { roles, api_keys: route.access.machines, self: route.access.self ?? false };
+      const scope = route.access.machines ? machineScope(route.access, route.method) : null;
+      op['x-mindgate-access'] = { roles, api_keys: route.access.machines, api_key_scope: scope, self: route.access.self ?? false };
+      const machines = scope ? `with the ${scope} scope` : 'no';
       op.description =
-        `${op.description ?? ''}\n\nRoles: ${roles.join(', ')}${route.access.self ? ' (any member on themselves)' : ''}; API keys and client credentials: ${route.access.machines ? 'yes' : 'no'}.`.trim();
+        `${op.description ?? ''}\n\nRoles: ${roles.join(', ')}${route.access.self ? ' (any member on themselves)' : ''}; API keys and client credentials: ${machines}.`.trim();
     }
     if (route.body) {
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;

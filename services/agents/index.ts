@@ -70,10 +70,7 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     }),
     now,
   };
-  const keys: ApiKeysContext = {
-    apiKeys: stores.records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-    now,
-  };
+
   const audit: AuditContext = {
     events: stores.records.collection<AuditRecord>('audit_events', {
       indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
@@ -93,6 +90,11 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     }),
     teamMembers,
     memberships: orgs.memberships,
+    now,
+  };
+  const keys: ApiKeysContext = {
+    apiKeys: stores.records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    teams: teams.teams,
     now,
   };
   return {

@@ -12,7 +12,9 @@ import { restClient, type Json } from '../support/rest.ts';
 let platform: TestPlatform;
 let api: string;
 let org: string;
-const credentials = new Map<RoleName | 'api_key', { token?: string; apiKey?: string }>();
+type Who = RoleName | 'read key' | 'write key' | 'admin key';
+const credentials = new Map<Who, { token?: string; apiKey?: string }>();
+const KEY_SCOPES = { 'read key': ['read'], 'write key': ['read', 'write'], 'admin key': ['admin'] } as const;
 const call = restClient(() => api);
 
 const FILL: Record<string, string> = {
@@ -28,7 +30,7 @@ interface Operation {
   operationId: string;
   method: string;
   path: string;
-  access: { roles: RoleName[]; api_keys: boolean };
+  access: { roles: RoleName[]; api_keys: boolean; api_key_scope: 'read' | 'write' | 'admin' | null };
   hasBody: boolean;
 }
 
@@ -43,8 +45,10 @@ beforeAll(async () => {
   for (const role of ['admin', 'member', 'viewer'] as const) {
     credentials.set(role, { token: (await joinAs(platform, org, role)).access_token });
   }
-  const key = await call(`/organizations/${org}/api-keys`, { token: owner.access_token, body: { name: 'matrix' } });
-  credentials.set('api_key', { apiKey: key.json.secret });
+  for (const [who, scopes] of Object.entries(KEY_SCOPES)) {
+    const key = await call(`/organizations/${org}/api-keys`, { token: owner.access_token, body: { name: who, scopes } });
+    credentials.set(who as Who, { apiKey: key.json.secret });
+  }
   const doc = (await call('/openapi.json')).json;
   operations = Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, ops]) =>
     Object.entries(ops)
@@ -63,6 +67,13 @@ afterAll(async () => {
   await platform?.stop();
 });
 
+/** An independent reading of the scopes: read < write < admin, each including the ones before. */
+function keyAllowed(op: Operation, who: keyof typeof KEY_SCOPES): boolean {
+  if (!op.access.api_keys || op.access.api_key_scope === null) return false;
+  const order = ['read', 'write', 'admin'];
+  return KEY_SCOPES[who].some((scope) => order.indexOf(scope) >= order.indexOf(op.access.api_key_scope!));
+}
+
 function concretePath(path: string): string {
   return path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === 'organization_id' ? org : FILL[name]));
 }
@@ -76,7 +87,7 @@ describe('the authorization matrix', () => {
     const mismatches: string[] = [];
     for (const op of operations) {
       for (const [who, credential] of credentials) {
-        const allowed = who === 'api_key' ? op.access.api_keys : op.access.roles.includes(who);
+        const allowed = who in KEY_SCOPES ? keyAllowed(op, who as keyof typeof KEY_SCOPES) : op.access.roles.includes(who as RoleName);
         const r = await call(concretePath(op.path), {
           ...credential,
           method: op.method,
@@ -94,7 +105,10 @@ describe('the authorization matrix', () => {
   it('states the roles in each operation description', async () => {
     const doc = (await call('/openapi.json')).json;
     const op = doc.paths['/organizations/{organization_id}/api-keys'].post;
-    expect(op['x-mindgate-access']).toEqual({ roles: ['owner', 'admin'], api_keys: false, self: false });
+    expect(op['x-mindgate-access']).toEqual({ roles: ['owner', 'admin'], api_keys: false, api_key_scope: null, self: false });
+    const teams = doc.paths['/organizations/{organization_id}/teams'];
+    expect(teams.get['x-mindgate-access']).toMatchObject({ api_keys: true, api_key_scope: 'read' });
+    expect(teams.post['x-mindgate-access']).toMatchObject({ api_keys: true, api_key_scope: 'admin' });
     expect(op.description).toContain('Roles: owner, admin; API keys and client credentials: no.');
   });
 });

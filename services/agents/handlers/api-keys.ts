@@ -20,7 +20,9 @@ import {
 } from '../../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/api-key-scopes.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
+import type { TeamRecord } from './teams.ts';
 
 export interface ApiKeyRecord extends RecordDoc {
   organizationId: string;
@@ -31,10 +33,15 @@ export interface ApiKeyRecord extends RecordDoc {
   createdAt: number;
   rotatedAt?: number;
   lastUsedAt?: number;
+  /** Absent on keys from before scopes existed: ["read"]. */
+  scopes?: ApiKeyScope[];
+  teamId?: string;
 }
 
 export interface ApiKeysContext {
   apiKeys: RecordCollection<ApiKeyRecord>;
+  /** To check that a key's team belongs to its organization. */
+  teams: RecordCollection<TeamRecord>;
   now: () => number;
 }
 
@@ -68,6 +75,8 @@ function toApiKey(r: ApiKeyRecord) {
     createTime: timestampFromMs(r.createdAt),
     rotateTime: r.rotatedAt === undefined ? undefined : timestampFromMs(r.rotatedAt),
     lastUsedTime: r.lastUsedAt === undefined ? undefined : timestampFromMs(r.lastUsedAt),
+    scopes: r.scopes ?? ['read'],
+    teamId: r.teamId ?? '',
   });
 }
 
@@ -85,6 +94,22 @@ async function ownedKey(ctx: ApiKeysContext, organizationId: string, keyId: stri
   return record;
 }
 
+function requireScopes(values: string[]): ApiKeyScope[] {
+  if (values.length === 0) return ['read'];
+  const scopes = [...new Set(values)];
+  for (const [i, scope] of scopes.entries()) {
+    if (!API_KEY_SCOPES.includes(scope as ApiKeyScope)) invalid(`scopes[${i}]`, 'must be read, write or admin');
+  }
+  return scopes as ApiKeyScope[];
+}
+
+async function requireTeam(ctx: ApiKeysContext, organizationId: string, teamId: string): Promise<string | undefined> {
+  if (teamId === '') return undefined;
+  const team = /^team_[A-Za-z0-9]{1,60}$/.test(teamId) ? await ctx.teams.get(teamId) : undefined;
+  if (!team || team.organizationId !== organizationId) throw new ConnectError(`team "${teamId}" does not exist`, Code.NotFound);
+  return teamId;
+}
+
 export async function createApiKey(ctx: ApiKeysContext, req: CreateApiKeyRequest) {
   const organizationId = requireOrganization(req.organizationId);
   const name = requireText('name', req.name.trim(), 200, { required: true });
@@ -92,6 +117,8 @@ export async function createApiKey(ctx: ApiKeysContext, req: CreateApiKeyRequest
   if ((await ctx.apiKeys.count({ organizationId })) >= MAX_KEYS_PER_ORGANIZATION) {
     throw new ConnectError(`an organization may hold at most ${MAX_KEYS_PER_ORGANIZATION} API keys`, Code.ResourceExhausted);
   }
+  const scopes = requireScopes(req.scopes);
+  const teamId = await requireTeam(ctx, organizationId, req.teamId);
   const keyId = newKeyId();
   const secret = newSecret(keyId);
   const record: ApiKeyRecord = {
@@ -102,6 +129,8 @@ export async function createApiKey(ctx: ApiKeysContext, req: CreateApiKeyRequest
     hash: hashOf(secret),
     createdBy,
     createdAt: ctx.now(),
+    scopes,
+    teamId,
   };
   await ctx.apiKeys.put(record, { expect: null });
   return create(CreateApiKeyResponseSchema, { apiKey: toApiKey(record), secret });

@@ -58,6 +58,22 @@ export declare type ApiKey = Message<"mindgate.agents.v1.ApiKey"> & {
    * @generated from field: google.protobuf.Timestamp last_used_time = 8;
    */
   lastUsedTime?: Timestamp | undefined;
+
+  /**
+   * What the key may do in the Agents API: "read" (reads), "write" (reads and changes machines
+   * may make), "admin" (also the owner-and-admin operations machines may make). Keys from before
+   * scopes existed have ["read"].
+   *
+   * @generated from field: repeated string scopes = 9;
+   */
+  scopes: string[];
+
+  /**
+   * The team the key acts for, when set (a team of the key's organization).
+   *
+   * @generated from field: string team_id = 10;
+   */
+  teamId: string;
 };
 
 /**
@@ -90,6 +106,20 @@ export declare type CreateApiKeyRequest = Message<"mindgate.agents.v1.CreateApiK
    * @generated from field: string created_by = 3;
    */
   createdBy: string;
+
+  /**
+   * "read", "write" and/or "admin"; empty means ["read"].
+   *
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes: string[];
+
+  /**
+   * A team of the organization, or empty. NOT_FOUND for a team that does not exist.
+   *
+   * @generated from field: string team_id = 5;
+   */
+  teamId: string;
 };
 
 /**
