@@ -36,7 +36,9 @@ export const ApiKeySchema = z
     created_at: z.string().nullable(),
     rotated_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
-    scopes: z.array(z.enum(API_KEY_SCOPES)).meta({ description: 'What the key may do: read, write, admin (docs/api.md, "Roles and the authorization matrix").' }),
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .meta({ description: 'What the key may do: read, write, admin (docs/api.md, "Roles and the authorization matrix").' }),
     team_id: z.string().nullable().meta({ description: 'The team the key acts for, if any.' }),
   })
   .meta({ title: 'ApiKey' });
