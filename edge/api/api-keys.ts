@@ -13,7 +13,8 @@ import {
   listEnvelope,
   listing,
   Name,
-  nextPage,
+  pageArgs,
+  sendPage,
   notFoundAs404,
   OrganizationId,
   orgParams,
@@ -143,13 +144,9 @@ function listApiKeysRoute({ ctx }: RouteDeps): RestRoute {
     responses: { '200': json(ApiKeyListSchema, 'The keys.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
       const res = await listing(() =>
-        ctx.clients.apiKeys.listApiKeys({
-          organizationId: c.input.params.organization_id,
-          pageSize: c.input.query.page_size,
-          pageToken: c.input.query.page_token,
-        }),
+        ctx.clients.apiKeys.listApiKeys({ organizationId: c.input.params.organization_id, ...pageArgs(c.input.query) }),
       );
-      sendJson(c.res, 200, { api_keys: res.apiKeys.map(apiKey), next_page_token: nextPage(res.nextPageToken) });
+      sendPage(c, 'api_keys', res.apiKeys.map(apiKey), res.nextPageToken);
     },
   });
 }

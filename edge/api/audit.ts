@@ -9,9 +9,8 @@ import type { AppContext } from '../context.ts';
 import { integerParam, type AnyApiRouteContext } from '../http/api-route.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { createClientIpResolver } from '../http/client-ip.ts';
-import { sendJson } from '../http/respond.ts';
 import type { Caller } from './auth.ts';
-import { errors, iso, json, listEnvelope, listing, nextPage, orgParams, type RestRoute, type RouteDeps } from './rest-route.ts';
+import { errors, iso, json, listEnvelope, listing, sendPage, orgParams, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -154,7 +153,7 @@ function listAuditEventsRoute({ ctx }: RouteDeps): RestRoute {
       const res = await listing(() =>
         ctx.clients.audit.listEvents(listRequest(c.input.params.organization_id, q, q.page_size, q.page_token)),
       );
-      sendJson(c.res, 200, { events: res.events.map(eventJson), next_page_token: nextPage(res.nextPageToken) });
+      sendPage(c, 'events', res.events.map(eventJson), res.nextPageToken);
     },
   });
 }

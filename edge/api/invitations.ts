@@ -16,7 +16,8 @@ import {
   json,
   listEnvelope,
   listing,
-  nextPage,
+  pageArgs,
+  sendPage,
   notFoundAs404,
   OrganizationId,
   orgParams,
@@ -146,11 +147,10 @@ function listInvitationsRoute({ ctx }: RouteDeps): RestRoute {
       '422': errors['422'],
     },
     handler: async (c) => {
-      const { page_size: pageSize, page_token: pageToken } = c.input.query;
       const res = await listing(() =>
-        ctx.clients.invitations.listInvitations({ organizationId: c.input.params.organization_id, pageSize, pageToken }),
+        ctx.clients.invitations.listInvitations({ organizationId: c.input.params.organization_id, ...pageArgs(c.input.query) }),
       );
-      sendJson(c.res, 200, { invitations: res.invitations.map(invitationJson), next_page_token: nextPage(res.nextPageToken) });
+      sendPage(c, 'invitations', res.invitations.map(invitationJson), res.nextPageToken);
     },
   });
 }

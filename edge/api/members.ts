@@ -14,7 +14,8 @@ import {
   json,
   listEnvelope,
   listing,
-  nextPage,
+  pageArgs,
+  sendPage,
   notFoundAs404,
   OrganizationId,
   orgParams,
@@ -70,13 +71,9 @@ function listMembersRoute({ ctx }: RouteDeps): RestRoute {
     responses: { '200': json(MemberListSchema, 'One page of members.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
       const res = await listing(() =>
-        ctx.clients.organizations.listMembers({
-          organizationId: c.input.params.organization_id,
-          pageSize: c.input.query.page_size,
-          pageToken: c.input.query.page_token,
-        }),
+        ctx.clients.organizations.listMembers({ organizationId: c.input.params.organization_id, ...pageArgs(c.input.query) }),
       );
-      sendJson(c.res, 200, { members: res.members.map(memberJson), next_page_token: nextPage(res.nextPageToken) });
+      sendPage(c, 'members', res.members.map(memberJson), res.nextPageToken);
     },
   });
 }

@@ -30,7 +30,8 @@ import {
   json,
   listEnvelope,
   listing,
-  nextPage,
+  pageArgs,
+  sendPage,
   notFoundAs404,
   orgParams,
   pageQuery,
@@ -89,14 +90,10 @@ function listOrganizationsRoute({ ctx }: RouteDeps): RestRoute {
         sendJson(c.res, 200, { organizations: [organizationJson(organization!, null, true)], next_page_token: null });
         return;
       }
-      const { page_size: pageSize, page_token: pageToken } = c.input.query;
-      const res = await listing(() => ctx.clients.organizations.listOrganizations({ userId: caller.subject, pageSize, pageToken }));
-      sendJson(c.res, 200, {
-        organizations: res.organizations.map((o) =>
-          organizationJson(o.organization!, roleName(o.role), o.organization!.organizationId === caller.organizationId),
-        ),
-        next_page_token: nextPage(res.nextPageToken),
-      });
+      const res = await listing(() => ctx.clients.organizations.listOrganizations({ userId: caller.subject, ...pageArgs(c.input.query) }));
+      const current = (o: Organization) => o.organizationId === caller.organizationId;
+      const items = res.organizations.map((o) => organizationJson(o.organization!, roleName(o.role), current(o.organization!)));
+      sendPage(c, 'organizations', items, res.nextPageToken);
     },
   });
 }

@@ -6,7 +6,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import * as z from 'zod';
 import type { AppContext } from '../context.ts';
 import { integerParam, type AnyApiRoute, type AnyApiRouteContext, type ResponseSpec } from '../http/api-route.ts';
-import { readBody } from '../http/respond.ts';
+import { readBody, sendJson } from '../http/respond.ts';
 import { parseJsonBody, RequestValidationError, validate } from '../http/validation.ts';
 import type { OAuthManagement } from '../oauth/management.ts';
 import type { Access } from './access.ts';
@@ -112,8 +112,13 @@ export function listEnvelope<S extends z.ZodType>(name: string, item: S, title: 
     .meta({ title });
 }
 
-/** A service's next_page_token ('' on the last page) as the API shows it. */
-export const nextPage = (token: string) => (token === '' ? null : token);
+/** A list request's page, as the services take it. */
+export const pageArgs = (query: { page_size: number; page_token: string }) => ({ pageSize: query.page_size, pageToken: query.page_token });
+
+/** Answers one page of a list in the list envelope; a service's '' next_page_token is null here. */
+export function sendPage(c: AnyApiRouteContext, name: string, items: unknown[], nextPageToken: string): void {
+  sendJson(c.res, 200, { [name]: items, next_page_token: nextPageToken === '' ? null : nextPageToken });
+}
 
 /** Runs a list call, answering a page_token the service refuses as a 422 on the query. */
 export async function listing<T>(work: () => Promise<T>): Promise<T> {

@@ -14,7 +14,8 @@ import {
   json,
   listEnvelope,
   listing,
-  nextPage,
+  pageArgs,
+  sendPage,
   notFoundAs404,
   OrganizationId,
   orgParams,
@@ -108,9 +109,10 @@ function listTeamsRoute({ ctx }: RouteDeps): RestRoute {
       '422': errors['422'],
     },
     handler: async (c) => {
-      const { page_size: pageSize, page_token: pageToken } = c.input.query;
-      const res = await listing(() => ctx.clients.teams.listTeams({ organizationId: c.input.params.organization_id, pageSize, pageToken }));
-      sendJson(c.res, 200, { teams: res.teams.map(teamJson), next_page_token: nextPage(res.nextPageToken) });
+      const res = await listing(() =>
+        ctx.clients.teams.listTeams({ organizationId: c.input.params.organization_id, ...pageArgs(c.input.query) }),
+      );
+      sendPage(c, 'teams', res.teams.map(teamJson), res.nextPageToken);
     },
   });
 }
@@ -201,11 +203,10 @@ function listTeamMembersRoute({ ctx }: RouteDeps): RestRoute {
     },
     handler: async (c) => {
       const { organization_id: organizationId, team_id: teamId } = c.input.params;
-      const { page_size: pageSize, page_token: pageToken } = c.input.query;
       const res = await listing(() =>
-        notFoundAs404(() => ctx.clients.teams.listTeamMembers({ organizationId, teamId, pageSize, pageToken })),
+        notFoundAs404(() => ctx.clients.teams.listTeamMembers({ organizationId, teamId, ...pageArgs(c.input.query) })),
       );
-      sendJson(c.res, 200, { members: res.members.map(teamMemberJson), next_page_token: nextPage(res.nextPageToken) });
+      sendPage(c, 'members', res.members.map(teamMemberJson), res.nextPageToken);
     },
   });
 }
