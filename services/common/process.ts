@@ -38,15 +38,29 @@ export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Calls `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */
+/**
+ * A signal this soon after the first is the same request delivered twice: Ctrl-C reaches node
+ * from the terminal and again from npm, which forwards SIGINT and SIGTERM to the script it runs
+ * (`npm start` execs node, so node is that script).
+ */
+const SAME_REQUEST_MS = 1_000;
+
+/** Calls `stop` once on SIGTERM or SIGINT, then exits; a later second signal exits at once. */
 export function onShutdown(stop: () => Promise<void>, log: (msg: string) => void): void {
-  let stopping = false;
+  let firstAt: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (firstAt !== undefined) {
+      if (performance.now() - firstAt < SAME_REQUEST_MS) return;
+      process.stderr.write(`shutdown forced by a second ${signal}: in-flight requests were cut\n`);
+      process.exit(1);
+    }
+    firstAt = performance.now();
     log(`${signal} received, draining`);
     stop().then(
-      () => process.exit(0),
+      () => {
+        log('stopped');
+        process.exit(0);
+      },
       (err) => {
         process.stderr.write(`shutdown failed: ${String(err)}\n`);
         process.exit(1);
