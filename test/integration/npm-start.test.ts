@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import pkg from '../../package.json' with { type: 'json' };
 import { testEnv } from '../support/platform.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -67,7 +68,7 @@ async function npmStart() {
     });
     exited.then((code) => reject(new Error(`npm start exited with ${code}: ${stderr}`)));
   });
-  return { child, exited, gateway, lines, stderr: () => stderr };
+  return { child, exited, gateway, lines, dataDir, stderr: () => stderr };
 }
 
 function refused(url: string): Promise<boolean> {
@@ -84,7 +85,22 @@ function refused(url: string): Promise<boolean> {
 
 describe('npm start', () => {
   it('SIGTERM to the npm process stops node too: no process of the platform survives', async () => {
-    const { child, exited, gateway, lines } = await npmStart();
+    const { child, exited, gateway, lines, dataDir } = await npmStart();
+    // The start line names the version and the stores in use.
+    const started = lines
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((entry) => / started: /.test(entry.msg));
+    expect(started).toMatchObject({
+      version: pkg.version,
+      records: `SQLite ${path.join(dataDir, 'records.sqlite')}`,
+      vectors: `embedded ${path.join(dataDir, 'vectors.sqlite')}`,
+      embeddings: 'USE-lite, offline (1 worker thread)',
+    });
+    expect(started.msg).toBe(
+      `mindgate ${pkg.version} started: records in SQLite ${path.join(dataDir, 'records.sqlite')}; ` +
+        `vectors in embedded ${path.join(dataDir, 'vectors.sqlite')}; embeddings by USE-lite, offline (1 worker thread)`,
+    );
     process.kill(child.pid!, 'SIGTERM');
     await exited;
     expect(await groupGone(child.pid!)).toBe(true);

@@ -30,9 +30,9 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A backend whose /events is an SSE stream that never ends on its own. */
+/** A backend whose every path is an SSE stream that never ends on its own. */
 async function startSseBackend() {
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     res.write('data: hello\n\n');
   });
@@ -52,7 +52,13 @@ describe('SIGTERM with a health Watch and an SSE stream open', () => {
     fs.writeFileSync(serversFile, `servers:\n  - name: events\n    url: ${backend.url}\n`);
     const child = spawn(process.execPath, ['edge/main.ts'], {
       cwd: root,
-      env: { PATH: process.env.PATH, ...testEnv(dataDir), LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS), GATEWAY_SERVERS_FILE: serversFile },
+      env: {
+        PATH: process.env.PATH,
+        ...testEnv(dataDir),
+        LOG_LEVEL: 'info',
+        SHUTDOWN_GRACE_MS: String(GRACE_MS),
+        GATEWAY_SERVERS_FILE: serversFile,
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -118,7 +124,12 @@ describe('a draining service', () => {
     const platform = await startTestPlatform();
     try {
       const module = SERVICE_MODULES.billing(platform.ctx.stores, createLogger({ level: 'silent' }));
-      const options = rpcRouterOptions({ module, internalToken: platform.internalToken, logger: createLogger({ level: 'silent' }), draining: () => true });
+      const options = rpcRouterOptions({
+        module,
+        internalToken: platform.internalToken,
+        logger: createLogger({ level: 'silent' }),
+        draining: () => true,
+      });
       const transport = createRouterTransport(createRpcRoutes({ module }), { router: options });
       const err = await createClient(BillingService, transport)
         .getEntitlements({ organizationId: 'org-1' }, { headers: { 'x-internal-token': platform.internalToken } })
