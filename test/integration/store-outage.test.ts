@@ -53,6 +53,7 @@ describe.runIf(run)('MongoDB stops and comes back while the platform runs', () =
     expect(await platform.ctx.stores.probe().catch(() => false)).toBe(false);
 
     mongo = await startMongoWireServer(port);
+    const back = performance.now();
     const deadline = Date.now() + 60_000;
     let recovered: unknown;
     while (Date.now() < deadline) {
@@ -61,6 +62,7 @@ describe.runIf(run)('MongoDB stops and comes back while the platform runs', () =
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(recovered).not.toBeInstanceOf(Error);
+    console.log(`a write succeeded again ${Math.round(performance.now() - back)} ms after MongoDB was listening again`);
     const res = await platform.ctx.clients.brain.getMemories({
       organizationId: 'org-outage',
       namespace: Namespace.KNOWLEDGE,
