@@ -62,10 +62,12 @@ function credentialInterceptor(internalToken: string): Interceptor {
 }
 
 function transportFor(name: ServiceName, target: ServiceTarget, options: ServiceClientsOptions): Transport {
-  const interceptors = [createServiceFailureInterceptor(name, options.logger), credentialInterceptor(options.internalToken)];
+  const interceptors = [credentialInterceptor(options.internalToken)];
   const defaultTimeoutMs = options.timeoutMs ?? 30_000;
   if ('address' in target) {
-    return createGrpcTransport({ baseUrl: `http://${target.address}`, interceptors, defaultTimeoutMs });
+    // Only a network can cut a call or carry another process's refusal of the credential.
+    const remote = [createServiceFailureInterceptor(name, options.logger), ...interceptors];
+    return createGrpcTransport({ baseUrl: `http://${target.address}`, interceptors: remote, defaultTimeoutMs });
   }
   return createRouterTransport(createRpcRoutes({ module: target.module }), {
     transport: { interceptors, defaultTimeoutMs },
