@@ -19,6 +19,7 @@ import type { Logger } from '../services/common/log.ts';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '../services/common/rpc/context.ts';
 import { createRpcRoutes, rpcRouterOptions, type RpcServiceModule } from '../services/common/rpc/server.ts';
 import { requestScope } from './http/request-context.ts';
+import { createServiceFailureInterceptor } from './service-failures.ts';
 
 export interface ServiceClients {
   brain: Client<typeof BrainService>;
@@ -60,11 +61,13 @@ function credentialInterceptor(internalToken: string): Interceptor {
   };
 }
 
-function transportFor(target: ServiceTarget, options: ServiceClientsOptions): Transport {
+function transportFor(name: ServiceName, target: ServiceTarget, options: ServiceClientsOptions): Transport {
   const interceptors = [credentialInterceptor(options.internalToken)];
   const defaultTimeoutMs = options.timeoutMs ?? 30_000;
   if ('address' in target) {
-    return createGrpcTransport({ baseUrl: `http://${target.address}`, interceptors, defaultTimeoutMs });
+    // Only a network can cut a call or carry another process's refusal of the credential.
+    const remote = [createServiceFailureInterceptor(name, options.logger), ...interceptors];
+    return createGrpcTransport({ baseUrl: `http://${target.address}`, interceptors: remote, defaultTimeoutMs });
   }
   return createRouterTransport(createRpcRoutes({ module: target.module }), {
     transport: { interceptors, defaultTimeoutMs },
@@ -74,7 +77,7 @@ function transportFor(target: ServiceTarget, options: ServiceClientsOptions): Tr
 
 export function createServiceClients(options: ServiceClientsOptions): ServiceClients {
   const client = <S extends DescService>(service: S, name: ServiceName) =>
-    createClient(service, transportFor(options.targets[name], options));
+    createClient(service, transportFor(name, options.targets[name], options));
   const healthClients = new Map<ServiceName, Client<typeof Health>>();
   return {
     brain: client(BrainService, 'brain'),

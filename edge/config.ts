@@ -58,7 +58,8 @@ export interface EdgeConfig {
   gateway: GatewayConfig;
 }
 
-const DEFAULT_PORTS: Record<SurfaceName, { variable: string; port: number; url: string }> = {
+/** Each public listener's port setting, default port and public-URL setting. */
+export const DEFAULT_PORTS: Record<SurfaceName, { variable: string; port: number; url: string }> = {
   gateway: { variable: 'GATEWAY_PORT', port: 8080, url: 'PUBLIC_GATEWAY_URL' },
   api: { variable: 'API_PORT', port: 8081, url: 'PUBLIC_API_URL' },
   web: { variable: 'WEB_PORT', port: 8082, url: 'PUBLIC_WEB_URL' },

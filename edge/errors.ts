@@ -4,6 +4,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { RequestTimeoutError } from './http/body-deadlines.ts';
 import { reasonOf } from '../services/common/rpc/reasons.ts';
 import { BodyTooLargeError } from './http/respond.ts';
+import { edgeFailureOf, isTransportFailure } from './service-failures.ts';
 
 const STATUS_BY_CODE: Record<Code, number> = {
   [Code.Canceled]: 499,
@@ -50,6 +51,10 @@ export function toHttpError(err: unknown): HttpError {
     return { status: 408, code: 'request_timeout', message: err.message, internal: false };
   }
   if (err instanceof ConnectError) {
+    // A connection cut under a call (marked or not) is a service unavailable, never its socket text.
+    if (edgeFailureOf(err) === undefined && isTransportFailure(err)) {
+      return { status: 503, code: 'unavailable', message: 'a service of the platform is unavailable; retry shortly', internal: false };
+    }
     const reason = reasonOf(err);
     const status = (reason && STATUS_BY_REASON[reason]) || (STATUS_BY_CODE[err.code] ?? 500);
     const internal = status >= 500 && err.code !== Code.Unavailable && err.code !== Code.DeadlineExceeded;

@@ -1,4 +1,4 @@
-import type { SurfaceName } from './config.ts';
+import { DEFAULT_PORTS, type SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { createApiSurface } from './api/index.ts';
 import { createGatewaySurface } from './gateway/index.ts';
@@ -45,6 +45,7 @@ export async function startEdge(ctx: AppContext): Promise<Edge> {
       listeners[name] = await startListener(await create(ctx), {
         host: ctx.config.host,
         port: ctx.config.ports[name],
+        settings: { host: 'HOST', port: DEFAULT_PORTS[name].variable },
         logger: ctx.logger,
         accessLogLevel: ctx.config.accessLog ? 'info' : 'debug',
         bodyTimeoutMs: ctx.config.bodyTimeoutMs,

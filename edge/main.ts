@@ -2,7 +2,7 @@
 import os from 'node:os';
 import { usePrivateFileModes } from '../services/common/data-dir.ts';
 import { createLogger } from '../services/common/log.ts';
-import { onShutdown, readConfigOrExit, startOrExit } from '../services/common/process.ts';
+import { logStarted, onShutdown, readConfigOrExit, startOrExit } from '../services/common/process.ts';
 import { readEdgeConfig } from './config.ts';
 import { disableAllocationSitePretenuring } from './gateway/v8-tuning.ts';
 import { startPlatform } from './platform.ts';
@@ -13,7 +13,8 @@ const logger = createLogger({ level: config.logLevel, name: 'mindgate' });
 // Process-wide, so decided here once, for every service in this process: the Brain's gRPC and
 // MCP services run under the same setting as the gateway (edge/gateway/v8-tuning.ts).
 if (!config.gateway.v8Pretenuring) disableAllocationSitePretenuring();
-const platform = await startOrExit(() => startPlatform({ config, logger }));
+const platform = await startOrExit(() => startPlatform({ config, logger }), logger);
+logStarted(logger, 'mindgate', platform.ctx.stores.description);
 
 const labels = { gateway: 'gateway', api: 'REST API', web: 'Web API and site', auth: 'authorization server' } as const;
 for (const [name, url] of Object.entries(platform.urls) as [keyof typeof labels, string][]) {
@@ -25,4 +26,5 @@ for (const [name, address] of Object.entries(platform.grpc)) {
 onShutdown(
   () => platform.stop(),
   (msg) => logger.info(msg),
+  { graceMs: config.shutdownGraceMs },
 );

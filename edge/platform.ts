@@ -1,6 +1,6 @@
 // Starts the whole platform in one process: the four public listeners and every internal service
 // not configured at a remote address, each of those on its own gRPC port.
-import { SERVICE_NAMES, type ServiceName } from '../services/common/config.ts';
+import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../services/common/config.ts';
 import { resolveInternalToken } from '../services/common/internal-token.ts';
 import { loadKeyEncryption } from '../services/common/key-encryption.ts';
 import type { Logger } from '../services/common/log.ts';
@@ -24,7 +24,7 @@ export interface Platform {
   /** host:port of each gRPC service run by this process. */
   grpc: Partial<Record<ServiceName, string>>;
   internalToken: string;
-  /** Drains listeners, then services, then closes the stores. */
+  /** Drains the listeners and the services' ports together, then closes the stores. */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -63,10 +63,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         continue;
       }
       const module = SERVICE_MODULES[name](stores, logger);
+      const service = config.services[name];
       const server = await startRpcServer({
         module,
-        host: config.services[name].host,
-        port: config.services[name].port,
+        host: service.host,
+        port: service.port,
+        settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },
+        handshakeTimeoutMs: service.handshakeTimeoutMs,
+        idleTimeoutMs: service.idleTimeoutMs,
         internalToken,
         logger: logger.child({ service: name }),
       });
@@ -108,8 +112,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       grpc,
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
-        await edge.close(graceMs);
-        await Promise.all(servers.map((s) => s.close(graceMs)));
+        // Together: one grace for the whole process, and every port refuses new work at once.
+        await Promise.all([edge.close(graceMs), ...servers.map((s) => s.close(graceMs))]);
         if (!options.stores) await stores.close();
       },
     };

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pickRequestId } from '../../services/common/rpc/interceptors.ts';
+import { listen, type ListenTarget } from '../../services/common/listen.ts';
 import type { Logger } from '../../services/common/log.ts';
 import { createBodyDeadlines, RequestTimeoutError } from './body-deadlines.ts';
 import { requestScope } from './request-context.ts';
@@ -31,9 +32,7 @@ export interface Listener {
   close(graceMs?: number): Promise<void>;
 }
 
-export interface ListenerOptions {
-  host: string;
-  port: number;
+export interface ListenerOptions extends ListenTarget {
   logger: Logger;
   /** Log successful requests at this level ('debug' keeps the hot path quiet). */
   accessLogLevel?: 'info' | 'debug';
@@ -111,13 +110,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     else socket.destroy();
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options);
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {

@@ -17,6 +17,7 @@ import {
   type Scores,
   type SimilarMemory,
 } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { edgeFailureOf, isTransportFailure } from '../service-failures.ts';
 import type { NamespaceName } from './brain-tool-definitions.ts';
 
 export const nsEnum = (n: NamespaceName) => (n === 'episodes' ? Namespace.EPISODES : Namespace.KNOWLEDGE);
@@ -99,8 +100,18 @@ export function toolError(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
+const UNAVAILABLE = 'The brain is busy or unavailable right now; retry in a few seconds.';
+
 function explain(err: unknown): CallToolResult {
   if (err instanceof ConnectError) {
+    if (edgeFailureOf(err) === 'credential-refused') {
+      return toolError(
+        "The Mindgate platform is misconfigured: its brain service refused the platform's own internal credential. " +
+          'This is not a problem with your access token, and retrying will not help: tell the operator of this Mindgate server.',
+      );
+    }
+    // A connection cut under the call (a service restarting) never shows its socket error.
+    if (isTransportFailure(err)) return toolError(UNAVAILABLE);
     switch (err.code) {
       case Code.InvalidArgument:
         return toolError(`Invalid argument: ${err.rawMessage}. Fix it and call the tool again.`);
@@ -111,7 +122,7 @@ function explain(err: unknown): CallToolResult {
         return toolError(`${err.rawMessage}.`);
       case Code.Unavailable:
       case Code.DeadlineExceeded:
-        return toolError('The brain is busy or unavailable right now; retry in a few seconds.');
+        return toolError(UNAVAILABLE);
       default:
         break;
     }

@@ -132,6 +132,10 @@ export interface StorageConfig {
   /** When set, records live in MongoDB instead of the embedded store. */
   mongodbUrl?: string;
   mongodbDatabase: string;
+  /** How long a records operation waits for a reachable MongoDB server before failing (UNAVAILABLE). */
+  mongodbServerSelectionTimeoutMs: number;
+  /** How long a start waits for MongoDB, Qdrant or the embeddings endpoint to answer before it gives up. */
+  startTimeoutMs: number;
   /** When set, vectors live in Qdrant instead of the embedded store. */
   qdrantUrl?: string;
   qdrantApiKey?: string;
@@ -154,6 +158,8 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
     dataDir,
     mongodbUrl: readConnectionString(env, 'MONGODB_URL', ['mongodb', 'mongodb+srv']),
     mongodbDatabase: readString(env, 'MONGODB_DATABASE', 'mindgate'),
+    mongodbServerSelectionTimeoutMs: readInt(env, 'MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
+    startTimeoutMs: readInt(env, 'STORE_START_TIMEOUT_MS', 60_000, { min: 0, max: 3_600_000 }),
     qdrantUrl: readUrl(env, 'QDRANT_URL'),
     qdrantApiKey: readString(env, 'QDRANT_API_KEY'),
     qdrantCollectionPrefix: readString(env, 'QDRANT_COLLECTION_PREFIX', 'mindgate'),
@@ -183,6 +189,10 @@ export interface ServiceConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight calls before closing them. */
   shutdownGraceMs: number;
+  /** A new gRPC connection must send its first bytes (an HTTP/2 client its settings) this soon. */
+  handshakeTimeoutMs: number;
+  /** A gRPC HTTP/2 connection with no call in progress this long is closed. */
+  idleTimeoutMs: number;
   storage: StorageConfig;
 }
 
@@ -208,6 +218,8 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     internalToken: readSecret(env, 'INTERNAL_TOKEN', 32),
     logLevel: readLogLevel(env),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
+    handshakeTimeoutMs: readInt(env, 'GRPC_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 50, max: 600_000 }),
+    idleTimeoutMs: readInt(env, 'GRPC_IDLE_TIMEOUT_MS', 300_000, { min: 50, max: 86_400_000 }),
     storage: readStorageConfig(env, cpuCount),
   };
 }

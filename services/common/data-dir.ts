@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from './log.ts';
+import { StartRefusedError, systemReason } from './start-refusal.ts';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -27,25 +28,66 @@ function restrict(file: string, stat: fs.Stats, mode: number): { from: string; t
   return { from: octal(stat.mode), to: octal(mode) };
 }
 
+/** A data directory that cannot be used, as one line naming it and the setting. */
+function refuse(dir: string, problem: string, cause?: unknown): StartRefusedError {
+  return new StartRefusedError(`DATA_DIR: ${dir} ${problem}`, undefined, { cause });
+}
+
+/** Creates `dir` (0700) when absent; refuses a path that is a file, or lies under one. */
+function createDataDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw refuse(dir, 'is not a directory (a file is in the way)', err);
+    throw refuse(dir, `cannot be created or reached (${systemReason(err)})`, err);
+  }
+  if (!fs.statSync(dir).isDirectory()) throw refuse(dir, 'is not a directory (a file is in the way)');
+}
+
 /**
- * Creates `dir` (0700) when absent and `create` is set, and repairs the folder and every entry
- * directly in it: folders to 0700, files to 0600; symbolic links are left alone (their targets
- * are not ours to judge). Each change is logged as a warning with the path and the modes before
- * and after.
+ * Proves the folder writable by creating and removing a file in it: access(2) says yes to root on
+ * any mode, and a read-only mount only shows when a write is tried.
+ */
+function checkWritable(dir: string): void {
+  const probe = path.join(dir, `.write-check-${process.pid}`);
+  try {
+    fs.writeFileSync(probe, '', { mode: PRIVATE_FILE_MODE });
+    fs.rmSync(probe);
+  } catch (err) {
+    throw refuse(dir, `is not writable by this process (user ${process.getuid?.() ?? '?'}): ${systemReason(err)}`, err);
+  }
+}
+
+/**
+ * Creates `dir` (0700) when absent and `create` is set (then checks that it is writable), and
+ * repairs the folder and every entry directly in it: folders to 0700, files to 0600; symbolic
+ * links are left alone (their targets are not ours to judge). Each change is logged as a warning
+ * with the path and the modes before and after. A folder that cannot be used stops the start
+ * with one line naming it (StartRefusedError).
  */
 export function preparePrivateDataDir(dir: string, logger: Logger, options: { create: boolean } = { create: true }): void {
-  if (options.create) fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  else if (!fs.existsSync(dir)) return;
+  if (options.create) {
+    createDataDir(dir);
+    // The embedded stores write here; with MongoDB and Qdrant it may be a read-only mount.
+    checkWritable(dir);
+  } else if (!fs.existsSync(dir)) return;
+  else if (!fs.statSync(dir).isDirectory()) throw refuse(dir, 'is not a directory (a file is in the way)');
   const changed = (file: string, change: { from: string; to: string } | undefined) => {
     if (change)
       logger.warn({ path: file, ...change }, `${file} was readable by other users: mode changed from ${change.from} to ${change.to}`);
   };
-  changed(dir, restrict(dir, fs.statSync(dir), PRIVATE_DIR_MODE));
-  for (const name of fs.readdirSync(dir)) {
-    const file = path.join(dir, name);
-    const stat = fs.lstatSync(file);
-    if (stat.isDirectory()) changed(file, restrict(file, stat, PRIVATE_DIR_MODE));
-    else if (stat.isFile()) changed(file, restrict(file, stat, PRIVATE_FILE_MODE));
+  try {
+    changed(dir, restrict(dir, fs.statSync(dir), PRIVATE_DIR_MODE));
+    for (const name of fs.readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const stat = fs.lstatSync(file);
+      if (stat.isDirectory()) changed(file, restrict(file, stat, PRIVATE_DIR_MODE));
+      else if (stat.isFile()) changed(file, restrict(file, stat, PRIVATE_FILE_MODE));
+    }
+  } catch (err) {
+    const at = (err as NodeJS.ErrnoException).path ?? dir;
+    throw refuse(dir, `cannot be made private: ${at}: ${systemReason(err)} (is it owned by another user?)`, err);
   }
 }
 

@@ -1,10 +1,10 @@
 // Entry point shared by the services when each runs as its own process.
 import os from 'node:os';
-import { readServiceConfig, type ServiceName } from './config.ts';
+import { readServiceConfig, SERVICE_PORTS, type ServiceName } from './config.ts';
 import { resolveInternalToken } from './internal-token.ts';
 import { usePrivateFileModes } from './data-dir.ts';
 import { createLogger } from './log.ts';
-import { onShutdown, readConfigOrExit, startOrExit } from './process.ts';
+import { logStarted, onShutdown, readConfigOrExit, startOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
 import { openStores } from './stores.ts';
 import { SERVICE_MODULES } from '../modules.ts';
@@ -13,15 +13,27 @@ export async function runService(name: ServiceName): Promise<void> {
   usePrivateFileModes();
   const config = readConfigOrExit(() => readServiceConfig(process.env, name, os.availableParallelism()));
   const logger = createLogger({ level: config.logLevel, name });
-  const stores = await startOrExit(() => openStores(config.storage, { logger }));
-  const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
-  const server = await startRpcServer({
-    module: SERVICE_MODULES[name](stores, logger),
-    host: config.host,
-    port: config.port,
-    internalToken,
-    logger,
-  });
+  const { stores, server } = await startOrExit(async () => {
+    const stores = await openStores(config.storage, { logger });
+    try {
+      const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
+      const server = await startRpcServer({
+        module: SERVICE_MODULES[name](stores, logger),
+        host: config.host,
+        port: config.port,
+        settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },
+        handshakeTimeoutMs: config.handshakeTimeoutMs,
+        idleTimeoutMs: config.idleTimeoutMs,
+        internalToken,
+        logger,
+      });
+      return { stores, server };
+    } catch (err) {
+      await stores.close();
+      throw err;
+    }
+  }, logger);
+  logStarted(logger, name, stores.description);
   logger.info({ address: server.address }, `${name} gRPC listening on ${server.address}`);
   onShutdown(
     async () => {
@@ -29,5 +41,6 @@ export async function runService(name: ServiceName): Promise<void> {
       await stores.close();
     },
     (msg) => logger.info(msg),
+    { graceMs: config.shutdownGraceMs },
   );
 }

@@ -58,9 +58,17 @@ function createOnce(file: string, secret: string): string {
   }
 }
 
+function generate(file: string): string {
+  try {
+    return createOnce(file, randomBytes(32).toString('base64url'));
+  } catch (err) {
+    throw new SecretFileError(file, `cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
 /** The secret in `file`, generated there first when absent and `generate` is set. */
 export function loadSecretFile(file: string, options: SecretFileOptions): string {
-  const secret = readIfPresent(file) ?? (options.generate ? createOnce(file, randomBytes(32).toString('base64url')) : undefined);
+  const secret = readIfPresent(file) ?? (options.generate ? generate(file) : undefined);
   if (secret === undefined) throw new SecretFileError(file, 'does not exist');
   if (secret.length < options.minLength) {
     throw new SecretFileError(file, `must hold a secret of at least ${options.minLength} characters`);

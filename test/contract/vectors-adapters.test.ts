@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStorageConfig } from '../../services/common/config.ts';
+import { StoreUnavailableError } from '../../services/common/storage/unavailable.ts';
 import { createEmbeddedVectorStore } from '../../services/common/storage/vectors/embedded.ts';
 import { createVectorStore } from '../../services/common/storage/vectors/index.ts';
 import { createQdrantVectorStore, pointUuid, qdrantFilter } from '../../services/common/storage/vectors/qdrant.ts';
@@ -179,7 +180,12 @@ describe('Qdrant adapter', () => {
     const { port } = server.address() as AddressInfo;
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const store = createQdrantVectorStore({ url: `http://127.0.0.1:${port}`, collectionPrefix: 'p', dimensions: 3 });
-    await expect(store.ping()).rejects.toThrow(/^Qdrant collection check on collection "p_3" failed: .*ECONNREFUSED/);
+    // Unreachable is retryable (StoreUnavailableError): the services answer UNAVAILABLE, a start waits for it.
+    const err = await store.ping().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreUnavailableError);
+    expect((err as Error).message).toMatch(
+      /^the vectors store is unavailable: Qdrant at http:\/\/127\.0\.0\.1:\d+ \(collection check on collection "p_3"\): .*ECONNREFUSED/,
+    );
     await store.close();
     await expect(store.ping()).rejects.toThrow(/closed/);
   });

@@ -21,7 +21,7 @@ import { createEmbedder, type Embedder } from '../../services/common/embeddings/
 import { createLogger } from '../../services/common/log.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
 import { createEmbeddedVectorStore } from '../../services/common/storage/vectors/embedded.ts';
-import type { Stores } from '../../services/common/stores.ts';
+import { describeStores, type Stores } from '../../services/common/stores.ts';
 import { testEnv } from '../support/platform.ts';
 
 const K = Namespace.KNOWLEDGE;
@@ -76,6 +76,7 @@ async function openTestStores(): Promise<TestStores> {
     records,
     vectors,
     embedder,
+    description: describeStores(config),
     async probe() {
       await Promise.all([records.ping(), vectors.ping()]);
       return true;

@@ -53,7 +53,8 @@ export function shouldRunMongoSuite(suite: string): boolean {
   return false;
 }
 
-export async function startMongoWireServer(): Promise<MongoWireServer> {
+/** `port` 0 takes any free port; a given one restarts a stopped server at its old address. */
+export async function startMongoWireServer(port = 0): Promise<MongoWireServer> {
   const external = process.env.MONGODB_URL;
   if (external) {
     return { url: external, external: true, description: 'MONGODB_URL', stop: async () => undefined };
@@ -66,13 +67,13 @@ export async function startMongoWireServer(): Promise<MongoWireServer> {
   const classpath = [path.join(dir, 'classes'), path.join(dir, 'lib', '*')].join(path.delimiter);
   const child = spawn(
     'java',
-    ['-XX:+UseSerialGC', '-Xms64m', '-Xmx1g', '-XX:TieredStopAtLevel=1', '-cp', classpath, MAIN_CLASS, '127.0.0.1', '0'],
+    ['-XX:+UseSerialGC', '-Xms64m', '-Xmx1g', '-XX:TieredStopAtLevel=1', '-cp', classpath, MAIN_CLASS, '127.0.0.1', String(port)],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
-  const port = await waitForPort(child);
+  const bound = await waitForPort(child);
   let stopped: Promise<void> | undefined;
   return {
-    url: `mongodb://127.0.0.1:${port}/?directConnection=true`,
+    url: `mongodb://127.0.0.1:${bound}/?directConnection=true`,
     external: false,
     description: 'mongo-java-server',
     stop() {

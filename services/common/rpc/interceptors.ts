@@ -1,7 +1,9 @@
 import { timingSafeEqual, createHash, randomUUID } from 'node:crypto';
 import { Code, ConnectError, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from '../log.ts';
-import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, requestIdKey } from './context.ts';
+import { storeUnavailableIn } from '../storage/unavailable.ts';
+import { INTERNAL_TOKEN_HEADER, peerKey, REQUEST_ID_HEADER, requestIdKey } from './context.ts';
+import { failure, REASONS } from './reasons.ts';
 
 /** Services that answer without the internal credential: operators and probes use them. */
 const OPEN_SERVICES = new Set(['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection']);
@@ -27,19 +29,38 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+export interface RequestGateOptions {
+  internalToken: string;
+  /** Where refused credentials are reported. */
+  logger: Logger;
+  /** True once the server drains: new calls are refused with UNAVAILABLE (clients retry elsewhere). */
+  draining?: () => boolean;
+}
+
 /**
  * A request gate: runs once headers are in, before any message is read. It records the request
- * id and refuses calls without the internal credential, except to health and reflection.
+ * id, refuses every new call while the server drains, and refuses calls without the internal
+ * credential, except to health and reflection. A refused credential is an operator's error (two
+ * processes configured with different INTERNAL_TOKEN), so it is logged here, where the caller's
+ * address is known, and the refusal carries a reason the edge recognises.
  */
-export function createRequestGate(internalToken: string) {
+export function createRequestGate(options: RequestGateOptions) {
   return (ctx: HandlerContext): void => {
     const requestId = pickRequestId(ctx.requestHeader);
     ctx.values.set(requestIdKey, requestId);
     ctx.responseHeader.set(REQUEST_ID_HEADER, requestId);
+    if (options.draining?.()) throw failure('the service is shutting down; retry', Code.Unavailable, REASONS.shuttingDown);
     if (OPEN_SERVICES.has(ctx.service.typeName)) return;
     const given = ctx.requestHeader.get(INTERNAL_TOKEN_HEADER);
-    if (!given || !secretsEqual(given, internalToken)) {
-      throw new ConnectError('missing or invalid internal credential', Code.Unauthenticated);
+    if (!given || !secretsEqual(given, options.internalToken)) {
+      const rpc = `${ctx.service.typeName}/${ctx.method.name}`;
+      const peer = ctx.values.get(peerKey);
+      const why = given ? 'a wrong internal credential' : 'no internal credential';
+      options.logger.warn(
+        { rpc, peer, requestId, credential: given ? 'wrong' : 'missing' },
+        `refused ${rpc} from ${peer}: ${why} (x-internal-token); every process must share INTERNAL_TOKEN`,
+      );
+      throw failure('missing or invalid internal credential', Code.Unauthenticated, REASONS.internalCredential);
     }
   };
 }
@@ -65,6 +86,28 @@ export function createLoggingInterceptor(logger: Logger): Interceptor {
         logger.info({ ...line, reason: error.rawMessage }, 'rpc');
       }
       throw error;
+    }
+  };
+}
+
+/**
+ * A store that does not answer fails the call at once with UNAVAILABLE and a plain message (the
+ * client retries; readiness reports the outage), rather than as an internal error with the
+ * driver's text. The driver's reason is logged here, once.
+ */
+export function createStoreFailureInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      const unavailable = storeUnavailableIn(err);
+      if (!unavailable) throw err;
+      const rpc = `${req.service.typeName}/${req.method.name}`;
+      logger.warn(
+        { rpc, requestId: req.contextValues.get(requestIdKey), store: unavailable.store, reason: unavailable.message },
+        'store unavailable',
+      );
+      throw new ConnectError(`the ${unavailable.store} store is not answering; retry shortly`, Code.Unavailable);
     }
   };
 }

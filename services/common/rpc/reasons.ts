@@ -11,6 +11,10 @@ export const REASONS = {
   etagMismatch: 'etag-mismatch',
   /** The change would leave an organization without an owner. */
   lastOwner: 'last-owner',
+  /** The caller's x-internal-token was missing or wrong: a deployment error, never the end user's. */
+  internalCredential: 'internal-credential',
+  /** The service is draining for shutdown and takes no new call: another replica may. */
+  shuttingDown: 'shutting-down',
 } as const;
 
 export type Reason = (typeof REASONS)[keyof typeof REASONS];

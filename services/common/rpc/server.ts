@@ -4,11 +4,13 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import type { DescService } from '@bufbuild/protobuf';
-import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
+import { type ConnectRouter, createContextValues, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { listen, type ListenTarget } from '../listen.ts';
 import type { Logger } from '../log.ts';
+import { peerKey } from './context.ts';
 import { registerHealth, type HealthProbe } from './health.ts';
-import { createLoggingInterceptor, createRequestGate } from './interceptors.ts';
+import { createLoggingInterceptor, createRequestGate, createStoreFailureInterceptor } from './interceptors.ts';
 import { registerReflection } from './reflection.ts';
 
 /** What a service contributes to a server. */
@@ -28,6 +30,8 @@ export interface RpcHandlerOptions {
   logger: Logger;
   /** Aborted when the server shuts down; streaming handlers end with it. */
   shutdownSignal?: AbortSignal;
+  /** True once the server drains: new calls are refused with UNAVAILABLE. */
+  draining?: () => boolean;
   /** Per-message cap; larger messages are refused with RESOURCE_EXHAUSTED. */
   readMaxBytes?: number;
 }
@@ -45,10 +49,10 @@ export function createRpcRoutes(options: Pick<RpcHandlerOptions, 'module'>) {
 }
 
 export function rpcRouterOptions(options: RpcHandlerOptions) {
-  const interceptors: Interceptor[] = [createLoggingInterceptor(options.logger)];
+  const interceptors: Interceptor[] = [createLoggingInterceptor(options.logger), createStoreFailureInterceptor(options.logger)];
   return {
     interceptors,
-    requestGate: createRequestGate(options.internalToken),
+    requestGate: createRequestGate({ internalToken: options.internalToken, logger: options.logger, draining: options.draining }),
     shutdownSignal: options.shutdownSignal,
     readMaxBytes: options.readMaxBytes ?? 8 * 1024 * 1024,
   };
@@ -57,58 +61,105 @@ export function rpcRouterOptions(options: RpcHandlerOptions) {
 export interface RpcServer {
   readonly port: number;
   readonly address: string;
-  /** Stops accepting, lets in-flight calls finish for up to `graceMs`, then closes the rest. */
+  /**
+   * Refuses new calls (UNAVAILABLE) and connections at once, lets in-flight calls finish for up
+   * to `graceMs`, then ends streams and closes the connections left.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
-export interface RpcServerOptions extends RpcHandlerOptions {
-  host: string;
-  port: number;
+export interface RpcServerOptions extends RpcHandlerOptions, ListenTarget {
+  /** A new connection must send its first bytes, and an HTTP/2 client its settings, this soon. */
+  handshakeTimeoutMs?: number;
+  /** An HTTP/2 connection with no call in progress for this long is closed (GOAWAY). */
+  idleTimeoutMs?: number;
 }
+
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
+/**
+ * No connection is kept for ever: a session must complete its handshake (the client's SETTINGS
+ * after the preface) within `handshakeMs`, and one without a call in progress is closed after
+ * `idleMs`. Idle means no open stream, not no traffic: a health Watch may stay silent for hours
+ * and is still a call. Clients reconnect on their next call.
+ */
+function limitSession(session: http2.ServerHttp2Session, handshakeMs: number, idleMs: number): void {
+  const handshake = setTimeout(() => session.destroy(), handshakeMs);
+  session.once('remoteSettings', () => clearTimeout(handshake));
+  let open = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const arm = () => {
+    idle = setTimeout(() => session.close(), idleMs);
+  };
+  session.on('stream', (stream: http2.ServerHttp2Stream) => {
+    open++;
+    clearTimeout(idle);
+    stream.once('close', () => {
+      if (--open === 0 && !session.closed) arm();
+    });
+  });
+  session.once('close', () => {
+    clearTimeout(handshake);
+    clearTimeout(idle);
+  });
+  arm();
+}
+
+/**
+ * Sniffs the first bytes: an HTTP/2 connection preface goes to the h2c server, anything else is
+ * HTTP/1.1 (Connect or gRPC-Web from curl or a browser proxy). A connection that sends nothing
+ * within `handshakeMs` is closed.
+ */
+function sniff(socket: net.Socket, h1: http.Server, h2: http2.Http2Server, handshakeMs: number): void {
+  socket.setTimeout(handshakeMs, () => socket.destroy());
+  socket.once('readable', () => {
+    const head: Buffer | null = socket.read(HTTP2_PREFACE.length) ?? socket.read();
+    if (!head) {
+      socket.destroy();
+      return;
+    }
+    socket.setTimeout(0);
+    socket.unshift(head);
+    const target = head.subarray(0, 3).equals(HTTP2_PREFACE.subarray(0, 3)) ? h2 : h1;
+    target.emit('connection', socket);
+  });
+  socket.on('error', () => socket.destroy());
+}
+
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const shutdown = new AbortController();
+  let draining = false;
   const handler = connectNodeAdapter({
     routes: createRpcRoutes(options),
-    ...rpcRouterOptions({ ...options, shutdownSignal: shutdown.signal }),
+    ...rpcRouterOptions({ ...options, shutdownSignal: shutdown.signal, draining: () => draining }),
+    contextValues: (req) => createContextValues().set(peerKey, peerOf(req.socket)),
   });
+  const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const h2 = http2.createServer({}, handler);
-  const h1 = http.createServer(handler);
+  // Node checks HTTP/1.1 heads on this interval; the handshake deadline is the head's too.
+  const h1 = http.createServer(
+    { headersTimeout: handshakeMs, connectionsCheckingInterval: Math.max(10, Math.floor(handshakeMs / 4)) },
+    handler,
+  );
   h1.keepAliveTimeout = 5_000;
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
   h2.on('session', (session) => {
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
+    limitSession(session, handshakeMs, idleMs);
   });
-
-  // Sniff the first bytes: an HTTP/2 connection preface goes to the h2c server, anything else
-  // is HTTP/1.1 (Connect or gRPC-Web from curl or a browser proxy).
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    socket.once('readable', () => {
-      const head: Buffer | null = socket.read(HTTP2_PREFACE.length) ?? socket.read();
-      if (!head) {
-        socket.destroy();
-        return;
-      }
-      socket.unshift(head);
-      const target = head.subarray(0, 3).equals(HTTP2_PREFACE.subarray(0, 3)) ? h2 : h1;
-      target.emit('connection', socket);
-    });
-    socket.on('error', () => socket.destroy());
+    sniff(socket, h1, h2, handshakeMs);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options);
   const addr = server.address() as net.AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 
@@ -116,20 +167,30 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     port: addr.port,
     address: `${host}:${addr.port}`,
     async close(graceMs = 10_000) {
+      draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // GOAWAY: clients open no new stream here; the streams in progress go on.
       for (const session of sessions) session.close();
+      // HTTP/1.1 keep-alive connections close as their last response ends.
+      const sweep = setInterval(() => h1.closeIdleConnections(), 50);
       h1.closeIdleConnections();
       const timer = setTimeout(() => {
+        // Streams (health Watch, reflection) end with the shutdown signal; what is left is cut.
         shutdown.abort();
         for (const socket of sockets) socket.destroy();
       }, graceMs);
-      timer.unref();
-      // Streams (health watch, reflection) end when the shutdown signal aborts.
       if (sessions.size === 0 && sockets.size === 0) shutdown.abort();
       await closed;
       clearTimeout(timer);
+      clearInterval(sweep);
       shutdown.abort();
       await options.module.close?.();
     },
   };
+}
+
+function peerOf(socket: net.Socket | undefined): string {
+  if (!socket?.remoteAddress) return 'unknown';
+  const host = socket.remoteFamily === 'IPv6' ? `[${socket.remoteAddress}]` : socket.remoteAddress;
+  return `${host}:${socket.remotePort}`;
 }

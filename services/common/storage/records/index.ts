@@ -27,7 +27,7 @@ export {
   UniqueViolationError,
   isRecordStoreError,
 } from './errors.ts';
-export { createMongoRecordStore, type MongoRecordStoreOptions } from './mongo.ts';
+export { createMongoRecordStore, mongoHosts, type MongoRecordStoreOptions } from './mongo.ts';
 export { createSqliteRecordStore, type SqliteRecordStoreOptions } from './sqlite.ts';
 
 /** The file the embedded store keeps in `dataDir`. */
@@ -35,11 +35,17 @@ export const EMBEDDED_RECORDS_FILE = 'records.sqlite';
 
 /** `now` is the clock that decides which documents have expired (tests move it). */
 export async function createRecordStore(
-  config: Pick<StorageConfig, 'dataDir' | 'mongodbUrl' | 'mongodbDatabase'>,
+  config: Pick<StorageConfig, 'dataDir' | 'mongodbUrl' | 'mongodbDatabase'> &
+    Partial<Pick<StorageConfig, 'mongodbServerSelectionTimeoutMs'>>,
   now: () => number = Date.now,
 ): Promise<RecordStore> {
   if (config.mongodbUrl) {
-    return createMongoRecordStore({ url: config.mongodbUrl, database: config.mongodbDatabase, now });
+    return createMongoRecordStore({
+      url: config.mongodbUrl,
+      database: config.mongodbDatabase,
+      serverSelectionTimeoutMs: config.mongodbServerSelectionTimeoutMs,
+      now,
+    });
   }
   return createSqliteRecordStore({ path: join(config.dataDir, EMBEDDED_RECORDS_FILE), now });
 }

@@ -8,7 +8,18 @@
 // is a findOneAndUpdate on the live document, falling back to replacing an expired one or
 // inserting a new one (each step conditional, retried until one of them applies).
 
-import { MongoClient, MongoServerError, type Collection, type Db, type Document } from 'mongodb';
+import {
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  type Collection,
+  type Db,
+  type Document,
+} from 'mongodb';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 import { InvalidRecordError, StoreClosedError, UniqueViolationError } from './errors.ts';
 import type { Filter, FindOptions, IndexSpec, PutOptions, RecordCollection, RecordDoc, RecordStore } from './interface.ts';
@@ -30,7 +41,10 @@ import {
 export interface MongoRecordStoreOptions {
   url: string;
   database: string;
-  /** How long an operation waits for a reachable server. Default 10 000 ms. */
+  /**
+   * How long an operation waits for a reachable server before failing with StoreUnavailableError;
+   * also the length of one connection attempt at start. Default 5 000 ms.
+   */
   serverSelectionTimeoutMs?: number;
   /** Clock, for tests. Default Date.now. */
   now?: () => number;
@@ -45,6 +59,46 @@ const TYPE_MISMATCH = 14;
 const PATH_NOT_VIABLE = 28;
 const INCREMENT_ATTEMPTS = 100;
 const TTL_INDEX_NAME = 'mindgate_expires_ttl';
+
+/** Server error codes of a node that is stepping down, shutting down or not primary. */
+const TRANSIENT_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+/** Whether `error` says MongoDB is unreachable or failing over (retryable), not that the request is wrong. */
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError || error instanceof MongoNotConnectedError) {
+    return true;
+  }
+  if (error instanceof MongoServerError && TRANSIENT_CODES.has(Number(error.code))) return true;
+  return error instanceof MongoError && error.hasErrorLabel('RetryableWriteError');
+}
+
+/** The hosts of a connection string, without credentials or options, for logs and errors. */
+export function mongoHosts(url: string): string {
+  return url
+    .replace(/^[a-z+]+:\/\//i, '')
+    .replace(/^[^@/]*@/, '')
+    .split(/[/?]/)[0]!;
+}
+
+function unavailable(error: unknown, hosts: string): unknown {
+  if (!isUnavailable(error)) return error;
+  return new StoreUnavailableError('records', `MongoDB at ${hosts}: ${(error as Error).message}`, { cause: error });
+}
+
+/**
+ * Every method of `handle` with MongoDB's connection failures turned into StoreUnavailableError
+ * (the caller answers UNAVAILABLE at once instead of an internal error).
+ */
+function guarded<T extends object>(handle: T, hosts: string): T {
+  const out = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(handle)) {
+    out[name] = (...args: unknown[]) =>
+      (method as (...a: unknown[]) => Promise<unknown>).apply(handle, args).catch((error: unknown) => {
+        throw unavailable(error, hosts);
+      });
+  }
+  return out as T;
+}
 
 function isDuplicateKey(error: unknown): error is MongoServerError {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
@@ -103,13 +157,19 @@ function fromStored<T extends RecordDoc>(stored: StoredDoc): T {
 
 export async function createMongoRecordStore(options: MongoRecordStoreOptions): Promise<MongoRecordStore> {
   const now = options.now ?? Date.now;
+  const hosts = mongoHosts(options.url);
   const client = new MongoClient(options.url, {
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 10_000,
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 5_000,
     appName: 'mindgate',
     // Like JSON (and the embedded store): a field set to undefined is left out, not stored as null.
     ignoreUndefined: true,
   });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw unavailable(error, hosts);
+  }
   const db: Db = client.db(options.database);
   let closed = false;
 
@@ -124,16 +184,20 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
     const coll: Collection<StoredDoc> = db.collection<StoredDoc>(name);
     const uniqueIndexFields = new Map<string, string[]>();
     // Index builds run in the background; every operation awaits them and sees their failure.
+    // Builds that failed because MongoDB was unreachable run again on the next operation, so a
+    // collection first used during an outage works once MongoDB is back.
     let ready: Promise<unknown> = Promise.resolve();
-    function track(work: Promise<unknown>): void {
-      ready = Promise.all([ready, work]);
+    const builds: (() => Promise<unknown>)[] = [];
+    function track(build: () => Promise<unknown>): void {
+      builds.push(build);
+      ready = Promise.all([ready, build()]);
       ready.catch(() => undefined);
     }
-    track(coll.createIndex({ [HIDDEN_EXPIRY_FIELD]: 1 }, { name: TTL_INDEX_NAME, expireAfterSeconds: 0 }));
+    track(() => coll.createIndex({ [HIDDEN_EXPIRY_FIELD]: 1 }, { name: TTL_INDEX_NAME, expireAfterSeconds: 0 }));
 
     function ensure(indexes: IndexSpec[]): void {
       if (indexes.length === 0) return;
-      track(
+      track(() =>
         Promise.all(
           indexes.map((spec) => {
             const keys: Document = {};
@@ -159,7 +223,14 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
 
     async function prepared(): Promise<void> {
       if (closed) throw new StoreClosedError();
-      await ready;
+      try {
+        await ready;
+      } catch (error) {
+        if (!isUnavailable(error)) throw error;
+        ready = Promise.all(builds.map((build) => build()));
+        ready.catch(() => undefined);
+        await ready;
+      }
     }
 
     function toUniqueError(error: MongoServerError, id: string): UniqueViolationError {
@@ -195,7 +266,7 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
       return error;
     }
 
-    const handle: RecordCollection<RecordDoc> = {
+    const methods: RecordCollection<RecordDoc> = {
       async put(doc: RecordDoc, putOptions?: PutOptions): Promise<boolean> {
         const { id } = checkDoc(doc);
         const expect = parseExpect(putOptions?.expect);
@@ -324,7 +395,7 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
         throw new Error(`increment of "${parsed.id}" in "${name}" did not settle after ${INCREMENT_ATTEMPTS} attempts`);
       },
     };
-    return { handle, ensure };
+    return { handle: guarded(methods, hosts), ensure };
   }
 
   return {
@@ -343,7 +414,11 @@ export async function createMongoRecordStore(options: MongoRecordStoreOptions): 
     },
     async ping() {
       if (closed) throw new StoreClosedError();
-      await db.command({ ping: 1 });
+      try {
+        await db.command({ ping: 1 });
+      } catch (error) {
+        throw unavailable(error, hosts);
+      }
     },
     async close() {
       if (closed) return;

@@ -21,6 +21,9 @@ export { VectorInputError, MAX_SEARCH_LIMIT } from './validate.ts';
 export { createEmbeddedVectorStore } from './embedded.ts';
 export { createQdrantVectorStore } from './qdrant.ts';
 
+/** The file the embedded store keeps in `dataDir`. */
+export const EMBEDDED_VECTORS_FILE = 'vectors.sqlite';
+
 /** `dimensions` is the embedder's: each dimensionality gets its own table or collection. */
 export function createVectorStore(config: StorageConfig, dimensions: number): VectorStore {
   if (config.qdrantUrl) {
@@ -31,5 +34,5 @@ export function createVectorStore(config: StorageConfig, dimensions: number): Ve
       dimensions,
     });
   }
-  return createEmbeddedVectorStore({ path: join(config.dataDir, 'vectors.sqlite'), dimensions });
+  return createEmbeddedVectorStore({ path: join(config.dataDir, EMBEDDED_VECTORS_FILE), dimensions });
 }

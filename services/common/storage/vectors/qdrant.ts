@@ -19,6 +19,7 @@ import type {
   VectorSearchOptions,
   VectorStore,
 } from './interface.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 import {
   checkFilter,
   checkIds,
@@ -98,6 +99,14 @@ function describe(error: unknown): string {
   return String(error);
 }
 
+/** Whether a failed request says Qdrant is unreachable, timing out or failing (retryable). */
+function isUnavailable(error: unknown): boolean {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number') return status === 408 || status === 429 || status >= 500;
+  // No HTTP answer at all: fetch failed (refused, reset, DNS) or the request timed out.
+  return error instanceof Error;
+}
+
 /** A point's organization, id and caller payload, from the stored payload layout above. */
 function storedPoint(stored: Record<string, unknown> | null | undefined): StoredPoint | undefined {
   const organizationId = stored?.organization_id;
@@ -125,9 +134,9 @@ export function createQdrantVectorStore(options: QdrantVectorStoreOptions): Vect
     try {
       return await work();
     } catch (error) {
-      throw new Error(`Qdrant ${operation} on collection "${collection}" failed: ${describe(error)}`, {
-        cause: error,
-      });
+      const message = `Qdrant at ${url} (${operation} on collection "${collection}"): ${describe(error)}`;
+      if (isUnavailable(error)) throw new StoreUnavailableError('vectors', message, { cause: error });
+      throw new Error(`Qdrant ${operation} on collection "${collection}" failed: ${describe(error)}`, { cause: error });
     }
   }
 
