@@ -106,7 +106,9 @@ function disagreement(s: Claim, t: Claim, a: TextClaims, b: TextClaims, options:
   }
   // A value changed when the other memory does not mention it at all (then both are known to it).
   const namesChanged =
-    changed(s.values, t.values) && onlyIn(s.values, t.values).every((v) => !b.mentions.has(v)) && onlyIn(t.values, s.values).every((v) => !a.mentions.has(v));
+    changed(s.values, t.values) &&
+    onlyIn(s.values, t.values).every((v) => !b.mentions.has(v)) &&
+    onlyIn(t.values, s.values).every((v) => !a.mentions.has(v));
   const kinds = [
     changed(s.numbers, t.numbers) ? ('number' as const) : undefined,
     changed(s.dates, t.dates) ? ('date' as const) : undefined,
@@ -147,9 +149,13 @@ export function textOverlap(a: string, b: string): number {
   return jaccard(set(a), set(b));
 }
 
-/** Both texts state the same values: a prerequisite for being duplicates. */
+/**
+ * Both texts state the same values, a prerequisite for being duplicates: the same numbers,
+ * dates, negations, opposite words, speaker and time stamp, and each names only what the other
+ * mentions (case aside: "WireGuard" and "wireguard").
+ */
 export function sameClaims(a: TextClaims, b: TextClaims): boolean {
-  return a.signature === b.signature;
+  return a.signature === b.signature && [...a.names].every((n) => b.mentions.has(n)) && [...b.names].every((n) => a.mentions.has(n));
 }
 
 export const NEAR_DUPLICATE_OVERLAP = 0.85;
@@ -193,8 +199,10 @@ export function compareMemories(
   const overlap = textOverlap(next.text, existing.text);
   if (disagreement) return { disagreement, overlap };
   const sameOccasion = !options.episodes || (sameLabels(next.tags, existing.tags) && sameLabels(next.entities, existing.entities));
-  if (!sameOccasion || !sameClaims(next.claims, existing.claims)) return { overlap };
+  if (!sameOccasion) return { overlap };
+  // The same normalized text says the same thing.
   if (exact) return { duplicate: 'exact', overlap };
+  if (!sameClaims(next.claims, existing.claims)) return { overlap };
   const near = overlap >= NEAR_DUPLICATE_OVERLAP || (options.cosine ?? 0) >= NEAR_DUPLICATE_COSINE;
   return near ? { duplicate: 'near', overlap } : { overlap };
 }

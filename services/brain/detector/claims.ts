@@ -41,6 +41,8 @@ export interface TextClaims {
    * signatures differ do not say the same thing, however alike their words.
    */
   signature: string;
+  /** Names and identifiers of the text (lower case): compared with the other text's mentions. */
+  names: Set<string>;
   /** Lower-cased words and names anywhere in the text or its entities (mentions). */
   mentions: Set<string>;
 }
@@ -79,9 +81,11 @@ class ClaimBuilder {
   private previous = '';
   private readonly entityWords: Set<string>;
   private readonly all: Set<string>;
-  constructor(text: string, entityWords: Set<string>, all: Set<string>) {
+  private readonly names: Set<string>;
+  constructor(text: string, entityWords: Set<string>, all: Set<string>, names: Set<string>) {
     this.entityWords = entityWords;
     this.all = all;
+    this.names = names;
     this.claim = {
       text,
       content: new Set(),
@@ -173,7 +177,7 @@ class ClaimBuilder {
 
   /** A name or identifier: the subject before the first content word, a value after it. */
   private name(lower: string): void {
-    this.all.add(`n:${lower}`);
+    this.names.add(lower);
     if (this.claim.content.size > 0) this.claim.values.add(lower);
     else this.claim.subjects.add(lower);
   }
@@ -212,6 +216,7 @@ function sentencesOf(line: string): string[] {
 export function analyze(text: string, entities: string[] = []): TextClaims {
   const entityWords = entityWordsOf(entities);
   const all = new Set<string>();
+  const names = new Set<string>();
   const mentions = new Set<string>(entityWords);
   const sentences: Claim[] = [];
   for (let line of text.split(/\n+/)) {
@@ -227,7 +232,7 @@ export function analyze(text: string, entities: string[] = []): TextClaims {
       line = line.slice(speaker[0].length);
     }
     for (const sentence of sentencesOf(line)) {
-      const builder = new ClaimBuilder(sentence, entityWords, all);
+      const builder = new ClaimBuilder(sentence, entityWords, all, names);
       // What one speaker says is about the speaker: another speaker may say otherwise.
       if (speaker) builder.claim.subjects.add(`speaker:${speaker[1].toLowerCase()}`);
       const tokens = [...sentence.matchAll(TOKEN)].map((m, i) => ({ raw: m[0], lower: m[0].toLowerCase(), first: i === 0 }));
@@ -239,5 +244,5 @@ export function analyze(text: string, entities: string[] = []): TextClaims {
     }
   }
   const negations = sentences.filter((s) => s.negated).length;
-  return { sentences, signature: [...all].sort().join('|') + (negations ? `|negated:${negations}` : ''), mentions };
+  return { sentences, signature: [...all].sort().join('|') + (negations ? `|negated:${negations}` : ''), names, mentions };
 }
