@@ -18,6 +18,8 @@ export interface SourceRecord {
   clientId: string;
   userId: string;
   clientName: string;
+  /** Absent in memories written before it was recorded. */
+  userName?: string;
 }
 
 export interface OutcomeStatsRecord {

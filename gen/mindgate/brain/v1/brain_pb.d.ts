@@ -32,11 +32,18 @@ export declare type Source = Message<"mindgate.brain.v1.Source"> & {
   userId: string;
 
   /**
-   * Human-readable client name, when known.
+   * The client's registered name (client_name of its registration), when known.
    *
    * @generated from field: string client_name = 3;
    */
   clientName: string;
+
+  /**
+   * The user's display name, when known.
+   *
+   * @generated from field: string user_name = 4;
+   */
+  userName: string;
 };
 
 /**
