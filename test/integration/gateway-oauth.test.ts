@@ -217,8 +217,9 @@ describe('registration', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as Record<string, unknown>;
+    // The registered name travels signed in the client_id (edge/gateway/oauth/facade-client.ts).
     expect(body).toEqual({
-      client_id: 'gw-alpha',
+      client_id: expect.stringMatching(/^gw-alpha\.[\w-]+\.[\w-]+\.[\w-]+$/),
       client_id_issued_at: expect.any(Number),
       redirect_uris: [REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
@@ -844,7 +845,10 @@ describe('root aliases for the default server', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ redirect_uris: [REDIRECT] }),
     });
-    expect(((await rootReg.json()) as Record<string, unknown>).client_id).toBe(reg.client_id);
+    // Without a client_name the client_id is the upstream's; with one, the upstream's and the signed name.
+    const rootId = String(((await rootReg.json()) as Record<string, unknown>).client_id);
+    expect(rootId).toBe('gw-alpha');
+    expect(String(reg.client_id).startsWith(`${rootId}.`)).toBe(true);
     const s = await signInTo(base, 'alpha', { endpoint: `${base}/authorize` });
     expect(s.redirect.searchParams.get('iss')).toBe(base);
     const res = await postForm(`${base}/token`, {
