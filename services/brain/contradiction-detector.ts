@@ -143,10 +143,14 @@ export function detectDisagreement(
   return detectIn(analyze(a, options.entitiesA), analyze(b, options.entitiesB), options);
 }
 
+/** The stemmed words of a text, as near duplicates compare them. */
+export function wordSet(text: string): Set<string> {
+  return new Set(words(text).map(stem));
+}
+
 /** Word-set overlap of two texts, used for near duplicates. */
 export function textOverlap(a: string, b: string): number {
-  const set = (t: string) => new Set(words(t).map(stem));
-  return jaccard(set(a), set(b));
+  return jaccard(wordSet(a), wordSet(b));
 }
 
 /**
@@ -166,6 +170,8 @@ export interface ComparedMemory {
   /** Title and content. */
   text: string;
   claims: TextClaims;
+  /** wordSet(text). */
+  words: Set<string>;
   /** Hash of the normalized text (text.ts contentHash). */
   hash: string;
   tags: string[];
@@ -196,7 +202,7 @@ export function compareMemories(
 ): Comparison {
   const exact = next.hash === existing.hash;
   const disagreement = exact ? undefined : detectIn(next.claims, existing.claims, options);
-  const overlap = textOverlap(next.text, existing.text);
+  const overlap = jaccard(next.words, existing.words);
   if (disagreement) return { disagreement, overlap };
   const sameOccasion = !options.episodes || (sameLabels(next.tags, existing.tags) && sameLabels(next.entities, existing.entities));
   if (!sameOccasion) return { overlap };

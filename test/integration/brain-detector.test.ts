@@ -103,7 +103,7 @@ describe('ranking', () => {
     expect(
       failureWarning({ worked: 0, failed: 1, lastFailedAt: now - 2 * 86_400_000, lastFailedBy: 'c1', lastFailedNote: 'broke' }, now)
         ?.message,
-    ).toMatch(/^failed in use 2 days ago .* by client c1: broke/);
+    ).toMatch(/^failed in use 2 days ago .* by c1: broke/);
   });
 
   it('fuses with the lexical weight', () => {

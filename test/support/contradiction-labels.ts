@@ -3,7 +3,7 @@
 // PutMemory. Used by test/bench/brain-contradictions.bench.ts (figures) and
 // test/integration/brain-contradictions.test.ts (CI floors).
 import { readFileSync } from 'node:fs';
-import { analyze, compareMemories, type ComparedMemory, type Disagreement } from '../../services/brain/contradiction-detector.ts';
+import { analyze, compareMemories, wordSet, type ComparedMemory, type Disagreement } from '../../services/brain/contradiction-detector.ts';
 import { contentHash } from '../../services/brain/text.ts';
 
 export type PairLabel = 'contradiction' | 'compatible' | 'unrelated';
@@ -55,7 +55,7 @@ export interface PairOutcome {
 }
 
 function memory(text: string, entities: string[]): ComparedMemory {
-  return { text, claims: analyze(text, entities), hash: contentHash(text), tags: [], entities };
+  return { text, claims: analyze(text, entities), words: wordSet(text), hash: contentHash(text), tags: [], entities };
 }
 
 export function judge(pair: LabeledPair): PairOutcome {

@@ -3,7 +3,7 @@
 // (written and flagged). The rules are in contradiction-detector.ts.
 import { create } from '@bufbuild/protobuf';
 import { DuplicateKind, MemoryRefSchema, SimilarMemorySchema, type SimilarMemory } from '../../../gen/mindgate/brain/v1/brain_pb.js';
-import { analyze, compareMemories, type ComparedMemory } from '../contradiction-detector.ts';
+import { analyze, compareMemories, wordSet, type ComparedMemory } from '../contradiction-detector.ts';
 import type { BrainContext } from '../context.ts';
 import { isLive, memoryId, namespaceEnum, type MemoryRecord, type NamespaceName } from '../memory-record.ts';
 import { normalizeEntity } from '../search/lexical-index.ts';
@@ -31,9 +31,23 @@ export interface WriteDraft {
   exclude: Set<string>;
 }
 
+/**
+ * Analyses of memories compared recently, by content hash and entities: the same few memories are
+ * the closest candidates of many writes, and analysing a text costs far more than comparing two.
+ */
+const analyses = new Map<string, Pick<ComparedMemory, 'claims' | 'words'>>();
+const ANALYSES = 10_000;
+
 function compared(record: Pick<MemoryRecord, 'title' | 'content' | 'tags' | 'entities' | 'contentHash'>): ComparedMemory {
   const text = `${record.title}\n${record.content}`;
-  return { text, claims: analyze(text, record.entities), hash: record.contentHash, tags: record.tags, entities: record.entities };
+  const cacheKey = `${record.contentHash}|${record.entities.join('\n')}`;
+  let known = analyses.get(cacheKey);
+  if (!known) {
+    known = { claims: analyze(text, record.entities), words: wordSet(text) };
+    if (analyses.size >= ANALYSES) analyses.delete(analyses.keys().next().value!);
+    analyses.set(cacheKey, known);
+  }
+  return { text, ...known, hash: record.contentHash, tags: record.tags, entities: record.entities };
 }
 
 /** Both memories name entities and share none: they are about different things. */

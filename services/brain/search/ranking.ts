@@ -116,7 +116,7 @@ function ago(ms: number): string {
 export function failureWarning(stats: OutcomeStatsRecord, now: number): Warning | undefined {
   const failedAt = stats.lastFailedAt;
   if (failedAt === undefined || !lastUseFailed(stats) || now - failedAt > WARNING_WINDOW_MS) return undefined;
-  const by = stats.lastFailedBy ? ` by client ${stats.lastFailedBy}` : '';
+  const by = stats.lastFailedBy ? ` by ${stats.lastFailedBy}` : '';
   const note = stats.lastFailedNote ? `: ${stats.lastFailedNote}` : '';
   const when = new Date(failedAt).toISOString().slice(0, 16).replace('T', ' ');
   return {

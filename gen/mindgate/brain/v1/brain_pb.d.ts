@@ -83,7 +83,8 @@ export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
   lastFailedAt?: Timestamp | undefined;
 
   /**
-   * The client that reported the last failure, and its note.
+   * Who reported the last failure (the client's registered name and the user's, or the client
+   * id when no name is known), and its note.
    *
    * @generated from field: string last_failed_by = 5;
    */
@@ -95,7 +96,7 @@ export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
   lastFailedNote: string;
 
   /**
-   * The client that reported the last success.
+   * Who reported the last success, named the same way.
    *
    * @generated from field: string last_worked_by = 7;
    */
@@ -596,6 +597,8 @@ export declare type FailureWarning = Message<"mindgate.brain.v1.FailureWarning">
   failedAt?: Timestamp | undefined;
 
   /**
+   * Who reported the failure, as OutcomeStats.last_failed_by names it.
+   *
    * @generated from field: string client_id = 2;
    */
   clientId: string;
