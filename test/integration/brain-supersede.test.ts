@@ -85,7 +85,8 @@ describe('supersedes', () => {
     expect(keys.indexOf('dns/ttl-new')).toBeLessThan(keys.indexOf('dns/ttl'));
     const obsolete = await brain.listContradictions({ organizationId: org, status: ItemStatus.OBSOLETE });
     expect(obsolete.contradictions.map((c) => c.id)).toContain(other.contradiction!.id);
-  });
+    // Seven writes, each embedded: slow on a loaded machine.
+  }, 120_000);
 
   it('makes the superseded memory current again when its successor is deleted', async () => {
     await brain.deleteMemory({ organizationId: org, namespace: K, key: 'dns/ttl-new', source });

@@ -217,9 +217,8 @@ describe('registration', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as Record<string, unknown>;
-    // The registered name travels signed in the client_id (edge/gateway/oauth/facade-client.ts).
     expect(body).toEqual({
-      client_id: expect.stringMatching(/^gw-alpha\.[\w-]+\.[\w-]+\.[\w-]+$/),
+      client_id: 'gw-alpha',
       client_id_issued_at: expect.any(Number),
       redirect_uris: [REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
@@ -357,6 +356,13 @@ describe('registration', () => {
     const brain = await post('/brain/oauth/register', body);
     expect(brain.status).toBe(200);
     expect(await brain.json()).toMatchObject({ client_id: 'mindgate-gateway-brain', token_endpoint_auth_method: 'none' });
+    // With a client_name, the Brain's facade signs it into the client_id (it is carried to {auth_url}).
+    const named = (await (
+      await post('/brain/oauth/register', JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'Claude' }))
+    ).json()) as {
+      client_id: string;
+    };
+    expect(named.client_id).toMatch(/^mindgate-gateway-brain\.[\w-]+\.[\w-]+\.[\w-]+$/);
     const bad = await post('/bad%20name/oauth/register', body);
     expect(bad.status).toBe(422);
     expect((await post('/alpha/oauth/register', 'x'.repeat(70_000))).status).toBe(413);
@@ -845,10 +851,7 @@ describe('root aliases for the default server', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ redirect_uris: [REDIRECT] }),
     });
-    // Without a client_name the client_id is the upstream's; with one, the upstream's and the signed name.
-    const rootId = String(((await rootReg.json()) as Record<string, unknown>).client_id);
-    expect(rootId).toBe('gw-alpha');
-    expect(String(reg.client_id).startsWith(`${rootId}.`)).toBe(true);
+    expect(((await rootReg.json()) as Record<string, unknown>).client_id).toBe(reg.client_id);
     const s = await signInTo(base, 'alpha', { endpoint: `${base}/authorize` });
     expect(s.redirect.searchParams.get('iss')).toBe(base);
     const res = await postForm(`${base}/token`, {

@@ -1,6 +1,7 @@
 // Facade client ids. Registration stores nothing, so what the gateway must know later about a
-// client travels in its client_id: the server's upstream client id alone, or, when the client
-// registered a name, followed by that name signed for this server
+// client travels in its client_id: the server's upstream client id alone, or, for a server
+// authorized by the platform (the Brain) when the client registered a name, followed by that
+// name signed for this server
 // (`mindgate-gateway-brain.<kid>.<payload>.<mac>`). The name is carried through consent to the
 // upstream authorization server, which puts it in the tokens (`client_name`), so that what a
 // facade client writes to the Brain names the client, not the gateway.
