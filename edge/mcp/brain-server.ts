@@ -11,7 +11,7 @@ import { buildChallenge, type LocalHandler, type LocalRequest } from '../gateway
 import { BodyTooLargeError, readBody } from '../http/respond.ts';
 import { InvalidTokenError, type AccessTokenClaims } from '../oauth/verify.ts';
 import { SERVER_INSTRUCTIONS } from './brain-tool-definitions.ts';
-import { registerBrainTools } from './brain-tools.ts';
+import { registerBrainTools, type ToolCaller } from './brain-tools.ts';
 
 export const BRAIN_MCP_VERSION = '1.0.0';
 /** Header naming the organization when the operator's infrastructure calls with X-Gateway-Key. */
@@ -30,11 +30,7 @@ function bearer(req: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
-interface Caller {
-  organizationId: string;
-  clientId: string;
-  userId: string;
-}
+type Caller = ToolCaller;
 
 /** Creates the handler the gateway mounts for the `brain` server (registry.mountLocal). */
 export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
@@ -73,7 +69,13 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
       }
       throw err;
     }
-    return { organizationId: claims.organizationId, clientId: claims.clientId, userId: claims.subject };
+    return {
+      organizationId: claims.organizationId,
+      clientId: claims.clientId,
+      userId: claims.subject,
+      clientName: claims.clientName,
+      userName: claims.userName,
+    };
   }
 
   return async (request) => {

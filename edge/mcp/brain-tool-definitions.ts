@@ -2,61 +2,33 @@
 // usage order of the spec (§4.2). The handlers are in brain-tools.ts and manage-memories.ts.
 import { z } from 'zod';
 
-const namespaceSchema = z.enum(['episodes', 'knowledge']).describe('episodes = what happened; knowledge = reusable learnings');
-const keySchema = z
-  .string()
-  .regex(/^[A-Za-z0-9._:/-]{1,200}$/)
-  .describe('exact memory key, e.g. "deploy/api-steps"');
+/**
+ * A choice among fixed values whose error, when missing or wrong, lists the choices in words
+ * (the SDK shows the message to the model as the tool's error).
+ */
+function choice<const T extends readonly [string, ...string[]]>(values: T, meanings: string) {
+  const words = values.map((v) => `"${v}"`).join(values.length === 2 ? ' or ' : ', ');
+  return z.enum(values, {
+    error: (issue) =>
+      issue.input === undefined
+        ? `missing: give one of ${words} (${meanings})`
+        : `${JSON.stringify(issue.input)} is not one of ${words} (${meanings})`,
+  });
+}
+
+const namespaceSchema = choice(['knowledge', 'episodes'], 'knowledge = reusable learnings, episodes = what happened');
+// Lengths and key characters are checked by the brain service, whose errors name the field: the
+// limits are not repeated here, where every one costs tokens of each tools/list.
+const keySchema = z.string();
 const refSchema = z.object({ namespace: namespaceSchema, key: keySchema });
 export type NamespaceName = z.infer<typeof namespaceSchema>;
+const names = z.array(z.string());
+/** ISO 8601, checked by the handler: zod's own date-time pattern costs ~150 tokens of tools/list. */
+const isoTime = z.string();
 
-const scoresOut = z.object({
-  final: z.number(),
-  relevance: z.number(),
-  lexical: z.number(),
-  semantic: z.number(),
-  feedback: z.number(),
-  recency: z.number(),
-});
-const warningOut = z.object({ failed_at: z.string(), client_id: z.string(), note: z.string(), message: z.string() });
-const memoryOut = z.object({
-  namespace: namespaceSchema,
-  key: z.string(),
-  title: z.string(),
-  content: z.string(),
-  tags: z.array(z.string()),
-  entities: z.array(z.string()),
-  version: z.number(),
-  updated_at: z.string(),
-  created_at: z.string(),
-  written_by: z.string(),
-  worked: z.number(),
-  failed: z.number(),
-});
-const contradictionOut = z.object({
-  id: z.string(),
-  status: z.string(),
-  memories: z.array(refSchema.extend({ version: z.number() })),
-  reason: z.string(),
-  resolution: z.string(),
-  flagged_by: z.string(),
-});
-const questionOut = z.object({
-  id: z.string(),
-  status: z.string(),
-  question: z.string(),
-  memories: z.array(refSchema),
-  entities: z.array(z.string()),
-  resolution: z.string(),
-});
-const duplicateOut = z.object({
-  namespace: namespaceSchema,
-  key: z.string(),
-  title: z.string(),
-  kind: z.enum(['exact', 'near']),
-  overlap: z.number(),
-  semantic: z.number(),
-});
+// Output schemas name the top-level fields: clients that validate structured content get their
+// shape, and the item fields (docs/brain.md) are not repeated in every tools/list.
+const items = z.array(z.unknown());
 
 export const SERVER_INSTRUCTIONS =
   'Shared memory of your organization, written and read by all of its agents and people. ' +
@@ -65,39 +37,31 @@ export const SERVER_INSTRUCTIONS =
   'Then report with feedback_memories whether the memories you relied on worked or failed.';
 
 // Tool definitions are built once: a zod schema costs more to construct than the rest of a
-// stateless request, and the server registers every tool on each request.
+// stateless request, and the server registers every tool on each request. Their size is held
+// under 2,000 tokens in total (test/e2e/brain-mcp.test.ts).
 export const RECALL_CONTEXT_TOOL = {
   title: 'Recall context for a task',
   description:
-    'Call this FIRST, at the start of a task. In one call it searches both namespaces for the task, adds the memories ' +
-    'that mention the named entities and the exact keys you ask for, and returns one context block within a token ' +
-    'budget, with the open contradictions and questions that touch those memories. Memories that failed in use carry a WARNING. ' +
-    'Afterwards: record new learnings with manage_memories and report outcomes with feedback_memories.',
+    'Call FIRST in a task: one context block, within a token budget, of the memories for the task (both namespaces), ' +
+    'those naming the entities and the keys you ask for, with the open contradictions and questions touching them. ' +
+    'WARNING marks memories that failed in use; HISTORY marks superseded ones. ' +
+    'At the end: manage_memories to record, feedback_memories to report.',
   inputSchema: z.object({
-    task: z.string().max(4_000).optional().describe('what you are about to do, in a sentence or two'),
-    entities: z.array(z.string().min(1).max(200)).max(20).optional().describe('people, systems or organizations involved'),
-    keys: z.array(refSchema).max(20).optional().describe('memories you already know you need'),
-    namespaces: z.array(namespaceSchema).max(2).optional().describe('namespaces searched for the task (default both)'),
-    token_budget: z.number().int().min(200).max(20_000).optional().describe('estimated tokens the context may use (default 2000)'),
-    limit: z.number().int().min(1).max(50).optional().describe('memories at most (default 12)'),
+    task: z.string().optional().describe('what you are about to do'),
+    entities: names.optional().describe('people, systems, organizations involved'),
+    keys: z.array(refSchema).optional().describe('memories you know you need'),
+    namespaces: z.array(namespaceSchema).optional().describe('default both'),
+    token_budget: z.number().int().min(200).max(20_000).optional().describe('default 2000'),
+    limit: z.number().int().min(1).max(50).optional().describe('memories at most, default 12'),
   }),
   outputSchema: z.object({
     context: z.string(),
     estimated_tokens: z.number(),
     truncated: z.boolean(),
-    memories: z.array(
-      z.object({
-        namespace: namespaceSchema,
-        key: z.string(),
-        title: z.string(),
-        version: z.number(),
-        reasons: z.array(z.string()),
-        warning: warningOut.optional(),
-      }),
-    ),
-    contradictions: z.array(contradictionOut),
-    questions: z.array(questionOut),
-    missing: z.array(refSchema),
+    memories: items,
+    contradictions: items,
+    questions: items,
+    missing: items,
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
@@ -105,86 +69,76 @@ export const RECALL_CONTEXT_TOOL = {
 export const SEARCH_MEMORIES_TOOL = {
   title: 'Search memories',
   description:
-    'Search one namespace (knowledge or episodes) of the organization memory by words and meaning. Use it at the start ' +
-    'of a task when you need one namespace or filters (tags, entities, time); recall_context covers both namespaces at once. ' +
-    'Each result says why it ranked (scores) and carries a WARNING when it failed in use recently: then prefer another memory ' +
-    'or verify it. Read whole memories with fetch_memories.',
+    'Search one namespace by words and meaning, with filters; recall_context covers both at once. ' +
+    'Results say why they ranked; WARNING (failed in use: prefer another or verify), HISTORY (superseded: read its successor) ' +
+    'and open contradictions are marked. Whole memories: fetch_memories.',
   inputSchema: z.object({
     namespace: namespaceSchema,
-    query: z.string().min(1).max(2_000).describe('what you are looking for'),
-    limit: z.number().int().min(1).max(50).optional().describe('results at most (default 10)'),
-    tags: z.array(z.string().min(1).max(64)).max(16).optional().describe('only memories carrying every one of these tags'),
-    entities: z.array(z.string().min(1).max(200)).max(16).optional().describe('only memories mentioning one of these entities'),
-    updated_after: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time'),
-    updated_before: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time'),
-    token_budget: z.number().int().min(100).max(50_000).optional().describe('stop before results exceed this many estimated tokens'),
+    query: z.string().min(1),
+    limit: z.number().int().min(1).max(50).optional().describe('default 10'),
+    tags: z.array(z.string()).optional().describe('all required'),
+    entities: names.optional().describe('any of'),
+    updated_after: isoTime.optional().describe('ISO 8601'),
+    updated_before: isoTime.optional().describe('ISO 8601'),
+    token_budget: z.number().int().min(100).max(50_000).optional(),
   }),
-  outputSchema: z.object({
-    namespace: namespaceSchema,
-    searched_memories: z.number(),
-    truncated: z.boolean(),
-    results: z.array(memoryOut.extend({ scores: scoresOut, warning: warningOut.optional() })),
-  }),
+  outputSchema: z.object({ namespace: z.string(), searched_memories: z.number(), truncated: z.boolean(), results: items }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
 export const FETCH_MEMORIES_TOOL = {
   title: 'Fetch memories, contradictions or questions',
-  description:
-    'Read whole memories by exact key (with their namespace), or a flagged contradiction (id ctr_…) or open question ' +
-    '(id q_…) by id, as named by recall_context, search_memories or manage_memories.',
+  description: 'Read whole memories by key (with their namespace), or contradictions (ctr_…) and questions (q_…) by id.',
   inputSchema: z.object({
-    namespace: namespaceSchema.optional().describe('namespace of the keys (required with keys)'),
-    keys: z.array(keySchema).max(100).optional(),
-    ids: z
-      .array(z.string().regex(/^(ctr|q)_[a-z2-7]{20}$/))
-      .max(100)
-      .optional()
-      .describe('contradiction (ctr_…) or question (q_…) ids'),
+    namespace: namespaceSchema.optional().describe('of the keys'),
+    keys: z.array(keySchema).optional(),
+    ids: z.array(z.string()).optional(),
   }),
   outputSchema: z.object({
-    memories: z.array(memoryOut),
+    memories: items,
     missing_keys: z.array(z.string()),
-    contradictions: z.array(contradictionOut),
-    questions: z.array(questionOut),
+    contradictions: items,
+    questions: items,
     missing_ids: z.array(z.string()),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
 export const MANAGE_MEMORIES_TOOL = {
-  title: 'Create, update or delete memories; flag and resolve contradictions and questions',
+  title: 'Write memories; flag and resolve contradictions and questions',
   description:
-    'Call this at the END of a task to record what you learned (namespace "knowledge": reusable how-tos, facts, decisions) ' +
-    'or what happened (namespace "episodes"). Actions: create (fails if the key exists), update (needs expected_version ' +
-    'from a read), delete, flag_contradiction (memories + reason), ask_question (question, optional memories/entities), ' +
-    'resolve (id of a contradiction ctr_… or question q_…, with status and resolution). A create or update whose text ' +
-    'already exists under another key is NOT written: the similar keys are returned; update that memory instead, or pass ' +
-    'allow_duplicate. Writes that disagree with a close memory are stored and flag a contradiction: resolve it or fix a memory.',
+    'Call at the END of a task to record what you learned (knowledge: how-tos, facts, decisions) or what happened (episodes). ' +
+    'create: new key; update: needs expected_version from a read; delete; ' +
+    'a correction: write it with supersedes = the wrong memory (kept as history, its contradictions closed). ' +
+    'A write saying the same as another key is NOT stored (update that one, or allow_duplicate); ' +
+    'one that disagrees with a close memory is stored and flags a contradiction. ' +
+    'flag_contradiction: memories + reason; ask_question: question; resolve: id (ctr_… or q_…), status, resolution.',
   inputSchema: z.object({
-    action: z.enum(['create', 'update', 'delete', 'flag_contradiction', 'ask_question', 'resolve']),
+    action: choice(['create', 'update', 'delete', 'flag_contradiction', 'ask_question', 'resolve'], 'what to do'),
     namespace: namespaceSchema.optional(),
     key: keySchema.optional(),
-    title: z.string().max(300).optional().describe('one-line summary'),
-    content: z.string().max(32_000).optional().describe('the memory, self-contained: a reader has no other context'),
-    tags: z.array(z.string().min(1).max(64)).max(32).optional(),
-    entities: z.array(z.string().min(1).max(200)).max(64).optional().describe('people, systems, organizations mentioned'),
-    expected_version: z.number().int().min(0).optional().describe('version you read (update and delete)'),
+    title: z.string().optional(),
+    content: z.string().optional().describe('self-contained: a reader has no other context'),
+    tags: z.array(z.string()).optional(),
+    entities: names.optional(),
+    expected_version: z.number().int().min(0).optional().describe('version you read (update, delete)'),
+    supersedes: refSchema.optional().describe('the memory this write corrects'),
     allow_duplicate: z.boolean().optional(),
-    memories: z.array(refSchema).max(20).optional().describe('for flag_contradiction (2+) and ask_question'),
-    reason: z.string().max(2_000).optional().describe('why the memories disagree (flag_contradiction)'),
-    question: z.string().max(2_000).optional().describe('what is not known (ask_question)'),
-    id: z.string().optional().describe('contradiction or question id (resolve)'),
-    status: z.enum(['resolved', 'dismissed']).optional().describe('resolve: resolved (settled) or dismissed (not real)'),
-    resolution: z.string().max(4_000).optional().describe('resolve: how it was settled, or the answer'),
+    memories: z.array(refSchema).optional().describe('flag_contradiction (2+), ask_question'),
+    reason: z.string().optional(),
+    question: z.string().optional(),
+    id: z.string().optional(),
+    status: choice(['resolved', 'dismissed'], 'resolved = settled, dismissed = not real').optional(),
+    resolution: z.string().optional().describe('how it was settled, or the answer'),
   }),
   outputSchema: z.object({
     action: z.string(),
-    outcome: z.enum(['created', 'updated', 'unchanged', 'duplicate', 'deleted', 'flagged', 'already_flagged', 'asked', 'resolved']),
-    memory: memoryOut.optional(),
-    duplicates: z.array(duplicateOut),
-    contradictions: z.array(contradictionOut),
-    question: questionOut.optional(),
+    outcome: z.string(),
+    memory: z.unknown().optional(),
+    duplicates: items,
+    contradictions: items,
+    closed_contradictions: items,
+    question: z.unknown().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 };
@@ -192,19 +146,14 @@ export const MANAGE_MEMORIES_TOOL = {
 export const FEEDBACK_MEMORIES_TOOL = {
   title: 'Report whether memories worked',
   description:
-    'Call this at the END of a task for the memories you relied on: outcome "worked" or "failed", with a short note on ' +
-    'what went wrong. Later searches rank memories that worked higher, and show a WARNING (when, who, your note) on ' +
-    'memories that failed.',
+    'Call at the END of a task for the memories you relied on: "worked", or "failed" with a note on what went wrong. ' +
+    'Memories that worked rank higher; a failure shows a WARNING until a later use works.',
   inputSchema: z.object({
-    outcome: z.enum(['worked', 'failed']),
-    memories: z.array(refSchema).min(1).max(50),
-    note: z.string().max(1_000).optional().describe('what worked, or what went wrong'),
+    outcome: choice(['worked', 'failed'], 'how the work relying on the memories went'),
+    memories: z.array(refSchema).min(1),
+    note: z.string().optional(),
   }),
-  outputSchema: z.object({
-    outcome: z.enum(['worked', 'failed']),
-    updated: z.array(refSchema.extend({ worked: z.number(), failed: z.number() })),
-    missing: z.array(refSchema),
-  }),
+  outputSchema: z.object({ outcome: z.string(), updated: items, missing: items }),
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
 };
 

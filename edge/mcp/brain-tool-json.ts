@@ -16,6 +16,7 @@ import {
   type OpenQuestion,
   type Scores,
   type SimilarMemory,
+  type Source,
 } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { edgeFailureOf, isTransportFailure } from '../service-failures.ts';
 import type { NamespaceName } from './brain-tool-definitions.ts';
@@ -26,7 +27,21 @@ export const toRef = (r: { namespace: NamespaceName; key: string }) =>
   create(MemoryRefSchema, { namespace: nsEnum(r.namespace), key: r.key });
 export const fromRef = (r: MemoryRef | undefined) => ({ namespace: nsName(r?.namespace ?? Namespace.KNOWLEDGE), key: r?.key ?? '' });
 const iso = (t: Parameters<typeof timestampDate>[0] | undefined) => (t ? timestampDate(t).toISOString() : '');
-const statusName = (s: ItemStatus) => (s === ItemStatus.OPEN ? 'open' : s === ItemStatus.RESOLVED ? 'resolved' : 'dismissed');
+const STATUS_NAMES: Record<number, string> = {
+  [ItemStatus.OPEN]: 'open',
+  [ItemStatus.RESOLVED]: 'resolved',
+  [ItemStatus.DISMISSED]: 'dismissed',
+  [ItemStatus.OBSOLETE]: 'obsolete',
+};
+const statusName = (s: ItemStatus) => STATUS_NAMES[s] ?? 'open';
+const refName = (r: MemoryRef | undefined) => (r?.key ? `${nsName(r.namespace)}/${r.key}` : undefined);
+
+/** Who wrote a memory, as a reader knows them: the client's registered name, and the user's. */
+export function writerName(source: Source | undefined): string {
+  const client = source?.clientName || source?.clientId || '';
+  const user = source?.userName ?? '';
+  return client && user ? `${client} for ${user}` : client || user;
+}
 
 export function memoryJson(m: Memory) {
   return {
@@ -39,9 +54,11 @@ export function memoryJson(m: Memory) {
     version: Number(m.version),
     updated_at: iso(m.updateTime),
     created_at: iso(m.createTime),
-    written_by: m.source?.clientName || m.source?.clientId || '',
+    written_by: writerName(m.source),
     worked: m.stats?.worked ?? 0,
     failed: m.stats?.failed ?? 0,
+    supersedes: refName(m.supersedes),
+    superseded_by: refName(m.supersededBy),
   };
 }
 
@@ -58,7 +75,7 @@ export function scoresJson(s: Scores | undefined) {
 }
 
 export function warningJson(w: FailureWarning | undefined) {
-  return w ? { failed_at: iso(w.failedAt), client_id: w.clientId, note: w.note, message: w.message } : undefined;
+  return w ? { failed_at: iso(w.failedAt), by: w.clientId, note: w.note, message: w.message } : undefined;
 }
 
 export function contradictionJson(c: Contradiction) {

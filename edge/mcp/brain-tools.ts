@@ -40,6 +40,9 @@ export interface ToolCaller {
   organizationId: string;
   clientId: string;
   userId: string;
+  /** The client's registered name (for a gateway facade client, the original client's). */
+  clientName?: string;
+  userName?: string;
 }
 
 /** What every tool handler acts with: the brain client, and who calls, from the verified token. */
@@ -88,16 +91,52 @@ async function recallContext({ brain, organizationId }: BrainToolContext, args: 
   });
 }
 
-type SearchResultJson = ReturnType<typeof memoryJson> & { scores: ReturnType<typeof scoresJson>; warning: ReturnType<typeof warningJson> };
+type SearchResultJson = ReturnType<typeof memoryJson> & {
+  scores: ReturnType<typeof scoresJson>;
+  warning: ReturnType<typeof warningJson>;
+  open_contradictions: string[];
+};
+
+/** Why a result ranked, naming only the signals that matched: words, meaning, or both. */
+function matchedBy(scores: SearchResultJson['scores']): string {
+  const by = [
+    scores.lexical > 0 ? `words ${scores.lexical.toFixed(1)}` : '',
+    scores.semantic > 0 ? `meaning ${scores.semantic.toFixed(2)}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `score ${scores.final.toFixed(2)}${by ? `: ${by}` : ''}`;
+}
 
 function searchResultText(r: SearchResultJson, i: number): string {
-  const head = `${i + 1}. [${r.namespace}] ${r.key}${r.title ? ` — ${r.title}` : ''} (v${r.version}, score ${r.scores.final.toFixed(2)}: words ${r.scores.lexical.toFixed(1)}, meaning ${r.scores.semantic.toFixed(2)})`;
-  return [head, `   ${clip(r.content.replace(/\s+/g, ' '), 400)}`, r.warning ? `   WARNING: ${r.warning.message}` : '']
+  const by = r.written_by ? `, by ${r.written_by}` : '';
+  const head = `${i + 1}. [${r.namespace}] ${r.key}${r.title ? ` — ${r.title}` : ''} (v${r.version}${by}, ${matchedBy(r.scores)})`;
+  return [
+    head,
+    `   ${clip(r.content.replace(/\s+/g, ' '), 400)}`,
+    r.superseded_by ? `   HISTORY: superseded by ${r.superseded_by}; read that one.` : '',
+    r.open_contradictions.length ? `   CONTRADICTED: open contradiction ${r.open_contradictions.join(', ')} (fetch_memories ids).` : '',
+    r.warning ? `   WARNING: ${r.warning.message}` : '',
+  ]
     .filter(Boolean)
     .join('\n');
 }
 
+/** An ISO 8601 time argument, or a tool error saying what to send. */
+function isoArgument(name: string, value: string | undefined): number | CallToolResult | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    return toolError(`${name} must be an ISO 8601 time such as 2026-11-20T09:00:00Z, got ${JSON.stringify(value)}.`);
+  }
+  return ms;
+}
+
 async function searchMemories({ brain, organizationId }: BrainToolContext, args: SearchMemoriesArgs): Promise<CallToolResult> {
+  const after = isoArgument('updated_after', args.updated_after);
+  const before = isoArgument('updated_before', args.updated_before);
+  if (typeof after === 'object') return after;
+  if (typeof before === 'object') return before;
   const res = await brain.searchMemories({
     organizationId,
     namespace: nsEnum(args.namespace),
@@ -105,11 +144,16 @@ async function searchMemories({ brain, organizationId }: BrainToolContext, args:
     limit: args.limit ?? 0,
     tags: args.tags ?? [],
     entities: args.entities ?? [],
-    updatedAfter: args.updated_after ? timestampFromMs(Date.parse(args.updated_after)) : undefined,
-    updatedBefore: args.updated_before ? timestampFromMs(Date.parse(args.updated_before)) : undefined,
+    updatedAfter: after === undefined ? undefined : timestampFromMs(after),
+    updatedBefore: before === undefined ? undefined : timestampFromMs(before),
     tokenBudget: args.token_budget ?? 0,
   });
-  const results = res.results.map((r) => ({ ...memoryJson(r.memory!), scores: scoresJson(r.scores), warning: warningJson(r.warning) }));
+  const results = res.results.map((r) => ({
+    ...memoryJson(r.memory!),
+    scores: scoresJson(r.scores),
+    warning: warningJson(r.warning),
+    open_contradictions: r.openContradictions,
+  }));
   const text = results.length
     ? `${results.map(searchResultText).join('\n')}${res.truncated ? '\n(More results were cut by token_budget.)' : ''}`
     : `No memory in ${args.namespace} matched (searched ${res.searchedMemories} memories of your organization).`;
@@ -121,6 +165,8 @@ async function fetchMemories({ brain, organizationId }: BrainToolContext, args: 
   const ids = args.ids ?? [];
   if (!keys.length && !ids.length) return toolError('Give keys (with their namespace) or ids (ctr_… or q_…) to fetch.');
   if (keys.length && !args.namespace) return toolError('Give the namespace of the keys: "knowledge" or "episodes".');
+  const unknown = ids.filter((i) => !i.startsWith('ctr_') && !i.startsWith('q_'));
+  if (unknown.length) return toolError(`ids are contradiction ids (ctr_…) or question ids (q_…), not ${unknown.join(', ')}.`);
   const [mems, ctrs, qs] = await Promise.all([
     keys.length ? brain.getMemories({ organizationId, namespace: nsEnum(args.namespace!), keys }) : undefined,
     ids.some((i) => i.startsWith('ctr_'))
@@ -136,7 +182,7 @@ async function fetchMemories({ brain, organizationId }: BrainToolContext, args: 
   const parts = [
     ...memories.map(
       (m) =>
-        `### ${m.namespace}/${m.key}${m.title ? ` — ${m.title}` : ''} (v${m.version}, updated ${m.updated_at.slice(0, 10)}${m.written_by ? ` by ${m.written_by}` : ''}; worked ${m.worked}, failed ${m.failed})\n${m.content}`,
+        `### ${m.namespace}/${m.key}${m.title ? ` — ${m.title}` : ''} (v${m.version}, updated ${m.updated_at.slice(0, 10)}${m.written_by ? ` by ${m.written_by}` : ''}; worked ${m.worked}, failed ${m.failed}${m.supersedes ? `; supersedes ${m.supersedes}` : ''}${m.superseded_by ? `; HISTORY, superseded by ${m.superseded_by}` : ''})\n${m.content}`,
     ),
     ...contradictions.map(
       (c) =>
@@ -169,6 +215,9 @@ async function feedbackMemories({ brain, organizationId, source }: BrainToolCont
       ? `Recorded "${args.outcome}" for ${updated.map((u) => `${u.namespace}/${u.key} (worked ${u.worked}, failed ${u.failed})`).join(', ')}.`
       : '',
     missing.length ? `Not found: ${missing.map((m) => `${m.namespace}/${m.key}`).join(', ')}.` : '',
+    args.outcome === 'worked' && updated.some((u) => u.failed > 0)
+      ? 'Their last use worked: earlier failures no longer show a WARNING.'
+      : '',
   ]
     .filter(Boolean)
     .join('\n');
@@ -179,7 +228,12 @@ export function registerBrainTools(server: McpServer, brain: Client<typeof Brain
   const t: BrainToolContext = {
     brain,
     organizationId: caller.organizationId,
-    source: create(SourceSchema, { clientId: caller.clientId, userId: caller.userId }),
+    source: create(SourceSchema, {
+      clientId: caller.clientId,
+      userId: caller.userId,
+      clientName: caller.clientName ?? '',
+      userName: caller.userName ?? '',
+    }),
   };
   server.registerTool('recall_context', RECALL_CONTEXT_TOOL, (args) => run(() => recallContext(t, args)));
   server.registerTool('search_memories', SEARCH_MEMORIES_TOOL, (args) => run(() => searchMemories(t, args)));

@@ -1,15 +1,16 @@
 // The manage_memories tool: one function per action (create and update, delete, flag a
 // contradiction, ask a question, resolve either), each one call to the brain service.
+import { Code, ConnectError } from '@connectrpc/connect';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ItemStatus, type PutMemoryResponse, WriteOutcome } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { ManageMemoriesArgs } from './brain-tool-definitions.ts';
-import { contradictionJson, duplicateJson, memoryJson, nsEnum, questionJson, result, toolError, toRef } from './brain-tool-json.ts';
+import { contradictionJson, duplicateJson, memoryJson, nsEnum, nsName, questionJson, result, toolError, toRef } from './brain-tool-json.ts';
 import type { BrainToolContext } from './brain-tools.ts';
 
 type Contradictions = ReturnType<typeof contradictionJson>[];
 type WriteOutcomeName = 'created' | 'updated' | 'unchanged' | 'duplicate';
 
-const empty = () => ({ duplicates: [], contradictions: [] as Contradictions });
+const empty = () => ({ duplicates: [], contradictions: [] as Contradictions, closed_contradictions: [] as Contradictions });
 
 /** Why a create or update cannot be sent, or undefined when it can. */
 function refusedWrite(args: ManageMemoriesArgs): CallToolResult | undefined {
@@ -43,17 +44,55 @@ function describeWrite(res: PutMemoryResponse, outcome: WriteOutcomeName, ref: s
     );
     if (duplicates.length) lines.push(`Similar memories exist: ${duplicates.map((d) => `${d.namespace}/${d.key}`).join(', ')}.`);
   }
+  const superseded = res.memory?.supersedes?.key ? `${nsName(res.memory.supersedes.namespace)}/${res.memory.supersedes.key}` : '';
+  if (superseded && outcome !== 'duplicate' && outcome !== 'unchanged')
+    lines.push(`It supersedes ${superseded}, which is kept as history.`);
+  for (const c of res.closedContradictions.map(contradictionJson))
+    lines.push(`Closed contradiction ${c.id} (${c.status}): ${c.resolution}.`);
   for (const c of res.contradictions.map(contradictionJson)) {
     const others = c.memories.filter((m) => `${m.namespace}/${m.key}` !== ref).map((m) => `${m.namespace}/${m.key}`);
-    lines.push(`Flagged contradiction ${c.id} with ${others.join(', ')}: ${c.reason}. Fix the wrong memory, then resolve ${c.id}.`);
+    lines.push(
+      `Flagged contradiction ${c.id} with ${others.join(', ')}: ${c.reason}. ` +
+        `If this write corrects ${others.length === 1 ? 'it' : 'one of them'}, write again with supersedes; otherwise fix the wrong memory or resolve ${c.id}.`,
+    );
   }
   return lines.join('\n');
 }
 
-async function putMemory({ brain, organizationId, source }: BrainToolContext, args: ManageMemoriesArgs): Promise<CallToolResult> {
+/** A create on a key that exists: say so, and how to change it. */
+async function existingKey(t: BrainToolContext, args: ManageMemoriesArgs): Promise<CallToolResult> {
+  const read = await t.brain.getMemories({ organizationId: t.organizationId, namespace: nsEnum(args.namespace!), keys: [args.key!] });
+  const version = read.memories[0] ? Number(read.memories[0].version) : undefined;
+  return toolError(
+    `${args.namespace}/${args.key} already exists${version ? ` (version ${version})` : ''}: create never replaces a memory. ` +
+      `To change it, call manage_memories with action "update" and expected_version ${version ?? 'from fetch_memories'}; ` +
+      'to keep both, create under another key.',
+  );
+}
+
+async function putMemory(t: BrainToolContext, args: ManageMemoriesArgs): Promise<CallToolResult> {
   const refused = refusedWrite(args);
   if (refused) return refused;
-  const res = await brain.putMemory({
+  let res: PutMemoryResponse;
+  try {
+    res = await write(t, args);
+  } catch (err) {
+    if (args.action === 'create' && err instanceof ConnectError && err.code === Code.FailedPrecondition) return existingKey(t, args);
+    throw err;
+  }
+  const outcome = writeOutcome(res);
+  return result(describeWrite(res, outcome, `${args.namespace}/${args.key}`), {
+    action: args.action,
+    outcome,
+    memory: res.memory ? memoryJson(res.memory) : undefined,
+    duplicates: res.duplicates.map(duplicateJson),
+    contradictions: res.contradictions.map(contradictionJson),
+    closed_contradictions: res.closedContradictions.map(contradictionJson),
+  });
+}
+
+function write({ brain, organizationId, source }: BrainToolContext, args: ManageMemoriesArgs): Promise<PutMemoryResponse> {
+  return brain.putMemory({
     organizationId,
     namespace: nsEnum(args.namespace!),
     key: args.key!,
@@ -64,26 +103,24 @@ async function putMemory({ brain, organizationId, source }: BrainToolContext, ar
     source,
     expectedVersion: BigInt(args.action === 'create' ? 0 : args.expected_version!),
     allowDuplicate: args.allow_duplicate ?? false,
-  });
-  const outcome = writeOutcome(res);
-  return result(describeWrite(res, outcome, `${args.namespace}/${args.key}`), {
-    action: args.action,
-    outcome,
-    memory: res.memory ? memoryJson(res.memory) : undefined,
-    duplicates: res.duplicates.map(duplicateJson),
-    contradictions: res.contradictions.map(contradictionJson),
+    supersedes: args.supersedes ? toRef(args.supersedes) : undefined,
   });
 }
 
-async function deleteMemory({ brain, organizationId }: BrainToolContext, args: ManageMemoriesArgs): Promise<CallToolResult> {
+async function deleteMemory({ brain, organizationId, source }: BrainToolContext, args: ManageMemoriesArgs): Promise<CallToolResult> {
   if (!args.namespace || !args.key) return toolError('delete needs namespace and key.');
   await brain.deleteMemory({
     organizationId,
     namespace: nsEnum(args.namespace),
     key: args.key,
     expectedVersion: args.expected_version === undefined ? undefined : BigInt(args.expected_version),
+    source,
   });
-  return result(`Deleted ${args.namespace}/${args.key}.`, { action: 'delete', outcome: 'deleted', ...empty() });
+  return result(`Deleted ${args.namespace}/${args.key}; open contradictions naming it are closed as obsolete.`, {
+    action: 'delete',
+    outcome: 'deleted',
+    ...empty(),
+  });
 }
 
 async function flagContradiction({ brain, organizationId, source }: BrainToolContext, args: ManageMemoriesArgs): Promise<CallToolResult> {
@@ -95,7 +132,7 @@ async function flagContradiction({ brain, organizationId, source }: BrainToolCon
   return result(`${res.created ? 'Flagged' : 'Already flagged'} contradiction ${c.id}.`, {
     action: 'flag_contradiction',
     outcome: res.created ? 'flagged' : 'already_flagged',
-    duplicates: [],
+    ...empty(),
     contradictions: [c],
   });
 }
@@ -123,7 +160,7 @@ async function resolveItem({ brain, organizationId, source }: BrainToolContext, 
     return result(`Contradiction ${args.id} is ${args.status}.`, {
       action: 'resolve',
       outcome: 'resolved',
-      duplicates: [],
+      ...empty(),
       contradictions: [contradictionJson(res.contradiction!)],
     });
   }

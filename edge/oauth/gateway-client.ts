@@ -9,6 +9,16 @@ import type { Logger } from '../../services/common/log.ts';
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import { clientRecord, collectionName, openClientRecord } from './adapter.ts';
 
+/** Every gateway client's id starts so (`mindgate-gateway-brain`); registration never assigns such ids. */
+export const GATEWAY_CLIENT_PREFIX = 'mindgate-gateway-';
+
+/** The authorization parameter in which the gateway's facade names the client it acts for. */
+export const VIA_CLIENT_NAME_PARAM = 'mindgate_client_name';
+
+export function isGatewayClient(clientId: string): boolean {
+  return clientId.startsWith(GATEWAY_CLIENT_PREFIX);
+}
+
 export interface GatewayClientRegistration {
   clientId: string;
   clientName: string;

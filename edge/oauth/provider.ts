@@ -14,6 +14,7 @@ import { createAdapterFactory } from './adapter.ts';
 import type { AuthKeys } from './keys.ts';
 import { logoutPage, logoutSuccessPage, messagePage } from './pages.ts';
 import { addProviderEdges } from './provider-edges.ts';
+import { VIA_CLIENT_NAME_PARAM } from './gateway-client.ts';
 import { applyRegistrationPolicy } from './registration-policy.ts';
 import type { RevocationStore } from './revocations.ts';
 
@@ -27,6 +28,11 @@ export interface GrantRecord extends RecordDoc {
   scope: string;
   resources: string[];
   createdAt: number;
+  /**
+   * For the gateway's facade client: the name the original client registered at the facade,
+   * carried upstream in the authorization request (`mindgate_client_name`).
+   */
+  viaClientName?: string;
 }
 
 export interface AuthServerOptions {
@@ -122,7 +128,9 @@ function buildConfiguration({ options, resources, grants, adapters }: Configurat
     routes: ROUTES,
     features: features(config, resources),
     extraClientMetadata: organizationMetadata(ownOrigins),
-    extraTokenClaims: (ctx, token) => tokenClaims(grants, ctx, token),
+    extraTokenClaims: (ctx, token) => tokenClaims(grants, accounts, ctx, token),
+    // The gateway's facade names the client it acts for (edge/gateway/oauth/authorize.ts).
+    extraParams: [VIA_CLIENT_NAME_PARAM],
     findAccount: async (_ctx, sub) => {
       const user = await accounts.get(sub);
       if (!user) return undefined;
@@ -221,16 +229,30 @@ function organizationMetadata(ownOrigins: string[]): Configuration['extraClientM
   };
 }
 
-/** Access tokens carry the organization they act for (`org`) and their grant (`gid`). */
-async function tokenClaims(grants: RecordCollection<GrantRecord>, ctx: KoaContextWithOIDC, token: { kind: string }) {
+/**
+ * Access tokens carry the organization they act for (`org`), their grant (`gid`), and for
+ * display by resource servers the client's registered name (`client_name`: for the facade
+ * client, the original client's) and, with the profile scope, the user's name (`name`).
+ */
+async function tokenClaims(grants: RecordCollection<GrantRecord>, accounts: Accounts, ctx: KoaContextWithOIDC, token: { kind: string }) {
+  const clientName = ctx.oidc.client?.clientName;
   if (token.kind === 'ClientCredentials') {
     const org = organizationOf(ctx.oidc.client);
-    return org ? { org } : undefined;
+    return { ...(org ? { org } : {}), ...(clientName ? { client_name: clientName } : {}) };
   }
-  const grantId = (token as { grantId?: string }).grantId;
+  const { grantId, accountId, scope } = token as { grantId?: string; accountId?: string; scope?: string };
   if (!grantId) return undefined;
-  const grant = await grants.get(grantId);
-  return grant ? { org: grant.organizationId, gid: grantId } : { gid: grantId };
+  const [grant, account] = await Promise.all([
+    grants.get(grantId),
+    accountId && scope?.split(' ').includes('profile') ? accounts.get(accountId) : undefined,
+  ]);
+  const name = grant?.viaClientName || clientName;
+  return {
+    ...(grant ? { org: grant.organizationId } : {}),
+    gid: grantId,
+    ...(name ? { client_name: name } : {}),
+    ...(account?.name ? { name: account.name } : {}),
+  };
 }
 
 function lifetimes(auth: EdgeConfig['auth']): Configuration['ttl'] {

@@ -26,6 +26,13 @@ export interface AccessTokenClaims {
   issuedAt: number;
   /** The grant (refresh-token family) the token belongs to; absent for client_credentials. */
   grantId?: string;
+  /**
+   * The client's registered name (`client_name`); for the gateway's facade client, the name the
+   * original client registered at the facade. For display only: clients choose their names.
+   */
+  clientName?: string;
+  /** The user's display name (`name`), when the token was issued with the profile scope. */
+  userName?: string;
 }
 
 /** The token is missing, malformed, expired, for another audience or revoked. The message is safe to show. */
@@ -122,6 +129,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       tokenId: payload.jti as string,
       issuedAt: payload.iat as number,
       grantId: typeof payload.gid === 'string' ? payload.gid : undefined,
+      clientName: typeof payload.client_name === 'string' && payload.client_name ? payload.client_name : undefined,
+      userName: typeof payload.name === 'string' && payload.name ? payload.name : undefined,
     };
     const revoked = await options.revocations.isRevoked({
       tokenId: claims.tokenId,

@@ -16,7 +16,7 @@ import {
 import type { RecordDoc } from '../common/storage/records/interface.ts';
 import { namespaceEnum, type NamespaceName, type SourceRecord } from './memory-record.ts';
 
-export type ItemStatusName = 'open' | 'resolved' | 'dismissed';
+export type ItemStatusName = 'open' | 'resolved' | 'dismissed' | 'obsolete';
 
 export interface RefRecord {
   namespace: NamespaceName;
@@ -75,15 +75,19 @@ export function itemDocId(organizationId: string, id: string): string {
   return `${organizationId}/${id}`;
 }
 
+const STATUS: Record<ItemStatusName, ItemStatus> = {
+  open: ItemStatus.OPEN,
+  resolved: ItemStatus.RESOLVED,
+  dismissed: ItemStatus.DISMISSED,
+  obsolete: ItemStatus.OBSOLETE,
+};
+
 export function statusEnum(status: ItemStatusName): ItemStatus {
-  return status === 'open' ? ItemStatus.OPEN : status === 'resolved' ? ItemStatus.RESOLVED : ItemStatus.DISMISSED;
+  return STATUS[status];
 }
 
 export function statusName(status: ItemStatus): ItemStatusName | undefined {
-  if (status === ItemStatus.OPEN) return 'open';
-  if (status === ItemStatus.RESOLVED) return 'resolved';
-  if (status === ItemStatus.DISMISSED) return 'dismissed';
-  return undefined;
+  return (Object.keys(STATUS) as ItemStatusName[]).find((name) => STATUS[name] === status);
 }
 
 const ts = (ms: number | undefined) => (ms === undefined ? undefined : timestampFromMs(ms));

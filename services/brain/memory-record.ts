@@ -1,6 +1,13 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { MemorySchema, Namespace, OutcomeStatsSchema, SourceSchema, type Memory } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import {
+  MemoryRefSchema,
+  MemorySchema,
+  Namespace,
+  OutcomeStatsSchema,
+  SourceSchema,
+  type Memory,
+} from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { createHash } from 'node:crypto';
 import type { RecordDoc } from '../common/storage/records/interface.ts';
 import type { VectorPoint } from '../common/storage/vectors/interface.ts';
@@ -11,6 +18,8 @@ export interface SourceRecord {
   clientId: string;
   userId: string;
   clientName: string;
+  /** Absent in memories written before it was recorded. */
+  userName?: string;
 }
 
 export interface OutcomeStatsRecord {
@@ -52,12 +61,22 @@ export interface MemoryRecord extends RecordDoc {
   contentHash: string;
   deleted?: boolean;
   stats: OutcomeStatsRecord;
+  /** The memory this one corrects (written with `supersedes`). */
+  supersedes?: MemoryRefRecord;
+  /** The memory that corrects this one: this one is history, ranked below it. */
+  supersededBy?: MemoryRefRecord;
   /**
    * Set by every write of the memory (and its deletion) in the same record write, cleared once
    * its vector has been verified: the reconciler (vector-sync.ts) works on records whose time
    * has come. The writer's own vector write normally lands long before.
    */
   vectorDue?: number;
+}
+
+/** A memory of the same organization, by namespace and key. */
+export interface MemoryRefRecord {
+  namespace: NamespaceName;
+  key: string;
 }
 
 export function isLive(record: MemoryRecord | undefined): record is MemoryRecord {
@@ -151,5 +170,11 @@ export function toMemory(record: MemoryRecord): Memory {
       lastFailedNote: record.stats.lastFailedNote ?? '',
       lastWorkedBy: record.stats.lastWorkedBy ?? '',
     }),
+    supersedes: refMessage(record.supersedes),
+    supersededBy: refMessage(record.supersededBy),
   });
+}
+
+function refMessage(ref: MemoryRefRecord | undefined) {
+  return ref ? create(MemoryRefSchema, { namespace: namespaceEnum(ref.namespace), key: ref.key }) : undefined;
 }

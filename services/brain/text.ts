@@ -1,5 +1,6 @@
 // Words, as the lexical index, the duplicate check and the contradiction detector see them.
 import { createHash } from 'node:crypto';
+import porter2 from 'wink-porter2-stemmer';
 
 const STOPWORDS = new Set(
   (
@@ -15,21 +16,23 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/\p{L}[\p{L}\p{N}'’]*|\p{N}+(?:[.,]\p{N}+)*\p{L}*/gu) ?? [];
 }
 
+/** Stems of words seen recently: the same few thousand words recur in every write and search. */
+const stems = new Map<string, string>();
+const STEM_CACHE = 50_000;
+
 /**
- * A light suffix stripper (a tiny subset of Porter's step 1): enough to match "deploys",
- * "deployed", "deploying" with "deploy" without a dictionary.
+ * The word's Porter2 (Snowball English) stem, from a maintained package: "deploys", "deployed"
+ * and "deploying" all become "deploy", and "moved" meets "move". Numbers and words with digits
+ * are kept as they are.
  */
 export function stem(word: string): string {
-  let w = word.replace(/['’]s$/, '');
-  if (w.length <= 3 || /\d/.test(w)) return w;
-  if (w.endsWith('sses')) return w.slice(0, -2);
-  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
-  if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
-  else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
-  // "deployed" and "deploying" lose their suffix; "stopped" → "stopp" → "stop".
-  if (w.length > 3 && w.at(-1) === w.at(-2) && !'lsz'.includes(w.at(-1)!)) w = w.slice(0, -1);
-  return w;
+  const known = stems.get(word);
+  if (known !== undefined) return known;
+  const w = word.replace(/['’]s$/, '');
+  const out = w.length <= 2 || /\d/.test(w) ? w : porter2(w.replace(/’/g, "'"));
+  if (stems.size >= STEM_CACHE) stems.clear();
+  stems.set(word, out);
+  return out;
 }
 
 /** Index terms: stemmed words without stopwords. */

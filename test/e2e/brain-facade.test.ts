@@ -82,6 +82,8 @@ async function bearerClient(token: string): Promise<Client> {
   return client;
 }
 
+const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: any }> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
@@ -396,7 +398,8 @@ describe('end to end with the MCP SDK client', () => {
 
     // Registration, authorization and redemption all happened at the facade.
     expect(provider.registrations).toBe(1);
-    expect(provider.info!.client_id).toBe(CLIENT_ID);
+    // The gateway's client, with the name the client registered signed into its id.
+    expect(provider.info!.client_id.startsWith(`${CLIENT_ID}.`)).toBe(true);
     expect(provider.info).not.toHaveProperty('client_secret');
     expect(provider.authorizationUrls).toHaveLength(1);
     const authorizationUrl = provider.authorizationUrls[0];
@@ -408,7 +411,14 @@ describe('end to end with the MCP SDK client', () => {
 
     // The platform's token: for the Brain's MCP URL, the organization picked at {auth_url}, the grant.
     const claims = decodeJwt(provider.saved!.access_token);
-    expect(claims).toMatchObject({ iss: authUrl, aud: mcpUrl, org: alice.organizationId, client_id: CLIENT_ID });
+    // client_name is the name the client registered at the facade, carried through consent.
+    expect(claims).toMatchObject({
+      iss: authUrl,
+      aud: mcpUrl,
+      org: alice.organizationId,
+      client_id: CLIENT_ID,
+      client_name: 'SDK facade client',
+    });
     expect(typeof claims.gid).toBe('string');
     expect(provider.saved!.refresh_token).toMatch(/^mgr1\./);
 
@@ -428,7 +438,12 @@ describe('end to end with the MCP SDK client', () => {
     });
     expect(created.structuredContent.outcome).toBe('created');
     const seen = await call(alice.direct, 'fetch_memories', { namespace: 'episodes', keys: ['incident/db-failover'] });
-    expect(seen.structuredContent.memories[0]).toMatchObject({ key: 'incident/db-failover', written_by: CLIENT_ID });
+    // Named by the client that wrote it through the facade, not by the gateway's client, and its user.
+    expect(seen.structuredContent.memories[0]).toMatchObject({
+      key: 'incident/db-failover',
+      written_by: `SDK facade client for ${alice.user.name}`,
+    });
+    expect(text(seen)).toContain(`by SDK facade client for ${alice.user.name}`);
   });
 
   it('refuses a second redemption of the gateway code with invalid_grant', async () => {

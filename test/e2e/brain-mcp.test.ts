@@ -9,6 +9,8 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveAuthorization, newTestUser, obtainAccessToken, startOAuthTestPlatform, type TestUser } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -99,8 +101,11 @@ async function call(s: Session, name: string, args: Record<string, unknown>): Pr
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 let alice: Session;
+/** The o200k encoder: building it blocks the event loop for seconds, so it is built before any connection is open. */
+let o200kEncoder: Tiktoken;
 
 beforeAll(async () => {
+  o200kEncoder = new Tiktoken(o200k);
   platform = await startOAuthTestPlatform({ GATEWAY_KEYS: GATEWAY_KEY });
   mcpUrl = `${platform.ctx.config.publicUrls.gateway}/brain/mcp`;
   authUrl = platform.ctx.config.publicUrls.auth;
@@ -182,6 +187,22 @@ describe('tools', () => {
     expect(tools.find((t) => t.name === 'recall_context')!.description).toMatch(/FIRST/);
     expect(tools.find((t) => t.name === 'manage_memories')!.description).toMatch(/END/);
     expect(alice.client.getInstructions()).toMatch(/recall_context.*manage_memories.*feedback_memories/s);
+  });
+
+  it('costs at most 2,000 o200k tokens for the five tools, and still teaches their use', async () => {
+    const { tools } = await alice.client.listTools();
+    const tokens = o200kEncoder.encode(JSON.stringify(tools)).length;
+    console.log(`tools/list of the five Brain tools: ${tokens} o200k tokens`);
+    expect(tokens).toBeLessThanOrEqual(2_000);
+    const about = (name: string) => tools.find((t) => t.name === name)!.description!;
+    // The order of use, the markers in results, and what a write may answer.
+    expect(about('recall_context')).toMatch(/FIRST.*WARNING.*HISTORY.*manage_memories.*feedback_memories/s);
+    expect(about('search_memories')).toMatch(/WARNING.*HISTORY.*contradictions.*fetch_memories/s);
+    expect(about('manage_memories')).toMatch(
+      /END.*knowledge.*episodes.*expected_version.*supersedes.*NOT stored.*allow_duplicate.*contradiction/s,
+    );
+    expect(about('feedback_memories')).toMatch(/END.*worked.*failed.*WARNING/s);
+    for (const tool of tools) expect(tool.outputSchema?.type).toBe('object');
   });
 
   it('creates, searches, recalls, fetches, updates, gives feedback and deletes', async () => {
@@ -285,8 +306,9 @@ describe('tools', () => {
     expect(feedback.structuredContent.updated).toEqual([{ namespace: 'knowledge', key: 'deploy/api', worked: 0, failed: 1 }]);
     const warned = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'deploy the API', limit: 5 });
     const hit = warned.structuredContent.results.find((r: any) => r.key === 'deploy/api');
-    expect(hit.warning).toMatchObject({ client_id: alice.provider.info!.client_id, note: 'the pipeline was renamed' });
-    expect(text(warned)).toContain('WARNING: failed in use');
+    expect(hit.warning).toMatchObject({ by: `SDK test client for ${alice.user.name}`, note: 'the pipeline was renamed' });
+    expect(text(warned)).toContain(`WARNING: failed in use 1 minute ago`);
+    expect(text(warned)).toContain(`by SDK test client for ${alice.user.name}: the pipeline was renamed`);
 
     const deleted = await call(alice, 'manage_memories', { action: 'delete', namespace: 'knowledge', key: 'deploy/canary-old' });
     expect(deleted.structuredContent.outcome).toBe('deleted');
@@ -320,7 +342,8 @@ describe('organizations and clients', () => {
       expect(fetched.structuredContent.memories[0]).toMatchObject({
         key: 'deploy/api',
         version: 2,
-        written_by: alice.provider.info!.client_id,
+        // The writer by its registered client_name and its user, not the opaque client_id.
+        written_by: `SDK test client for ${alice.user.name}`,
       });
     } finally {
       await second.client.close();
@@ -404,5 +427,272 @@ describe('organizations and clients', () => {
     await victim.client.close().catch(() => {});
     // Alice's own client keeps working.
     expect((await call(alice, 'search_memories', { namespace: 'knowledge', query: 'deploy' })).isError).toBeFalsy();
+  });
+});
+
+/** Creates a memory and returns the structured result (fails the test on a tool error). */
+async function write(s: Session, args: Record<string, unknown>): Promise<any> {
+  const r = await call(s, 'manage_memories', { action: 'create', namespace: 'knowledge', ...args });
+  expect(r.isError, text(r)).toBeFalsy();
+  return Object.assign(r.structuredContent, { text: text(r) });
+}
+
+describe('corrections are never lost', () => {
+  it.each([
+    ['a number', 'The API runs two replicas in production.', 'The API runs three replicas in production.', /different numbers/],
+    ['a date', 'The search migration finished in May.', 'The search migration finished in June.', /different dates/],
+    ['a name', 'Billing moved to eu-west-1 last quarter.', 'Billing moved to eu-central-1 last quarter.', /different names/],
+    ['a negation', 'The ledger service moved to the new cluster.', 'The ledger service did not move to the new cluster.', /one says/],
+    ['an opposite word', 'Public signup is enabled on the EU instance.', 'Public signup is disabled on the EU instance.', /opposes/],
+  ])('stores a near duplicate that differs in %s, and flags the contradiction', async (what, before, after, reason) => {
+    const slug = what.replace(/\W+/g, '-');
+    await write(alice, { key: `fact/${slug}`, content: before });
+    const corrected = await write(alice, { key: `fact/${slug}-fix`, content: after });
+    expect(corrected.outcome).toBe('created');
+    expect(corrected.duplicates).toEqual([]);
+    expect(corrected.contradictions).toHaveLength(1);
+    expect(corrected.contradictions[0].reason).toMatch(reason);
+    expect(corrected.text).toMatch(new RegExp(`Flagged contradiction ctr_\\w+ with knowledge/fact/${slug}:`));
+    expect(corrected.text).toContain('write again with supersedes');
+  });
+
+  it('still refuses text that says the same thing', async () => {
+    await write(alice, { key: 'fact/backups', content: 'Backups of the ledger are kept for 35 days.' });
+    const again = await call(alice, 'manage_memories', {
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'fact/backups-2',
+      content: 'backups of the ledger are kept for 35 days',
+    });
+    expect(again.structuredContent.outcome).toBe('duplicate');
+  });
+
+  it('supersedes: the old memory stays as history below its successor, and their contradiction is resolved', async () => {
+    await write(alice, { key: 'runbook/queue-limit', title: 'Queue limit', content: 'The orders queue accepts 500 messages per second.' });
+    const flagged = await write(alice, {
+      key: 'runbook/queue-limit-2026',
+      title: 'Queue limit',
+      content: 'The orders queue accepts 800 messages per second.',
+    });
+    const ctrId = flagged.contradictions[0].id;
+    // The correction written again, naming the memory it corrects.
+    const fixed = await call(alice, 'manage_memories', {
+      action: 'update',
+      namespace: 'knowledge',
+      key: 'runbook/queue-limit-2026',
+      expected_version: 1,
+      title: 'Queue limit',
+      content: 'The orders queue accepts 800 messages per second since the broker upgrade.',
+      supersedes: { namespace: 'knowledge', key: 'runbook/queue-limit' },
+    });
+    expect(fixed.isError, text(fixed)).toBeFalsy();
+    expect(fixed.structuredContent.memory).toMatchObject({ supersedes: 'knowledge/runbook/queue-limit' });
+    expect(fixed.structuredContent.closed_contradictions).toMatchObject([{ id: ctrId, status: 'resolved' }]);
+    expect(text(fixed)).toContain('It supersedes knowledge/runbook/queue-limit, which is kept as history.');
+
+    const old = await call(alice, 'fetch_memories', { namespace: 'knowledge', keys: ['runbook/queue-limit'], ids: [ctrId] });
+    expect(old.structuredContent.memories[0]).toMatchObject({ superseded_by: 'knowledge/runbook/queue-limit-2026', version: 1 });
+    expect(old.structuredContent.contradictions[0]).toMatchObject({ status: 'resolved' });
+    expect(text(old)).toContain('HISTORY, superseded by knowledge/runbook/queue-limit-2026');
+
+    const search = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'orders queue messages per second', limit: 5 });
+    const keys = search.structuredContent.results.map((r: any) => r.key);
+    expect(keys.indexOf('runbook/queue-limit-2026')).toBeLessThan(keys.indexOf('runbook/queue-limit'));
+    expect(keys.indexOf('runbook/queue-limit')).toBeGreaterThanOrEqual(0);
+    expect(text(search)).toContain('HISTORY: superseded by knowledge/runbook/queue-limit-2026');
+
+    const recall = await call(alice, 'recall_context', { task: 'orders queue messages per second', namespaces: ['knowledge'] });
+    expect(recall.structuredContent.contradictions.map((c: any) => c.id)).not.toContain(ctrId);
+    expect(recall.structuredContent.context).toMatch(/### knowledge\/runbook\/queue-limit .*HISTORY, superseded by/);
+  });
+
+  it('refuses to supersede a memory that does not exist, or itself', async () => {
+    const missing = await call(alice, 'manage_memories', {
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'fact/orphan',
+      content: 'Orphan fact.',
+      supersedes: { namespace: 'knowledge', key: 'never/was' },
+    });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toContain('knowledge/never/was named in supersedes does not exist');
+    const self = await call(alice, 'manage_memories', {
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'fact/self',
+      content: 'Self.',
+      supersedes: { namespace: 'knowledge', key: 'fact/self' },
+    });
+    expect(self.isError).toBe(true);
+    expect(text(self)).toContain('supersedes');
+  });
+});
+
+describe('episodes of a conversation', () => {
+  const chat = (key: string, content: string, extra: Record<string, unknown> = {}) =>
+    write(alice, { namespace: 'episodes', key, content, entities: ['Caroline', 'Melanie'], ...extra });
+
+  it("keeps one speaker's goodbye and the other's, and the same greeting on two days, without flags", async () => {
+    const bye1 = await chat('chat/s1/t40', 'Caroline: Bye Mel, talk soon!', { tags: ['session-1'] });
+    const bye2 = await chat('chat/s1/t41', 'Melanie: Bye Caroline, talk soon!', { tags: ['session-1'] });
+    const hello1 = await chat('chat/s2/t1', 'Caroline: Hey Mel! Good to see you!', { title: '8 May 2023', tags: ['session-2'] });
+    const hello2 = await chat('chat/s3/t1', 'Caroline: Hey Mel! Good to see you!', { title: '25 May 2023', tags: ['session-3'] });
+    for (const r of [bye1, bye2, hello1, hello2]) {
+      expect(r.outcome).toBe('created');
+      expect(r.duplicates).toEqual([]);
+      expect(r.contradictions).toEqual([]);
+    }
+    // Two turns that differ only in the occasion are still one episode written twice.
+    const again = await call(alice, 'manage_memories', {
+      action: 'create',
+      namespace: 'episodes',
+      key: 'chat/s3/t1-copy',
+      title: '25 May 2023',
+      content: 'Caroline: Hey Mel! Good to see you!',
+      entities: ['Caroline', 'Melanie'],
+      tags: ['session-3'],
+    });
+    expect(again.structuredContent.outcome).toBe('duplicate');
+  });
+
+  it('does not flag small talk or the same outing on two dates', async () => {
+    const a = await chat('chat/s4/t3', 'Caroline: I went to the LGBTQ support group today, it was powerful.', { title: '8 May 2023' });
+    const b = await chat('chat/s6/t2', 'Caroline: I went to the LGBTQ support group today, it was powerful.', { title: '20 May 2023' });
+    const c = await chat('chat/s6/t9', 'Melanie: Thanks, Caroline! Take care!');
+    const d = await chat('chat/s7/t9', 'Caroline: Thanks, Melanie! Take care!');
+    for (const r of [a, b, c, d]) expect(r.contradictions).toEqual([]);
+  });
+});
+
+describe('contradictions an agent can trust', () => {
+  it('marks search results with an open contradiction, and closes it as obsolete when a side is deleted', async () => {
+    await write(alice, { key: 'policy/laptops', content: 'Engineers get a new laptop every 3 years.' });
+    const flagged = await write(alice, { key: 'policy/laptops-new', content: 'Engineers get a new laptop every 4 years.' });
+    const ctrId = flagged.contradictions[0].id;
+    const search = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'new laptop every years engineers' });
+    const marked = search.structuredContent.results.filter((r: any) => r.open_contradictions.includes(ctrId)).map((r: any) => r.key);
+    expect(marked.sort()).toEqual(['policy/laptops', 'policy/laptops-new']);
+    expect(text(search)).toContain(`CONTRADICTED: open contradiction ${ctrId}`);
+
+    const deleted = await call(alice, 'manage_memories', { action: 'delete', namespace: 'knowledge', key: 'policy/laptops' });
+    expect(text(deleted)).toContain('closed as obsolete');
+    const closed = await call(alice, 'fetch_memories', { ids: [ctrId] });
+    expect(closed.structuredContent.contradictions[0]).toMatchObject({
+      status: 'obsolete',
+      resolution: 'knowledge/policy/laptops was deleted',
+    });
+    const after = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'new laptop every years engineers' });
+    expect(after.structuredContent.results.find((r: any) => r.key === 'policy/laptops-new').open_contradictions).toEqual([]);
+  });
+
+  it('shows in recall_context only open contradictions touching the memories it returns, at most five', async () => {
+    // Six contradictions around one memory, and one between two memories the task does not reach.
+    await write(alice, { key: 'tide/base', content: 'The tide gauge at the harbor samples every 10 seconds.' });
+    for (const n of [20, 30, 40, 50, 60, 70]) {
+      await write(alice, { key: `tide/v${n}`, content: `The tide gauge at the harbor samples every ${n} seconds.`, allow_duplicate: true });
+    }
+    await write(alice, { key: 'zebra/a', content: 'The zebra crossing light stays green for 12 seconds.' });
+    const far = await write(alice, { key: 'zebra/b', content: 'The zebra crossing light stays green for 25 seconds.' });
+    const recall = await call(alice, 'recall_context', { task: 'how often does the tide gauge at the harbor sample', limit: 3 });
+    const shown = new Set(recall.structuredContent.memories.map((m: any) => `${m.namespace}/${m.key}`));
+    expect(recall.structuredContent.contradictions.length).toBeGreaterThan(0);
+    expect(recall.structuredContent.contradictions.length).toBeLessThanOrEqual(5);
+    for (const c of recall.structuredContent.contradictions) {
+      expect(c.memories.some((m: any) => shown.has(`${m.namespace}/${m.key}`))).toBe(true);
+    }
+    expect(recall.structuredContent.contradictions.map((c: any) => c.id)).not.toContain(far.contradictions[0].id);
+  });
+});
+
+describe('what the model reads', () => {
+  it('says that a created key exists and how to update it', async () => {
+    await write(alice, { key: 'howto/rotate-keys', content: 'Rotate signing keys with the rotate-keys job.' });
+    const again = await call(alice, 'manage_memories', {
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'howto/rotate-keys',
+      content: 'Rotate signing keys by hand.',
+    });
+    expect(again.isError).toBe(true);
+    expect(text(again)).toBe(
+      'knowledge/howto/rotate-keys already exists (version 1): create never replaces a memory. ' +
+        'To change it, call manage_memories with action "update" and expected_version 1; to keep both, create under another key.',
+    );
+  });
+
+  it('lists the choices in words when an enum value is missing or wrong', async () => {
+    const noAction = await call(alice, 'manage_memories', { namespace: 'knowledge', key: 'x', content: 'x' });
+    expect(noAction.isError).toBe(true);
+    expect(text(noAction)).toContain(
+      'missing: give one of "create", "update", "delete", "flag_contradiction", "ask_question", "resolve" (what to do)',
+    );
+    const wrong = await call(alice, 'search_memories', { namespace: 'nowhere', query: 'x' });
+    expect(wrong.isError).toBe(true);
+    expect(text(wrong)).toContain(
+      '"nowhere" is not one of "knowledge" or "episodes" (knowledge = reusable learnings, episodes = what happened)',
+    );
+    const badTime = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'x', updated_after: 'yesterday' });
+    expect(text(badTime)).toContain('updated_after must be an ISO 8601 time');
+  });
+
+  it('does not read "meaning 0.00" for a result that matched on words alone', async () => {
+    await write(alice, { key: 'glossary/qx7', content: 'QX7-ZETA is the code name of the ledger rewrite.' });
+    const search = await call(alice, 'search_memories', { namespace: 'knowledge', query: 'QX7-ZETA', limit: 20 });
+    expect(text(search)).not.toContain('meaning 0.00');
+    const hit = search.structuredContent.results.find((r: any) => r.key === 'glossary/qx7');
+    const line = text(search)
+      .split('\n')
+      .find((l) => l.includes('glossary/qx7'))!;
+    if (hit.scores.semantic === 0) expect(line).toMatch(/score \d\.\d\d: words \d+\.\d\)$/);
+    else expect(line).toMatch(/words \d+\.\d, meaning 0\.\d\d\)$/);
+  });
+
+  it('clears the warning and restores the ranking when a memory works after it failed', async () => {
+    // Two answers about as relevant to the query: feedback decides their order.
+    await write(alice, {
+      key: 'howto/restart-billing',
+      content: 'To restart the billing workers, run the restart job in the ops console.',
+    });
+    await write(alice, {
+      key: 'howto/restart-billing-old',
+      content: 'To restart the billing workers, click restart next to each worker in the ops console.',
+      allow_duplicate: true,
+    });
+    const query = { namespace: 'knowledge', query: 'restart the billing workers in the ops console', limit: 5 };
+    const rank = async () => {
+      const r = await call(alice, 'search_memories', query);
+      return { keys: r.structuredContent.results.map((x: any) => x.key), result: r };
+    };
+    const before = await rank();
+    const score = (r: Awaited<ReturnType<typeof rank>>, key: string) =>
+      r.result.structuredContent.results.find((x: any) => x.key === key).scores.final as number;
+    expect(before.keys.indexOf('howto/restart-billing')).toBeLessThan(before.keys.indexOf('howto/restart-billing-old'));
+    console.log(
+      `feedback sequence, final scores (job / by hand): before ${score(before, 'howto/restart-billing')} / ${score(before, 'howto/restart-billing-old')}`,
+    );
+
+    await call(alice, 'feedback_memories', {
+      outcome: 'failed',
+      memories: [{ namespace: 'knowledge', key: 'howto/restart-billing' }],
+      note: 'job removed',
+    });
+    const failed = await rank();
+    // The failure costs 0.2 x (feedback -0.58): demoted, and warned.
+    expect(score(failed, 'howto/restart-billing')).toBeLessThan(score(before, 'howto/restart-billing') - 0.1);
+    expect(text(failed.result)).toMatch(/WARNING: failed in use 1 minute ago .* job removed/);
+
+    const worked = await call(alice, 'feedback_memories', {
+      outcome: 'worked',
+      memories: [{ namespace: 'knowledge', key: 'howto/restart-billing' }],
+    });
+    expect(text(worked)).toContain('earlier failures no longer show a WARNING');
+    const recovered = await rank();
+    // One failure and one success weigh nothing (p = 0.5): back to the score it had before any report.
+    expect(score(recovered, 'howto/restart-billing')).toBeCloseTo(score(before, 'howto/restart-billing'), 2);
+    expect(recovered.keys).toEqual(before.keys);
+    const hit = recovered.result.structuredContent.results.find((r: any) => r.key === 'howto/restart-billing');
+    expect(hit.warning).toBeUndefined();
+    expect(hit).toMatchObject({ worked: 1, failed: 1 });
+    expect(text(recovered.result)).not.toContain('WARNING');
   });
 });

@@ -1,7 +1,7 @@
 // The model-free parts of the brain as plain units: the contradiction rule, the BM25 index and
 // the ranking formula.
 import { describe, expect, it } from 'vitest';
-import { detectDisagreement, textOverlap } from '../../services/brain/contradiction-detector.ts';
+import { analyze, compareMemories, detectDisagreement, textOverlap, wordSet } from '../../services/brain/contradiction-detector.ts';
 import type { MemoryRecord } from '../../services/brain/memory-record.ts';
 import { IndexRegistry, type SequenceDoc } from '../../services/brain/search/index-registry.ts';
 import { LexicalIndex } from '../../services/brain/search/lexical-index.ts';
@@ -44,11 +44,74 @@ describe('contradiction detector', () => {
     expect(found?.reason).toContain('15 minutes');
   });
 
-  it('measures duplicates on normalized words', () => {
+  it('measures duplicates on normalized words, stemmed by Porter2', () => {
     expect(contentHash('Hello,  World!')).toBe(contentHash('hello world'));
     expect(textOverlap('Install the VPN client.', 'install the vpn client')).toBe(1);
     expect(stem('deploying')).toBe(stem('deployed'));
     expect(stem('deploys')).toBe('deploy');
+    expect(stem('moved')).toBe(stem('move'));
+  });
+
+  it.each([
+    ['number words', 'number', 'The API runs two replicas in production.', 'The API runs three replicas in production.'],
+    ['numbers with other units', 'number', 'My sister lives 20 minutes from my place.', 'My sister lives 2 hours from my place.'],
+    ['months', 'date', 'The migration finished in May.', 'The migration finished in June.'],
+    ['identifiers after the subject', 'value', 'Billing moved to eu-west-1.', 'Billing moved to eu-central-1.'],
+    ['"did not move" and "moved"', 'negation', 'Billing did not move to eu-west-1.', 'Billing moved to eu-west-1.'],
+    ['opposites by stem', 'opposite', 'The smoke tests passed after the hotfix.', 'The smoke tests failed after the hotfix.'],
+  ])('flags %s', (_name, rule, a, b) => {
+    expect(detectDisagreement(a, b)?.rule).toBe(rule);
+    expect(detectDisagreement(b, a)?.rule).toBe(rule);
+  });
+
+  it.each([
+    ['goodbyes of two speakers', 'Caroline: Bye Mel, talk soon!', 'Melanie: Bye Caroline, talk soon!'],
+    [
+      'the same greeting on two days',
+      '[8 May 2023] Caroline: Hey Mel! Good to see you!',
+      '[25 May 2023] Caroline: Hey Mel! Good to see you!',
+    ],
+    ['two speakers with two opinions', 'Gina: Ha, I love that!', 'Jon: Ha, I hate that!'],
+    ['different subjects with the same verb', 'The billing service listens on port 8080.', 'The search service listens on port 9090.'],
+    ['a double negation', 'The cron scheduler is not enabled at night.', 'The cron scheduler is disabled at night.'],
+    ['an added value', 'The API listens on port 443.', 'The API listens on port 443 and on port 80 for redirects.'],
+    [
+      'subjects named before the claim',
+      'Caroline went to the pride parade last Saturday.',
+      'Melanie went to the pride parade last Saturday.',
+    ],
+    ['values both memories already mention', 'I talked to Melanie about the adoption.', 'I talked to Caroline about the adoption.'],
+  ])('does not flag %s', (_name, a, b) => {
+    const entities = ['Caroline', 'Melanie'];
+    expect(detectDisagreement(a, b, { entitiesA: entities, entitiesB: entities })).toBeUndefined();
+  });
+
+  it('takes a date for another occasion in episodes, and for a correction in knowledge', () => {
+    const [a, b] = ['The nightly backup failed on Monday.', 'The nightly backup failed on Thursday.'];
+    expect(detectDisagreement(a, b)?.rule).toBe('date');
+    expect(detectDisagreement(a, b, { episodes: true })).toBeUndefined();
+  });
+
+  it('calls duplicates only what says the same thing, and an episode only on the same occasion', () => {
+    const memory = (text: string, tags: string[] = []) => ({
+      text,
+      claims: analyze(text),
+      words: wordSet(text),
+      hash: contentHash(text),
+      tags,
+      entities: [],
+    });
+    const base = memory('The API runs two replicas in production behind the load balancer.');
+    expect(compareMemories(memory('the API runs two replicas in production behind the load balancer'), base).duplicate).toBe('exact');
+    expect(
+      compareMemories(memory('The API runs two replicas in production, behind the load balancer, always.'), base).duplicate,
+    ).toBeUndefined();
+    const changed = compareMemories(memory('The API runs three replicas in production behind the load balancer.'), base);
+    expect(changed.duplicate).toBeUndefined();
+    expect(changed.disagreement?.rule).toBe('number');
+    const greeting = memory('Caroline: Hey Mel!', ['session-1']);
+    expect(compareMemories(memory('Caroline: Hey Mel!', ['session-2']), greeting, { episodes: true }).duplicate).toBeUndefined();
+    expect(compareMemories(memory('Caroline: Hey Mel!', ['session-1']), greeting, { episodes: true }).duplicate).toBe('exact');
   });
 });
 
@@ -103,7 +166,7 @@ describe('ranking', () => {
     expect(
       failureWarning({ worked: 0, failed: 1, lastFailedAt: now - 2 * 86_400_000, lastFailedBy: 'c1', lastFailedNote: 'broke' }, now)
         ?.message,
-    ).toMatch(/^failed in use 2 days ago .* by client c1: broke/);
+    ).toMatch(/^failed in use 2 days ago .* by c1: broke/);
   });
 
   it('fuses with the lexical weight', () => {

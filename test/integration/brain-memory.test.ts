@@ -339,7 +339,8 @@ describe('feedback and ranking', () => {
     expect(failed.memories[0].stats).toMatchObject({
       failed: 1,
       worked: 0,
-      lastFailedBy: 'client-bob',
+      // Who reported, by the client's registered name (the client id only when no name is known).
+      lastFailedBy: 'Bob agent',
       lastFailedNote: 'redis is managed by the operator now',
     });
     expect(failed.memories[0].version).toBe(1n);
@@ -354,8 +355,8 @@ describe('feedback and ranking', () => {
     // Only feedback moved it: the failed one is at least as relevant by text.
     expect(bad.scores!.relevance).toBeGreaterThanOrEqual(worked.scores!.relevance);
     expect(worked.warning).toBeUndefined();
-    expect(bad.warning).toMatchObject({ clientId: 'client-bob', note: 'redis is managed by the operator now', failed: 1 });
-    expect(bad.warning!.message).toContain('client-bob');
+    expect(bad.warning).toMatchObject({ clientId: 'Bob agent', note: 'redis is managed by the operator now', failed: 1 });
+    expect(bad.warning!.message).toContain('by Bob agent: redis is managed');
     expect(bad.warning!.failedAt).toBeDefined();
   });
 

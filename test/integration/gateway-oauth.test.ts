@@ -356,6 +356,13 @@ describe('registration', () => {
     const brain = await post('/brain/oauth/register', body);
     expect(brain.status).toBe(200);
     expect(await brain.json()).toMatchObject({ client_id: 'mindgate-gateway-brain', token_endpoint_auth_method: 'none' });
+    // With a client_name, the Brain's facade signs it into the client_id (it is carried to {auth_url}).
+    const named = (await (
+      await post('/brain/oauth/register', JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'Claude' }))
+    ).json()) as {
+      client_id: string;
+    };
+    expect(named.client_id).toMatch(/^mindgate-gateway-brain\.[\w-]+\.[\w-]+\.[\w-]+$/);
     const bad = await post('/bad%20name/oauth/register', body);
     expect(bad.status).toBe(422);
     expect((await post('/alpha/oauth/register', 'x'.repeat(70_000))).status).toBe(413);

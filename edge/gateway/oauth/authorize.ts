@@ -22,6 +22,8 @@ import {
   type FacadeServer,
 } from './facade.ts';
 import { checkRedirectUri, redirectHost } from '../../http/redirect-uri-policy.ts';
+import { isGatewayClient, VIA_CLIENT_NAME_PARAM } from '../../oauth/gateway-client.ts';
+import { facadeClient } from './facade-client.ts';
 import { randomId, s256 } from './tokens.ts';
 import { UpstreamUnavailableError } from './upstream.ts';
 
@@ -40,6 +42,8 @@ export interface FlowClaims {
   sc: string;
   /** The client's prompt, forwarded upstream (OIDC needs prompt=consent for offline_access). */
   p?: string;
+  /** The client_name the client registered (facade-client.ts), when it did. */
+  cn?: string;
   /** Digest of the browser binding (binding.ts). */
   b: string;
   /** Expiry, epoch milliseconds. */
@@ -69,9 +73,8 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
     const refuse = (error: string, description: string) => sendErrorPage(ctx.res, 400, error, description);
     // Nothing below redirects: until the client and its redirect URI are known good, an error
     // page is the only safe answer, and the issue asks for a page for every invalid request.
-    if (q.client_id !== fs.upstream.config.clientId) {
-      return refuse('invalid_client', `Unknown client_id for server ${fs.server.name}. Register the client first.`);
-    }
+    const client = facadeClient(deps.crypto, fs.server.name, fs.upstream.config.clientId, q.client_id);
+    if (!client) return refuse('invalid_client', `Unknown client_id for server ${fs.server.name}. Register the client first.`);
     const redirect = checkRedirectUri(q.redirect_uri, [gatewayOrigin]);
     if (!redirect.ok) return refuse('invalid_request', `The redirect_uri is not acceptable: ${redirect.reason}.`);
     if (q.response_type !== 'code') return refuse('unsupported_response_type', 'Only response_type=code is supported.');
@@ -89,12 +92,13 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
       typ: 'consent',
       s: fs.server.name,
       root,
-      c: q.client_id,
+      c: client.clientId,
       r: q.redirect_uri,
       st: q.state,
       cc: q.code_challenge,
       sc: upstreamScope(q.scope, fs),
       p: q.prompt,
+      cn: client.name,
       b: digestOf(binding),
       exp: deps.now() + STATE_TTL_MS,
     };
@@ -111,7 +115,7 @@ export function createAuthorizeHandlers(deps: FacadeDeps, root: boolean) {
 <p>After you sign in, the gateway will send the authorization to:</p>
 <p class="host">${escapeHtml(host)}</p>
 <p>Full redirect address: <code>${escapeHtml(redirect.url.href)}</code><br>
-Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access requested: ${scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')}` : ''}</p>
+Client: ${client.name ? `<strong>${escapeHtml(client.name)}</strong> (as it names itself)` : `<code>${escapeHtml(q.client_id)}</code>`}${scopes.length ? `<br>Access requested: ${scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')}` : ''}</p>
 <p class="warn">Only approve if you started this sign-in and recognise <strong>${escapeHtml(host)}</strong>.</p>
 <form method="post" action="${escapeHtml(action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(ticket)}">
@@ -182,6 +186,9 @@ Client: <code>${escapeHtml(q.client_id)}</code>${scopes.length ? `<br>Access req
     params.set('code_challenge', s256(deps.crypto.upstreamVerifier(nonce)));
     params.set('code_challenge_method', 'S256');
     if (state.p) params.set('prompt', state.p);
+    // The platform's authorization server records which client the gateway acts for, and names
+    // it in the tokens (client_name): the Brain then shows the real client as the writer.
+    if (state.cn && isGatewayClient(upstream.clientId)) params.set(VIA_CLIENT_NAME_PARAM, state.cn);
     // The client's `resource` names the gateway; the upstream gets the configured one, if any.
     if (upstream.resource) params.set('resource', upstream.resource);
     if (upstream.audience) params.set('audience', upstream.audience);

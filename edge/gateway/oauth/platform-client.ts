@@ -5,6 +5,7 @@
 // (edge/oauth/gateway-client.ts), so replicas that share GATEWAY_STATE_SECRET and
 // PUBLIC_GATEWAY_URL all present, and all write, the same client.
 import { hkdfSync } from 'node:crypto';
+import { GATEWAY_CLIENT_PREFIX } from '../../oauth/gateway-client.ts';
 import type { UpstreamOAuthConfig } from '../config.ts';
 import type { GatewayServer } from '../registry.ts';
 import { callbackUrl } from './facade.ts';
@@ -23,7 +24,7 @@ export interface PlatformClient {
 }
 
 export function platformClientId(serverName: string): string {
-  return `mindgate-gateway-${serverName}`;
+  return `${GATEWAY_CLIENT_PREFIX}${serverName}`;
 }
 
 /** HKDF-SHA256 of a state secret, bound to the client id: 43 base64url characters. */

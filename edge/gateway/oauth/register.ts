@@ -1,5 +1,6 @@
 // POST /{server_name}/oauth/register: stateless dynamic client registration. Every client gets
-// the server's pre-registered upstream client_id; nothing is stored, so the platform's one
+// the server's pre-registered upstream client_id (for the platform's own authorization server,
+// followed by the client_name it registered, signed: facade-client.ts); nothing is stored, so the platform's one
 // redirect-URI policy (edge/http/redirect-uri-policy.ts) applied here is applied again,
 // identically, at /authorize.
 import type { RouteContext } from '../../http/router.ts';
@@ -10,6 +11,8 @@ import { DCRRequestSchema, type DCRResponse } from '../schemas.ts';
 import { OAuthError, sendOAuthError } from '../errors.ts';
 import { facadeServer, type FacadeDeps } from './facade.ts';
 import { checkRedirectUri } from '../../http/redirect-uri-policy.ts';
+import { isGatewayClient } from '../../oauth/gateway-client.ts';
+import { issueFacadeClientId } from './facade-client.ts';
 
 const MAX_REGISTRATION_BYTES = 64 * 1024;
 
@@ -29,7 +32,10 @@ export function createRegisterHandler(deps: FacadeDeps, root: boolean) {
       return u.protocol !== 'https:';
     });
     const response: DCRResponse = {
-      client_id: fs.upstream.config.clientId,
+      // Only the platform's authorization server takes the name onward (facade-client.ts).
+      client_id: isGatewayClient(fs.upstream.config.clientId)
+        ? issueFacadeClientId(deps.crypto, fs.server.name, fs.upstream.config.clientId, request.client_name)
+        : fs.upstream.config.clientId,
       client_id_issued_at: Math.floor(deps.now() / 1000),
       redirect_uris: request.redirect_uris,
       // Clients that register only authorization_code refresh anyway: refresh_token is always listed.

@@ -12,6 +12,7 @@ import { OAuthError, sendOAuthError } from '../errors.ts';
 import { TokenFormSchema } from '../schemas.ts';
 import type { CodeClaims } from './callback.ts';
 import { facadeServer, useOnce, type FacadeDeps, type FacadeServer } from './facade.ts';
+import { facadeClient } from './facade-client.ts';
 import { s256 } from './tokens.ts';
 import { UpstreamUnavailableError } from './upstream.ts';
 
@@ -47,7 +48,7 @@ export function createTokenHandler(deps: FacadeDeps, root: boolean) {
     }
     const form = validate(TokenFormSchema, fields, 'body');
     try {
-      const clientId = authenticateClient(ctx, form.client_id, fs);
+      const clientId = authenticateClient(ctx, deps, form.client_id, fs);
       if (form.grant_type === 'authorization_code') {
         return await redeemCode(ctx, deps, fs, clientId, form);
       }
@@ -68,8 +69,8 @@ export function createTokenHandler(deps: FacadeDeps, root: boolean) {
   };
 }
 
-/** Public clients name themselves with client_id (form or HTTP Basic); it must be the server's. */
-function authenticateClient(ctx: RouteContext, formClientId: string | undefined, fs: FacadeServer): string {
+/** Public clients name themselves with client_id (form or HTTP Basic); it must be one the server's facade issued. */
+function authenticateClient(ctx: RouteContext, deps: FacadeDeps, formClientId: string | undefined, fs: FacadeServer): string {
   let basicId: string | undefined;
   const header = ctx.req.headers.authorization;
   if (header?.toLowerCase().startsWith('basic ')) {
@@ -86,10 +87,9 @@ function authenticateClient(ctx: RouteContext, formClientId: string | undefined,
   }
   const clientId = basicId ?? formClientId;
   if (clientId === undefined) throw new OAuthError('invalid_client', 'client_id is required.', 401);
-  if (clientId !== fs.upstream.config.clientId) {
-    throw new OAuthError('invalid_client', `Unknown client for server ${fs.server.name}.`, 401);
-  }
-  return clientId;
+  const client = facadeClient(deps.crypto, fs.server.name, fs.upstream.config.clientId, clientId);
+  if (!client) throw new OAuthError('invalid_client', `Unknown client for server ${fs.server.name}.`, 401);
+  return client.clientId;
 }
 
 async function redeemCode(

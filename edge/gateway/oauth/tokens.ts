@@ -10,7 +10,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
-type Purpose = 'consent' | 'state' | 'code' | 'refresh' | 'pkce';
+type Purpose = 'consent' | 'state' | 'client' | 'code' | 'refresh' | 'pkce';
 
 interface KeySet {
   /** 6 base64url characters naming the secret a token was made with. */
@@ -19,9 +19,9 @@ interface KeySet {
 }
 
 export interface FacadeCrypto {
-  sign(purpose: 'consent' | 'state', payload: object): string;
+  sign(purpose: 'consent' | 'state' | 'client', payload: object): string;
   /** The payload of a token this gateway signed for `purpose`, or undefined. Expiry is the caller's. */
-  verify<T>(purpose: 'consent' | 'state', token: string): T | undefined;
+  verify<T>(purpose: 'consent' | 'state' | 'client', token: string): T | undefined;
   seal(purpose: 'code' | 'refresh', payload: object): string;
   open<T>(purpose: 'code' | 'refresh', token: string): T | undefined;
   /** The gateway's PKCE verifier toward the upstream for a flow, derived from its nonce. */
@@ -42,7 +42,7 @@ export function createFacadeCrypto(secrets: string[]): FacadeCrypto {
       const head = `${current.kid}.${body}`;
       return `${head}.${mac(current.keys[purpose], head)}`;
     },
-    verify<T>(purpose: 'consent' | 'state', token: string): T | undefined {
+    verify<T>(purpose: 'consent' | 'state' | 'client', token: string): T | undefined {
       if (typeof token !== 'string' || token.length > 8_192) return undefined;
       const parts = token.split('.');
       if (parts.length !== 3) return undefined;
@@ -96,7 +96,14 @@ function deriveKeys(secret: string): KeySet {
   const kid = Buffer.from(derive('key-id').subarray(0, 4)).toString('base64url').slice(0, 6);
   return {
     kid,
-    keys: { consent: derive('consent'), state: derive('state'), code: derive('code'), refresh: derive('refresh'), pkce: derive('pkce') },
+    keys: {
+      consent: derive('consent'),
+      state: derive('state'),
+      client: derive('client'),
+      code: derive('code'),
+      refresh: derive('refresh'),
+      pkce: derive('pkce'),
+    },
   };
 }
 

@@ -2,6 +2,7 @@
 // saved with it.
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { RouteContext, Router } from '../../http/router.ts';
+import { isGatewayClient, VIA_CLIENT_NAME_PARAM } from '../gateway-client.ts';
 import { messagePage } from '../pages.ts';
 import { readForm, refuseForm, send, type InteractionDetails, type InteractionKit } from './kit.ts';
 import { createOrganization } from './onboarding.ts';
@@ -71,6 +72,8 @@ async function saveGrant(kit: InteractionKit, d: InteractionDetails, organizatio
     granted.add(indicator);
   }
   const grantId = await grant.save();
+  // The gateway's facade client acts for another client, which it names: tokens show that name.
+  const via = d.params[VIA_CLIENT_NAME_PARAM];
   await kit.server.recordGrant({
     _id: grantId,
     organizationId,
@@ -78,6 +81,7 @@ async function saveGrant(kit: InteractionKit, d: InteractionDetails, organizatio
     accountId,
     scope: String(d.params.scope ?? ''),
     resources: [...granted],
+    ...(isGatewayClient(clientId) && typeof via === 'string' && via.trim() ? { viaClientName: via.trim().slice(0, 200) } : {}),
   });
   return grantId;
 }

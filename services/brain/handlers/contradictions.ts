@@ -111,7 +111,9 @@ export function requireLimit(limit: number): number {
 
 export function optionalStatus(status: ItemStatus): ItemStatusName | undefined {
   if (status === 0) return undefined;
-  return statusName(status) ?? invalid('status', 'must be ITEM_STATUS_OPEN, ITEM_STATUS_RESOLVED or ITEM_STATUS_DISMISSED');
+  return (
+    statusName(status) ?? invalid('status', 'must be ITEM_STATUS_OPEN, ITEM_STATUS_RESOLVED, ITEM_STATUS_DISMISSED or ITEM_STATUS_OBSOLETE')
+  );
 }
 
 export async function listContradictionRecords(
@@ -171,4 +173,63 @@ export async function resolveContradiction(ctx: BrainContext, req: ResolveContra
     throw new ConnectError(`contradiction ${id} changed concurrently: fetch it again`, Code.Aborted);
   }
   return create(ResolveContradictionResponseSchema, { contradiction: toContradiction(updated) });
+}
+
+/** Open contradictions closed per memory at most: a memory rarely has more than a few. */
+const CLOSE_LIMIT = 100;
+
+export interface CloseReason {
+  /** The memory that was deleted or superseded. */
+  ref: RefRecord;
+  /** Its successor, when superseded: contradictions between the two are resolved, not obsolete. */
+  successor?: RefRecord;
+  /** What happened, in words: "knowledge/x was deleted". */
+  why: string;
+  source: SourceRecord;
+}
+
+/**
+ * Closes the open contradictions naming a memory that was deleted or superseded: RESOLVED for
+ * one between a superseded memory and its successor (the write settled it), OBSOLETE otherwise
+ * (one side is gone). A contradiction changed concurrently is left as it is.
+ */
+export async function closeContradictions(ctx: BrainContext, organizationId: string, reason: CloseReason): Promise<ContradictionRecord[]> {
+  const open = await listContradictionRecords(ctx, organizationId, [reason.ref], 'open', CLOSE_LIMIT);
+  const successor = reason.successor ? refString(reason.successor.namespace, reason.successor.key) : undefined;
+  const closed: ContradictionRecord[] = [];
+  for (const record of open) {
+    const settled = successor !== undefined && record.refs.includes(successor);
+    const updated: ContradictionRecord = {
+      ...record,
+      status: settled ? 'resolved' : 'obsolete',
+      resolution: settled ? `${reason.why}: ${successor} replaces it` : reason.why,
+      resolvedAt: ctx.now(),
+      resolvedBy: reason.source,
+      rev: record.rev + 1,
+    };
+    if (await ctx.contradictions.put(updated, { expect: { rev: record.rev } })) closed.push(updated);
+  }
+  return closed;
+}
+
+/** Ids of the open contradictions naming each memory (`namespace/key`), at most `per` each. */
+export async function openContradictionIds(
+  ctx: BrainContext,
+  organizationId: string,
+  refs: RefRecord[],
+  per = 5,
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (!refs.length) return out;
+  const wanted = new Set(refs.map((r) => refString(r.namespace, r.key)));
+  const records = await listContradictionRecords(ctx, organizationId, refs, 'open', 20 * refs.length);
+  for (const record of records) {
+    for (const ref of record.refs) {
+      if (!wanted.has(ref)) continue;
+      const ids = out.get(ref) ?? [];
+      if (ids.length < per) ids.push(record.id);
+      out.set(ref, ids);
+    }
+  }
+  return out;
 }

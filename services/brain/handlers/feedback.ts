@@ -11,6 +11,7 @@ import {
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { BrainContext } from '../context.ts';
 import { isLive, memoryId, namespaceEnum, toMemory, type MemoryRecord } from '../memory-record.ts';
+import { writerName } from './recall-render.ts';
 import { requireRefs, sourceOf } from './validate.ts';
 
 const ATTEMPTS = 8;
@@ -28,6 +29,8 @@ export async function recordFeedback(ctx: BrainContext, req: RecordFeedbackReque
   }
   const note = requireText('note', req.note.trim(), 1_000);
   const source = sourceOf(req.source);
+  // Warnings name who reported: the client's registered name and the user's, else the client id.
+  const reporter = writerName(source);
   const memories: Memory[] = [];
   const missing: MemoryRef[] = [];
   for (const ref of refs) {
@@ -45,11 +48,11 @@ export async function recordFeedback(ctx: BrainContext, req: RecordFeedbackReque
       if (req.outcome === Outcome.WORKED) {
         stats.worked += 1;
         stats.lastWorkedAt = now;
-        stats.lastWorkedBy = source.clientId;
+        stats.lastWorkedBy = reporter;
       } else {
         stats.failed += 1;
         stats.lastFailedAt = now;
-        stats.lastFailedBy = source.clientId;
+        stats.lastFailedBy = reporter;
         stats.lastFailedNote = note;
       }
       const updated = { ...record, stats, rev: record.rev + 1 };

@@ -3,50 +3,46 @@ import { timestampFromMs, timestampMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
   DeleteMemoryResponseSchema,
-  DuplicateKind,
   FailureWarningSchema,
   GetMemoriesResponseSchema,
-  MemoryRefSchema,
   PutMemoryResponseSchema,
   ScoresSchema,
   SearchMemoriesResponseSchema,
   SearchResultSchema,
-  SimilarMemorySchema,
   WriteOutcome,
   type Contradiction,
   type DeleteMemoryRequest,
   type GetMemoriesRequest,
   type PutMemoryRequest,
   type SearchMemoriesRequest,
-  type SimilarMemory,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
-import { detectDisagreement, NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_OVERLAP, textOverlap } from '../contradiction-detector.ts';
 import type { BrainContext } from '../context.ts';
+import { toContradiction } from '../items-record.ts';
 import {
   isLive,
   memoryId,
   memoryPointId,
   memoryText,
-  namespaceEnum,
+  refString,
   toMemory,
   type MemoryRecord,
-  type NamespaceName,
+  type MemoryRefRecord,
+  type SourceRecord,
 } from '../memory-record.ts';
 import { hybridSearch, type ResultScores } from '../search/hybrid.ts';
-import { normalizeEntity } from '../search/lexical-index.ts';
 import { TOMBSTONE_TTL_MS } from '../search/index-registry.ts';
 import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
 import { hasCurrentVector, VECTOR_GRACE_MS, writeVector } from '../vector-sync.ts';
-import { flagDetected } from './contradictions.ts';
+import { flagDetected, openContradictionIds } from './contradictions.ts';
+import { markSuperseded, releaseDeleted, requireSuperseded } from './supersede.ts';
 import { requireKey, requireNamespace, sourceOf } from './validate.ts';
+import { checkAgainstOthers } from './write-checks.ts';
 
 export { MEMORY_KEY } from './validate.ts';
 
 const MAX_CONTENT = 32_000;
-/** Memories of the same namespace compared with a new text for duplicates and contradictions. */
-const CHECK_CANDIDATES = 5;
 
 function sameText(a: MemoryRecord, b: Pick<MemoryRecord, 'title' | 'content' | 'tags' | 'entities'>): boolean {
   return (
@@ -77,12 +73,16 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
       throw new ConnectError(`memory "${key}" is at version ${actual}, not ${expected}: fetch it again and retry`, Code.FailedPrecondition);
     }
   }
+  const superseded = await requireSuperseded(ctx, organizationId, req.supersedes, { namespace, key });
+  const supersedes = superseded ? { namespace: superseded.namespace, key: superseded.key } : existing?.supersedes;
   const draft = { key, title, content, tags, entities };
-  if (existing && sameText(existing, draft)) return repeatedWrite(ctx, existing);
+  if (existing && sameText(existing, draft) && sameRef(existing.supersedes, supersedes)) return repeatedWrite(ctx, existing, source);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
-  const check = await checkAgainstOthers(ctx, organizationId, namespace, key, `${title}\n${content}`, entities, hash, vector);
+  const exclude = new Set([key]);
+  if (supersedes?.namespace === namespace) exclude.add(supersedes.key);
+  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude });
   if (check.duplicates.length > 0 && !req.allowDuplicate) {
     return create(PutMemoryResponseSchema, {
       memory: existing ? toMemory(existing) : undefined,
@@ -112,6 +112,8 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     seq,
     contentHash: hash,
     stats: existing?.stats ?? { worked: 0, failed: 0 },
+    supersedes,
+    supersededBy: existing?.supersededBy,
     // The vector is owed until verified (vector-sync.ts): one field, not a second write.
     vectorDue: now + VECTOR_GRACE_MS,
   };
@@ -121,6 +123,7 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   }
   ctx.indexes.applyLocal(organizationId, namespace, record);
   await writeVectorOrExplain(ctx, record, vector);
+  const closed = superseded ? await markSuperseded(ctx, record, source) : [];
   const contradictions: Contradiction[] = [];
   for (const found of check.disagreements) {
     const flagged = await flagDetected(ctx, organizationId, record, found.record, found.reason, source);
@@ -132,7 +135,12 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     outcome: existing ? WriteOutcome.UPDATED : WriteOutcome.CREATED,
     duplicates: check.duplicates,
     contradictions,
+    closedContradictions: closed.map(toContradiction),
   });
+}
+
+function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined): boolean {
+  return (a ? refString(a.namespace, a.key) : '') === (b ? refString(b.namespace, b.key) : '');
 }
 
 /**
@@ -140,7 +148,9 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
  * and failed to write its vector (the client got UNAVAILABLE and retries), the retry writes
  * the vector and answers as the first write would have.
  */
-async function repeatedWrite(ctx: BrainContext, existing: MemoryRecord) {
+async function repeatedWrite(ctx: BrainContext, existing: MemoryRecord, source: SourceRecord) {
+  // A retried write that superseded a memory completes the marking a failure may have left undone.
+  if (existing.supersedes) await markSuperseded(ctx, existing, source);
   if (existing.vectorDue === undefined || (await hasCurrentVector(ctx, existing))) {
     return create(PutMemoryResponseSchema, { memory: toMemory(existing), created: false, outcome: WriteOutcome.UNCHANGED });
   }
@@ -165,81 +175,6 @@ async function writeVectorOrExplain(ctx: BrainContext, record: MemoryRecord, vec
       Code.Unavailable,
     );
   }
-}
-
-interface CheckResult {
-  duplicates: SimilarMemory[];
-  disagreements: { record: MemoryRecord; reason: string }[];
-}
-
-/**
- * Compares a text about to be written with the closest memories under other keys of the same
- * namespace: the detector's rule is in contradiction-detector.ts.
- */
-async function checkAgainstOthers(
-  ctx: BrainContext,
-  organizationId: string,
-  namespace: NamespaceName,
-  key: string,
-  text: string,
-  entities: string[],
-  hash: string,
-  vector: Float32Array,
-): Promise<CheckResult> {
-  const index = await ctx.indexes.fresh(organizationId, namespace);
-  const result: CheckResult = { duplicates: [], disagreements: [] };
-  if (index.size === 0) return result;
-  const exclude = new Set([key]);
-  const exact = new Set(index.keysWithHash(hash).filter((k) => k !== key));
-  const cosine = new Map<string, number>();
-  const keys = new Set(exact);
-  for (const hit of index.search(text, CHECK_CANDIDATES, { excludeKeys: exclude }, 24)) keys.add(hit.key);
-  const matches = await ctx.stores.vectors.search(organizationId, vector, {
-    limit: CHECK_CANDIDATES + 1,
-    filter: { namespace },
-  });
-  for (const m of matches) {
-    const k = String(m.payload.key);
-    if (k === key) continue;
-    cosine.set(k, m.score);
-    keys.add(k);
-  }
-  const records = (await ctx.memories.getMany([...keys].map((k) => memoryId(organizationId, namespace, k)))).filter(isLive);
-  for (const other of records) {
-    const otherText = `${other.title}\n${other.content}`;
-    const disagreement =
-      exact.has(other.key) || aboutOtherThings(entities, other.entities) ? undefined : detectDisagreement(text, otherText);
-    if (disagreement) {
-      result.disagreements.push({ record: other, reason: disagreement.reason });
-      continue;
-    }
-    const overlap = textOverlap(text, otherText);
-    const semantic = cosine.get(other.key) ?? 0;
-    const kind = exact.has(other.key)
-      ? DuplicateKind.EXACT
-      : overlap >= NEAR_DUPLICATE_OVERLAP || semantic >= NEAR_DUPLICATE_COSINE
-        ? DuplicateKind.NEAR
-        : undefined;
-    if (kind === undefined) continue;
-    result.duplicates.push(
-      create(SimilarMemorySchema, {
-        ref: create(MemoryRefSchema, { namespace: namespaceEnum(namespace), key: other.key }),
-        title: other.title,
-        kind,
-        semantic,
-        overlap,
-      }),
-    );
-  }
-  result.duplicates.sort((a, b) => a.kind - b.kind || b.overlap - a.overlap);
-  return result;
-}
-
-/** Both memories name entities and share none: they are about different things. */
-function aboutOtherThings(a: string[], b: string[]): boolean {
-  if (!a.length || !b.length) return false;
-  const set = new Set(a.map(normalizeEntity));
-  return !b.some((e) => set.has(normalizeEntity(e)));
 }
 
 export async function getMemories(ctx: BrainContext, req: GetMemoriesRequest) {
@@ -303,7 +238,7 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
   });
   let budget = req.tokenBudget || Infinity;
   let truncated = false;
-  const results = [];
+  const kept = [];
   for (const r of found.results) {
     const cost = resultTokens(r.record);
     if (cost > budget) {
@@ -311,8 +246,21 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
       break;
     }
     budget -= cost;
-    results.push(create(SearchResultSchema, { memory: toMemory(r.record), scores: toScores(r.scores), warning: toWarning(r.warning) }));
+    kept.push(r);
   }
+  const open = await openContradictionIds(
+    ctx,
+    organizationId,
+    kept.map((r) => ({ namespace, key: r.record.key })),
+  );
+  const results = kept.map((r) =>
+    create(SearchResultSchema, {
+      memory: toMemory(r.record),
+      scores: toScores(r.scores),
+      warning: toWarning(r.warning),
+      openContradictions: open.get(refString(namespace, r.record.key)) ?? [],
+    }),
+  );
   return create(SearchMemoriesResponseSchema, {
     results,
     organizationId,
@@ -356,6 +304,7 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
   const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
+  await releaseDeleted(ctx, stored, sourceOf(req.source));
   try {
     await ctx.stores.vectors.delete(organizationId, [memoryPointId(namespace, key)]);
   } catch (error) {

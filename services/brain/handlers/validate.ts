@@ -29,7 +29,12 @@ export function requireRefs(field: string, refs: MemoryRef[], min: number, max: 
 
 export function sourceOf(source: Source | undefined): SourceRecord {
   const clip = (s: string | undefined) => (s ?? '').slice(0, 200);
-  return { clientId: clip(source?.clientId), userId: clip(source?.userId), clientName: clip(source?.clientName) };
+  return {
+    clientId: clip(source?.clientId),
+    userId: clip(source?.userId),
+    clientName: clip(source?.clientName),
+    userName: clip(source?.userName),
+  };
 }
 
 export function notFound(message: string): never {

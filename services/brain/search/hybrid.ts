@@ -4,7 +4,16 @@
 import type { BrainContext } from '../context.ts';
 import { isLive, memoryId, type MemoryRecord, type NamespaceName } from '../memory-record.ts';
 import type { LexicalFilter, LexicalIndex } from './lexical-index.ts';
-import { failureWarning, feedbackScore, finalScore, fuse, recencyScore, type Candidate, type Warning } from './ranking.ts';
+import {
+  failureWarning,
+  feedbackScore,
+  finalScore,
+  fuse,
+  rankHistoryBelow,
+  recencyScore,
+  type Candidate,
+  type Warning,
+} from './ranking.ts';
 
 export interface HybridQuery {
   organizationId: string;
@@ -99,6 +108,6 @@ export async function hybridSearch(ctx: BrainContext, q: HybridQuery): Promise<H
       warning: failureWarning(record.stats, now),
     });
   }
-  results.sort((a, b) => b.scores.final - a.scores.final || (a.record.key < b.record.key ? -1 : 1));
+  rankHistoryBelow(results, ctx.weights);
   return { results: results.slice(0, q.limit), searched: index.size, index };
 }

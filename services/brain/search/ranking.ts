@@ -7,7 +7,9 @@
 //   feedback     = (2p - 1) * n / (n + 3) - 0.5 * exp(-daysSinceLastFailure / 14), clamped to -1..1,
 //                  with n = worked + failed and p = (worked + 1) / (n + 2)
 //   recency      = exp(-daysSinceUpdate / 90)
-//   final        = relevance + wFeedback * feedback + wRecency * recency
+//   final        = relevance + wFeedback * feedback + wRecency * recency - wSuperseded * superseded
+//
+// A superseded memory (history) also ranks below its successor whenever both are results.
 //
 // wLex was tuned on the labeled set of test/fixtures/brain-quality.json: on it (as on the public
 // conversational benchmark in agent-memory.md) BM25 alone beats the embedding alone, and the
@@ -18,9 +20,11 @@ export interface RankingWeights {
   lexical: number;
   feedback: number;
   recency: number;
+  /** Subtracted from a superseded memory's score: history, still findable. */
+  superseded: number;
 }
 
-export const DEFAULT_WEIGHTS: RankingWeights = { lexical: 0.7, feedback: 0.2, recency: 0.05 };
+export const DEFAULT_WEIGHTS: RankingWeights = { lexical: 0.7, feedback: 0.2, recency: 0.05, superseded: 0.3 };
 
 const DAY_MS = 24 * 3600_000;
 /** A failure this recent puts a warning on the memory. */
@@ -30,10 +34,16 @@ export function feedbackScore(stats: OutcomeStatsRecord, now: number): number {
   const n = stats.worked + stats.failed;
   const p = (stats.worked + 1) / (n + 2);
   let score = (2 * p - 1) * (n / (n + 3));
-  if (stats.lastFailedAt !== undefined) {
-    score -= 0.5 * Math.exp(-Math.max(0, now - stats.lastFailedAt) / DAY_MS / 14);
+  // A recent failure weighs until the memory works again.
+  if (lastUseFailed(stats)) {
+    score -= 0.5 * Math.exp(-Math.max(0, now - stats.lastFailedAt!) / DAY_MS / 14);
   }
   return Math.max(-1, Math.min(1, score));
+}
+
+/** The last reported use failed: a success reported after it clears the failure's weight and warning. */
+export function lastUseFailed(stats: OutcomeStatsRecord): boolean {
+  return stats.lastFailedAt !== undefined && (stats.lastWorkedAt === undefined || stats.lastWorkedAt < stats.lastFailedAt);
 }
 
 export function recencyScore(updatedAt: number, now: number): number {
@@ -95,25 +105,45 @@ export interface Warning {
 }
 
 function ago(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 60) return `${Math.max(1, minutes)} minute${minutes === 1 ? '' : 's'} ago`;
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'} ago`;
   const hours = Math.round(ms / 3600_000);
   if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'} ago`;
   return `${Math.round(ms / DAY_MS)} days ago`;
 }
 
-/** A warning when the memory failed in use within the warning window. */
+/** A warning when the memory failed in use within the warning window and has not worked since. */
 export function failureWarning(stats: OutcomeStatsRecord, now: number): Warning | undefined {
-  if (stats.lastFailedAt === undefined || now - stats.lastFailedAt > WARNING_WINDOW_MS) return undefined;
-  const by = stats.lastFailedBy ? ` by client ${stats.lastFailedBy}` : '';
+  const failedAt = stats.lastFailedAt;
+  if (failedAt === undefined || !lastUseFailed(stats) || now - failedAt > WARNING_WINDOW_MS) return undefined;
+  const by = stats.lastFailedBy ? ` by ${stats.lastFailedBy}` : '';
   const note = stats.lastFailedNote ? `: ${stats.lastFailedNote}` : '';
-  const when = new Date(stats.lastFailedAt).toISOString().slice(0, 16).replace('T', ' ');
+  const when = new Date(failedAt).toISOString().slice(0, 16).replace('T', ' ');
   return {
-    failedAt: stats.lastFailedAt,
+    failedAt,
     clientId: stats.lastFailedBy ?? '',
     note: stats.lastFailedNote ?? '',
     failed: stats.failed,
     worked: stats.worked,
-    message: `failed in use ${ago(now - stats.lastFailedAt)} (${when} UTC)${by}${note} [worked ${stats.worked}, failed ${stats.failed}]`,
+    message: `failed in use ${ago(now - failedAt)} (${when} UTC)${by}${note} [worked ${stats.worked}, failed ${stats.failed}]`,
   };
+}
+
+interface Ranked {
+  record: { key: string; namespace: string; supersededBy?: { namespace: string; key: string } };
+  scores: { final: number };
+}
+
+/**
+ * History below what replaced it: a superseded memory loses `weights.superseded`, and ranks
+ * under its successor when both are among the results. Sorts `results` in place, best first.
+ */
+export function rankHistoryBelow<T extends Ranked>(results: T[], weights: RankingWeights): T[] {
+  const byRef = new Map(results.map((r) => [`${r.record.namespace}/${r.record.key}`, r]));
+  for (const r of results) if (r.record.supersededBy) r.scores.final -= weights.superseded;
+  for (const r of results) {
+    const next = r.record.supersededBy && byRef.get(`${r.record.supersededBy.namespace}/${r.record.supersededBy.key}`);
+    if (next && r.scores.final >= next.scores.final) r.scores.final = next.scores.final - 1e-6;
+  }
+  return results.sort((a, b) => b.scores.final - a.scores.final || (a.record.key < b.record.key ? -1 : 1));
 }

@@ -32,11 +32,18 @@ export declare type Source = Message<"mindgate.brain.v1.Source"> & {
   userId: string;
 
   /**
-   * Human-readable client name, when known.
+   * The client's registered name (client_name of its registration), when known.
    *
    * @generated from field: string client_name = 3;
    */
   clientName: string;
+
+  /**
+   * The user's display name, when known.
+   *
+   * @generated from field: string user_name = 4;
+   */
+  userName: string;
 };
 
 /**
@@ -76,7 +83,8 @@ export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
   lastFailedAt?: Timestamp | undefined;
 
   /**
-   * The client that reported the last failure, and its note.
+   * Who reported the last failure (the client's registered name and the user's, or the client
+   * id when no name is known), and its note.
    *
    * @generated from field: string last_failed_by = 5;
    */
@@ -88,7 +96,7 @@ export declare type OutcomeStats = Message<"mindgate.brain.v1.OutcomeStats"> & {
   lastFailedNote: string;
 
   /**
-   * The client that reported the last success.
+   * Who reported the last success, named the same way.
    *
    * @generated from field: string last_worked_by = 7;
    */
@@ -187,6 +195,20 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
    * @generated from field: mindgate.brain.v1.Source created_by = 13;
    */
   createdBy?: Source | undefined;
+
+  /**
+   * The memory this one corrects (PutMemoryRequest.supersedes), if any.
+   *
+   * @generated from field: mindgate.brain.v1.MemoryRef supersedes = 14;
+   */
+  supersedes?: MemoryRef | undefined;
+
+  /**
+   * The memory that corrects this one, if any: this one is kept as history and ranked below it.
+   *
+   * @generated from field: mindgate.brain.v1.MemoryRef superseded_by = 15;
+   */
+  supersededBy?: MemoryRef | undefined;
 };
 
 /**
@@ -277,6 +299,15 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
    * @generated from field: bool allow_duplicate = 10;
    */
   allowDuplicate: boolean;
+
+  /**
+   * The memory this write corrects (another key of the organization, any namespace): it stays
+   * readable with superseded_by set, ranks below this one, and the open contradictions that name
+   * it are closed (RESOLVED between the two, OBSOLETE otherwise). NOT_FOUND when it does not exist.
+   *
+   * @generated from field: mindgate.brain.v1.MemoryRef supersedes = 11;
+   */
+  supersedes?: MemoryRef | undefined;
 };
 
 /**
@@ -367,6 +398,13 @@ export declare type PutMemoryResponse = Message<"mindgate.brain.v1.PutMemoryResp
    * @generated from field: repeated mindgate.brain.v1.Contradiction contradictions = 5;
    */
   contradictions: Contradiction[];
+
+  /**
+   * Contradictions this write closed by superseding a memory.
+   *
+   * @generated from field: repeated mindgate.brain.v1.Contradiction closed_contradictions = 6;
+   */
+  closedContradictions: Contradiction[];
 };
 
 /**
@@ -559,6 +597,8 @@ export declare type FailureWarning = Message<"mindgate.brain.v1.FailureWarning">
   failedAt?: Timestamp | undefined;
 
   /**
+   * Who reported the failure, as OutcomeStats.last_failed_by names it.
+   *
    * @generated from field: string client_id = 2;
    */
   clientId: string;
@@ -611,11 +651,18 @@ export declare type SearchResult = Message<"mindgate.brain.v1.SearchResult"> & {
   scores?: Scores | undefined;
 
   /**
-   * Set when the memory failed in use within the last 30 days.
+   * Set when the memory failed in use within the last 30 days and has not worked since.
    *
    * @generated from field: mindgate.brain.v1.FailureWarning warning = 3;
    */
   warning?: FailureWarning | undefined;
+
+  /**
+   * Ids of open contradictions naming the memory (at most 5): check them before relying on it.
+   *
+   * @generated from field: repeated string open_contradictions = 4;
+   */
+  openContradictions: string[];
 };
 
 /**
@@ -695,6 +742,13 @@ export declare type DeleteMemoryRequest = Message<"mindgate.brain.v1.DeleteMemor
    * @generated from field: optional uint64 expected_version = 4;
    */
   expectedVersion?: bigint | undefined;
+
+  /**
+   * Who deletes it (recorded on the contradictions the deletion closes).
+   *
+   * @generated from field: mindgate.brain.v1.Source source = 5;
+   */
+  source?: Source | undefined;
 };
 
 /**
@@ -1686,6 +1740,13 @@ export enum ItemStatus {
    * @generated from enum value: ITEM_STATUS_DISMISSED = 3;
    */
   DISMISSED = 3,
+
+  /**
+   * Closed because a memory it names was deleted or superseded (contradictions only).
+   *
+   * @generated from enum value: ITEM_STATUS_OBSOLETE = 4;
+   */
+  OBSOLETE = 4,
 }
 
 /**
@@ -1707,11 +1768,12 @@ export declare const BrainService: GenService<{
   /**
    * PutMemory creates or replaces the memory at (organization, namespace, key). When
    * expected_version is set the write succeeds only if the stored version matches
-   * (FAILED_PRECONDITION otherwise; 0 means "must not exist yet"). A memory whose text equals or
-   * nearly equals another key's is not written unless allow_duplicate is set: the response
-   * names the similar memories instead. A write that disagrees with a memory close in meaning
-   * is stored and flags a contradiction, returned in the response. ABORTED when the memory
-   * changed concurrently.
+   * (FAILED_PRECONDITION otherwise; 0 means "must not exist yet"). A memory that says the same
+   * as another key's (same values, same or nearly the same text) is not written unless
+   * allow_duplicate is set: the response names the similar memories instead. A write that
+   * disagrees with a memory close to it (another number, date, name, a negation or an opposite)
+   * is stored and flags a contradiction, returned in the response; naming the memory it corrects
+   * in supersedes keeps that one as history instead. ABORTED when the memory changed concurrently.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.PutMemory
    */
@@ -1745,8 +1807,9 @@ export declare const BrainService: GenService<{
     output: typeof SearchMemoriesResponseSchema;
   },
   /**
-   * DeleteMemory removes a memory; NOT_FOUND when it does not exist, FAILED_PRECONDITION when
-   * expected_version is set and differs from the stored version.
+   * DeleteMemory removes a memory and closes the open contradictions naming it (OBSOLETE);
+   * NOT_FOUND when it does not exist, FAILED_PRECONDITION when expected_version is set and
+   * differs from the stored version.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.DeleteMemory
    */
