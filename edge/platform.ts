@@ -62,7 +62,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         targets[name] = { address };
         continue;
       }
-      const module = SERVICE_MODULES[name](stores, logger);
+      const module = SERVICE_MODULES[name](stores, logger, config.services[name]);
       const service = config.services[name];
       const server = await startRpcServer({
         module,

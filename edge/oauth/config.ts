@@ -25,9 +25,6 @@ export interface AuthConfig {
   signingKeys?: { keys: Record<string, unknown>[] };
   /** Keys that sign the authorization server's cookies; the first signs. Generated and persisted when unset. */
   cookieKeys?: string[];
-  /** Failed sign-in attempts allowed per e-mail address per window. */
-  signInAttempts: number;
-  signInWindowSeconds: number;
   /** Days of the Professional trial started at onboarding (0: start on Starter). */
   trialDays: number;
 }
@@ -82,8 +79,6 @@ export function readAuthConfig(env: Env): AuthConfig {
     social,
     signingKeys: readJwks(env, 'AUTH_SIGNING_KEYS'),
     cookieKeys: readCookieKeys(env, 'AUTH_COOKIE_KEYS'),
-    signInAttempts: readInt(env, 'SIGN_IN_ATTEMPTS', 10, { min: 1, max: 1_000 }),
-    signInWindowSeconds: readInt(env, 'SIGN_IN_WINDOW', 900, { min: 1, max: 86_400 }),
     trialDays: readInt(env, 'TRIAL_DAYS', 14, { min: 0, max: 365 }),
   };
 }

@@ -43,12 +43,7 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
   const records = ctx.stores.records;
   const keys = await loadAuthKeys(ctx.config.auth, records, ctx.keyEncryption);
   const revocations = createRevocationStore(records, ctx.now);
-  const accounts = createAccounts({
-    records,
-    now: ctx.now,
-    signInAttempts: ctx.config.auth.signInAttempts,
-    signInWindowSeconds: ctx.config.auth.signInWindowSeconds,
-  });
+  const accounts = createAccounts(ctx.clients.users);
   const mailer = createMailer({
     smtpUrl: ctx.config.auth.smtpUrl,
     from: ctx.config.auth.mailFrom,

@@ -44,7 +44,7 @@ async function signIn(kit: InteractionKit, c: RouteContext): Promise<void> {
     await kit.provider.interactionFinished(
       c.req,
       c.res,
-      { login: { accountId: user._id, amr: ['pwd'] } },
+      { login: { accountId: user.id, amr: ['pwd'] } },
       { mergeWithLastSubmission: false },
     );
   } catch (err) {
@@ -69,12 +69,7 @@ async function signUpInInteraction(kit: InteractionKit, c: RouteContext): Promis
   const view = interactionSignUp(kit, d);
   const user = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
   if (!user) return;
-  await kit.provider.interactionFinished(
-    c.req,
-    c.res,
-    { login: { accountId: user._id, amr: ['pwd'] } },
-    { mergeWithLastSubmission: false },
-  );
+  await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: user.id, amr: ['pwd'] } }, { mergeWithLastSubmission: false });
 }
 
 function interactionSignUp(kit: InteractionKit, d: InteractionDetails): SignUpView {

@@ -1,7 +1,7 @@
 // Onboarding: a new account, its first organization with its brain and plan (a Professional
 // trial, or Starter), and the verification e-mail.
 import { openOrganization } from '../../organizations.ts';
-import { AccountError, type UserRecord } from '../accounts.ts';
+import { AccountError, type Account } from '../accounts.ts';
 import type { InteractionKit } from './kit.ts';
 
 export function signUpInput(form: URLSearchParams) {
@@ -18,8 +18,8 @@ export async function createOrganization(kit: InteractionKit, name: string, owne
   return (await openOrganization(kit.app, { name, ownerUserId })).organizationId;
 }
 
-async function sendVerification(kit: InteractionKit, user: UserRecord): Promise<void> {
-  const token = await kit.accounts.createEmailToken(user);
+async function sendVerification(kit: InteractionKit, user: Account): Promise<void> {
+  const token = await kit.accounts.createEmailToken(user.id);
   const link = `${kit.issuer}/verify-email?token=${token}`;
   try {
     await kit.mailer.send({
@@ -37,13 +37,13 @@ export async function signUp(
   kit: InteractionKit,
   form: URLSearchParams,
   render: (error: string, field?: string) => void,
-): Promise<UserRecord | undefined> {
+): Promise<Account | undefined> {
   const input = signUpInput(form);
   if (!input.organization || input.organization.length > 200) {
     render('Enter an organization name of at most 200 characters.', 'organization');
     return undefined;
   }
-  let user: UserRecord;
+  let user: Account;
   try {
     user = await kit.accounts.signUp(input);
   } catch (err) {
@@ -53,7 +53,7 @@ export async function signUp(
     }
     throw err;
   }
-  await createOrganization(kit, input.organization, user._id);
+  await createOrganization(kit, input.organization, user.id);
   await sendVerification(kit, user);
   return user;
 }
