@@ -17,7 +17,6 @@ import { confidentialClientRoutes } from './confidential-clients.ts';
 import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
-import { createMailer } from '../oauth/mail.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamRoutes } from './teams.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
@@ -130,12 +129,6 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     limit: ctx.config.maxBodyBytes,
   };
   const calls = createApiCallCounter(ctx);
-  const mailer = createMailer({
-    smtpUrl: ctx.config.auth.smtpUrl,
-    from: ctx.config.auth.mailFrom,
-    dataDir: ctx.config.storage.dataDir,
-    logger: ctx.logger.child({ component: 'mail' }),
-  });
   const routes = [
     listOrganizationsRoute(deps),
     getOrganizationRoute(deps),
@@ -145,7 +138,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...teamRoutes(deps),
-    ...invitationRoutes(deps, createInvitationMail(ctx, mailer)),
+    ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
   ];

@@ -17,9 +17,6 @@ export interface AuthConfig {
   refreshTokenTtl: number;
   /** Lifetime of a sign-in session at the authorization server, in seconds. */
   sessionTtl: number;
-  /** smtp:// or smtps:// URL; when unset, mail goes to `<DATA_DIR>/outbox.jsonl` and the log. */
-  smtpUrl?: string;
-  mailFrom: string;
   social?: SocialProviderConfig;
   /** Private JWKS (JSON) used to sign tokens; the first key signs. Generated and persisted when unset. */
   signingKeys?: { keys: Record<string, unknown>[] };
@@ -57,10 +54,6 @@ function readCookieKeys(env: Env, name: string): string[] | undefined {
 }
 
 export function readAuthConfig(env: Env): AuthConfig {
-  const smtpUrl = readString(env, 'SMTP_URL');
-  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
-    throw new ConfigError('SMTP_URL', 'expected an smtp:// or smtps:// URL');
-  }
   const issuer = readUrl(env, 'SOCIAL_OIDC_ISSUER');
   let social: SocialProviderConfig | undefined;
   if (issuer) {
@@ -74,8 +67,6 @@ export function readAuthConfig(env: Env): AuthConfig {
     accessTokenTtl: readInt(env, 'ACCESS_TOKEN_TTL', 900, { min: 30, max: 86_400 }),
     refreshTokenTtl: readInt(env, 'REFRESH_TOKEN_TTL', 30 * 86_400, { min: 60, max: 365 * 86_400 }),
     sessionTtl: readInt(env, 'AUTH_SESSION_TTL', 14 * 86_400, { min: 60, max: 365 * 86_400 }),
-    smtpUrl,
-    mailFrom: readString(env, 'MAIL_FROM', 'Mindgate <no-reply@localhost>'),
     social,
     signingKeys: readJwks(env, 'AUTH_SIGNING_KEYS'),
     cookieKeys: readCookieKeys(env, 'AUTH_COOKIE_KEYS'),

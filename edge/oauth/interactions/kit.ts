@@ -7,7 +7,6 @@ import type { AppContext } from '../../context.ts';
 import { readBody } from '../../http/respond.ts';
 import type { RouteContext } from '../../http/router.ts';
 import type { Accounts } from '../accounts.ts';
-import type { Mailer } from '../mail.ts';
 import { messagePage, PAGE_HEADERS } from '../pages.ts';
 import type { AuthServer } from '../provider.ts';
 
@@ -18,7 +17,6 @@ export interface InteractionsOptions {
   app: AppContext;
   server: AuthServer;
   accounts: Accounts;
-  mailer: Mailer;
   cookieKey: string;
 }
 

@@ -67,9 +67,15 @@ async function signUpInInteraction(kit: InteractionKit, c: RouteContext): Promis
   const form = await readForm(c.req);
   if (!kit.checkCsrf(d.uid, form)) return refuseForm(c.res);
   const view = interactionSignUp(kit, d);
-  const user = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
-  if (!user) return;
-  await kit.provider.interactionFinished(c.req, c.res, { login: { accountId: user.id, amr: ['pwd'] } }, { mergeWithLastSubmission: false });
+  const done = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
+  if (!done) return;
+  // The consent page that follows (a new interaction) reads how the verification e-mail went here.
+  await kit.provider.interactionFinished(
+    c.req,
+    c.res,
+    { login: { accountId: done.user.id, amr: ['pwd'] }, verificationMail: done.mail },
+    { mergeWithLastSubmission: false },
+  );
 }
 
 function interactionSignUp(kit: InteractionKit, d: InteractionDetails): SignUpView {

@@ -18,18 +18,32 @@ export async function createOrganization(kit: InteractionKit, name: string, owne
   return (await openOrganization(kit.app, { name, ownerUserId })).organizationId;
 }
 
-async function sendVerification(kit: InteractionKit, user: Account): Promise<void> {
-  const token = await kit.accounts.createEmailToken(user.id);
-  const link = `${kit.issuer}/verify-email?token=${token}`;
+/** How the verification e-mail went: delivered, queued for a retry, or not even written. */
+export type VerificationMail = 'sent' | 'queued' | 'failed';
+
+async function sendVerification(kit: InteractionKit, user: Account): Promise<VerificationMail> {
   try {
-    await kit.mailer.send({
+    const token = await kit.accounts.createEmailToken(user.id);
+    const link = `${kit.issuer}/verify-email?token=${token}`;
+    const { status } = await kit.app.mail.send({
+      purpose: 'verification',
       to: user.email,
       subject: 'Verify your e-mail address for Mindgate',
       text: `Hello ${user.name},\n\nConfirm that this is your address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create a Mindgate account, ignore this message.\n`,
     });
+    return status;
   } catch (err) {
-    kit.app.logger.warn({ err: (err as Error).message }, 'verification mail could not be sent');
+    // The account stands; the page says the link could not be sent.
+    kit.app.logger.error({ err: (err as Error).message, userId: user.id }, 'verification mail could not be queued');
+    return 'failed';
   }
+}
+
+/** What the page says about the verification e-mail. */
+export function verificationNotice(email: string, mail: VerificationMail): string {
+  if (mail === 'sent') return `We sent a verification link to ${email}.`;
+  if (mail === 'queued') return `We could not send the verification link to ${email} yet; we will keep trying for a few hours.`;
+  return `We could not send a verification link to ${email}. You can still sign in.`;
 }
 
 /** Creates the account and its organization; answers the page itself on a user error. */
@@ -37,7 +51,7 @@ export async function signUp(
   kit: InteractionKit,
   form: URLSearchParams,
   render: (error: string, field?: string) => void,
-): Promise<Account | undefined> {
+): Promise<{ user: Account; mail: VerificationMail } | undefined> {
   const input = signUpInput(form);
   if (!input.organization || input.organization.length > 200) {
     render('Enter an organization name of at most 200 characters.', 'organization');
@@ -54,6 +68,5 @@ export async function signUp(
     throw err;
   }
   await createOrganization(kit, input.organization, user.id);
-  await sendVerification(kit, user);
-  return user;
+  return { user, mail: await sendVerification(kit, user) };
 }
