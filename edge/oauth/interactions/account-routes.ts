@@ -15,7 +15,7 @@ export function registerAccountRoutes(router: Router, kit: InteractionKit): void
     const form = await readForm(c.req);
     if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
     const csrf = kit.standaloneCsrf(c.req, c.res);
-    const done = await signUp(kit, form, (error, field) =>
+    const done = await signUp(kit, c, form, (error, field) =>
       renderSignUp(kit, c, { action: '/sign-up', signInHref: '/sign-in', csrf, status: 400, error, field, form }),
     );
     if (!done) return;

@@ -64,6 +64,38 @@ async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearch
   return kit.accounts.signIn(email, password);
 }
 
+/** Accepts the invitation for the account and records the step; false when the link is no longer valid. */
+async function accept(
+  kit: InteractionKit,
+  c: RouteContext,
+  token: string,
+  user: Account,
+  account: 'created' | 'existing',
+): Promise<boolean> {
+  let res: Awaited<ReturnType<typeof kit.app.clients.invitations.acceptInvitation>>;
+  try {
+    res = await kit.app.clients.invitations.acceptInvitation({ token, userId: user.id, userEmail: user.email });
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) return false;
+    throw err;
+  }
+  const organizationId = res.membership!.organizationId;
+  await kit.recordStep(c, {
+    organizationId,
+    userId: user.id,
+    action: 'acceptInvitation',
+    target: `/organizations/${organizationId}/members/${user.id}`,
+    details: {
+      role: roleName(res.membership!.role) ?? 'member',
+      invitation_id: res.invitation!.invitationId,
+      team_ids: res.teamIds.join(','),
+      account,
+      email: user.email,
+    },
+  });
+  return true;
+}
+
 export function registerInvitationRoutes(router: Router, kit: InteractionKit): void {
   router.get('/invitations/:token', async (c: RouteContext) => {
     const invited = await invitationOf(kit, c.params.token);
@@ -85,13 +117,8 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
       if (!(err instanceof AccountError)) throw err;
       return send(c.res, 400, invitationPage(invited, token, kit.standaloneCsrf(c.req, c.res), err.message));
     }
-    try {
-      await kit.app.clients.invitations.acceptInvitation({ token, userId: user.id, userEmail: user.email });
-    } catch (err) {
-      if (err instanceof ConnectError && err.code === Code.NotFound)
-        return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
-      throw err;
-    }
+    const accepted = await accept(kit, c, token, user, form.get('action') === 'sign-up' ? 'created' : 'existing');
+    if (!accepted) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
     send(
       c.res,
       200,

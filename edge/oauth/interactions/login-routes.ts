@@ -67,7 +67,7 @@ async function signUpInInteraction(kit: InteractionKit, c: RouteContext): Promis
   const form = await readForm(c.req);
   if (!kit.checkCsrf(d.uid, form)) return refuseForm(c.res);
   const view = interactionSignUp(kit, d);
-  const done = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
+  const done = await signUp(kit, c, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
   if (!done) return;
   // The consent page that follows (a new interaction) reads how the verification e-mail went here.
   await kit.provider.interactionFinished(

@@ -2,6 +2,7 @@
 // trial, or Starter), and the verification e-mail.
 import { openOrganization } from '../../organizations.ts';
 import { AccountError, type Account } from '../accounts.ts';
+import type { RouteContext } from '../../http/router.ts';
 import type { InteractionKit } from './kit.ts';
 
 export function signUpInput(form: URLSearchParams) {
@@ -13,9 +14,24 @@ export function signUpInput(form: URLSearchParams) {
   };
 }
 
-/** Creates the organization with its brain and its plan; returns its id. */
-export async function createOrganization(kit: InteractionKit, name: string, ownerUserId: string): Promise<string> {
-  return (await openOrganization(kit.app, { name, ownerUserId })).organizationId;
+/**
+ * Creates the organization with its brain and its plan, and records it in the new organization's
+ * audit log: as the sign-up (`signUp`) or as created at consent (`createOrganization`). Returns its id.
+ */
+export async function createOrganization(
+  kit: InteractionKit,
+  c: RouteContext,
+  input: { name: string; owner: Account; source: 'sign-up' | 'consent' },
+): Promise<string> {
+  const { organizationId } = await openOrganization(kit.app, { name: input.name, ownerUserId: input.owner.id });
+  await kit.recordStep(c, {
+    organizationId,
+    userId: input.owner.id,
+    action: input.source === 'sign-up' ? 'signUp' : 'createOrganization',
+    target: `/organizations/${organizationId}`,
+    details: { source: input.source, role: 'owner', ...(input.source === 'sign-up' ? { email: input.owner.email } : {}) },
+  });
+  return organizationId;
 }
 
 /** How the verification e-mail went: delivered, queued for a retry, or not even written. */
@@ -49,6 +65,7 @@ export function verificationNotice(email: string, mail: VerificationMail): strin
 /** Creates the account and its organization; answers the page itself on a user error. */
 export async function signUp(
   kit: InteractionKit,
+  c: RouteContext,
   form: URLSearchParams,
   render: (error: string, field?: string) => void,
 ): Promise<{ user: Account; mail: VerificationMail } | undefined> {
@@ -67,6 +84,6 @@ export async function signUp(
     }
     throw err;
   }
-  await createOrganization(kit, input.organization, user.id);
+  await createOrganization(kit, c, { name: input.organization, owner: user, source: 'sign-up' });
   return { user, mail: await sendVerification(kit, user) };
 }
