@@ -4,7 +4,18 @@ import { decodeJwt } from 'jose';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browse, CookieJar, formField, obtainAccessToken, reservePorts, startOAuthTestPlatform } from '../support/oauth-client.ts';
+import {
+  browse,
+  CookieJar,
+  follow,
+  formAction,
+  formField,
+  obtainAccessToken,
+  pkcePair,
+  registerClient,
+  reservePorts,
+  startOAuthTestPlatform,
+} from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 interface Received {
@@ -106,6 +117,30 @@ describe('when the SMTP server is down at sign-up', () => {
     await new Promise<void>((resolve) => (late ? late.close(() => resolve()) : resolve()));
   });
 
+  it('says at consent, right after signing up in an application, that the link is queued', async () => {
+    const auth = downPlatform.ctx.config.publicUrls.auth;
+    const client = await registerClient(auth);
+    const { challenge } = pkcePair();
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      scope: 'openid email',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const jar = new CookieJar();
+    let page = await follow(jar, await browse(jar, `${auth}/authorize?${params}`), client.redirect_uris[0]);
+    page = await browse(jar, new URL(/href="([^"]*\/sign-up)"/.exec(page.body)![1], auth).href);
+    const email = `app-late-${Date.now()}@example.test`;
+    page = await browse(jar, new URL(formAction(page.body, '/sign-up'), auth).href, {
+      form: { csrf: formField(page.body, 'csrf'), name: 'App', email, password: 'a-long-password-2', organization: 'App Org' },
+    });
+    const consent = await follow(jar, page, client.redirect_uris[0]);
+    expect(consent.body).toContain('/consent"');
+    expect(consent.body).toContain(`We could not send the verification link to ${email} yet; we will keep trying`);
+  }, 60_000);
+
   it('says the link is queued, retries until the server is up, and never logs the link', async () => {
     const auth = downPlatform.ctx.config.publicUrls.auth;
     const jar = new CookieJar();
@@ -118,9 +153,9 @@ describe('when the SMTP server is down at sign-up', () => {
     expect(page.body).toContain(`We could not send the verification link to ${email} yet; we will keep trying`);
     expect(logs.some((l) => l.includes('mail not delivered yet'))).toBe(true);
 
-    const arrived = new Promise<void>((resolve) => (delivered = resolve));
     late = await listenSmtp(downPort);
-    await arrived;
+    // The queue's worker retries (MAIL_RETRY_SECONDS=1, doubling) until the server takes it.
+    await expect.poll(() => inbox.some((m) => m.to.includes(email)), { timeout: 30_000, interval: 200 }).toBe(true);
     const mail = inbox.find((m) => m.to.includes(email));
     expect(mail).toBeDefined();
     const link = linkIn(mail!.raw);
