@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_ENUM } from '../../edge/api/access.ts';
 import { joinAs, userIdOf } from '../support/members.ts';
-import { obtainAccessToken, startOAuthTestPlatform, tokenRequest, type ObtainedToken } from '../support/oauth-client.ts';
+import { hashPassword } from '../../services/agents/handlers/passwords.ts';
+import { newTestUser, obtainAccessToken, startOAuthTestPlatform, tokenRequest, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient } from '../support/rest.ts';
 
@@ -148,6 +149,45 @@ describe('my account', () => {
     ]);
     expect(seen[1]).toMatchObject({ organization_id: owner.organizationId, joined_at: expect.any(String) });
     expect((await call('/users/me/memberships?page_token=!', { token: member.access_token })).status).toBe(422);
+  });
+});
+
+describe('accounts written before the agents service owned them', () => {
+  it('sign in and change as they are, with no migration', async () => {
+    const owner = await obtainAccessToken(platform, { resource: api });
+    // The records exactly as the authorization server used to write them: no version, no updatedAt.
+    const records = platform.ctx.stores.records;
+    const legacy = newTestUser('legacy');
+    const id = 'usr_0123456789abcdef01234567';
+    await records.collection('auth_user_emails').put({ _id: legacy.email, userId: id });
+    await records.collection('auth_users').put({
+      _id: id,
+      email: legacy.email,
+      emailVerified: true,
+      name: 'Legacy',
+      passwordHash: await hashPassword(legacy.password),
+      createdAt: Date.UTC(2026, 0, 1),
+    });
+    await platform.ctx.clients.organizations.addMember({ organizationId: owner.organizationId, userId: id, role: ROLE_ENUM.member });
+    const token = await obtainAccessToken(platform, { resource: api, user: legacy, mode: 'sign-in' });
+    expect(userIdOf(token)).toBe(id);
+    const me = await call('/users/me', { token: token.access_token });
+    expect(me.json).toMatchObject({
+      id,
+      email: legacy.email,
+      email_verified: true,
+      name: 'Legacy',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    expect(me.headers.get('etag')).toBe('"1"');
+    const renamed = await call('/users/me', {
+      token: token.access_token,
+      method: 'PATCH',
+      body: { name: 'Legacy II' },
+      headers: { 'if-match': '"1"' },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.headers.get('etag')).toBe('"2"');
   });
 });
 
