@@ -10,6 +10,7 @@ import { AuditService } from '../gen/mindgate/agents/v1/audit_pb.js';
 import { InvitationsService } from '../gen/mindgate/agents/v1/invitations_pb.js';
 import { TeamsService } from '../gen/mindgate/agents/v1/teams_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
+import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
@@ -25,6 +26,8 @@ export interface ServiceClients {
   brain: Client<typeof BrainService>;
   entityGraph: Client<typeof EntityGraphService>;
   agents: Client<typeof AgentsService>;
+  /** User accounts, how they sign in, e-mail verification (served by the agents service). */
+  users: Client<typeof UsersService>;
   /** Organizations and memberships (served by the agents service). */
   organizations: Client<typeof OrganizationsService>;
   /** API keys of the Agents API (served by the agents service). */
@@ -83,6 +86,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     brain: client(BrainService, 'brain'),
     entityGraph: client(EntityGraphService, 'entity-graph'),
     agents: client(AgentsService, 'agents'),
+    users: client(UsersService, 'agents'),
     organizations: client(OrganizationsService, 'agents'),
     apiKeys: client(ApiKeysService, 'agents'),
     audit: client(AuditService, 'agents'),

@@ -20,6 +20,7 @@ import { readApiConfig, type ApiConfig } from './api/config.ts';
 import { readGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
+import { readMailConfig, type MailConfig } from './mail/config.ts';
 
 export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
 
@@ -50,6 +51,8 @@ export interface EdgeConfig {
   storage: StorageConfig;
   /** The authorization server and accounts (edge/oauth/config.ts). */
   auth: AuthConfig;
+  /** Outgoing mail: SMTP or the outbox file, and the queue's retries (edge/mail/config.ts). */
+  mail: MailConfig;
   /** The Agents API (edge/api/config.ts). */
   api: ApiConfig;
   /** The public Web API and site (edge/web/config.ts). */
@@ -102,6 +105,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
     storage: readStorageConfig(env, cpuCount),
     auth: readAuthConfig(env),
+    mail: readMailConfig(env),
     api: readApiConfig(env),
     web: readWebConfig(env),
     gateway: readGatewayConfig(env),

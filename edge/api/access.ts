@@ -41,12 +41,19 @@ export interface Access {
   machines: boolean;
   /** A user below `role` may still call it on themselves (`user_id` in the path is theirs). */
   self?: boolean;
+  /**
+   * About the caller's own account (`/users/me`), outside any organization: any signed-in user,
+   * whatever their role; never a machine.
+   */
+  user?: boolean;
 }
 
 const read: Access = { role: 'viewer', machines: true };
 const admin: Access = { role: 'admin', machines: false };
 /** Owner-and-admin work that automation may do too, with an "admin" key (teams, invitations, the audit log). */
 const automatable: Access = { role: 'admin', machines: true };
+/** A signed-in user's own account. */
+const account: Access = { role: 'viewer', machines: false, user: true };
 
 /** operationId → who may call it. Operations outside an organization (health, metadata) are absent. */
 export const ACCESS: Readonly<Record<string, Access>> = {
@@ -85,6 +92,10 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   deleteConfidentialClient: admin,
   listAuditEvents: automatable,
   exportAuditEvents: automatable,
+  getCurrentUser: account,
+  updateCurrentUser: account,
+  deleteCurrentUser: account,
+  listCurrentUserMemberships: account,
 };
 
 export function accessOf(operationId: string): Access {

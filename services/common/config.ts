@@ -180,7 +180,26 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
   };
 }
 
-export interface ServiceConfig {
+/** Accounts (the agents service's UsersService): how failed sign-ins are throttled. */
+export interface AccountsConfig {
+  /** Failed sign-in attempts allowed per e-mail address per window. */
+  signInAttempts: number;
+  signInWindowSeconds: number;
+}
+
+export function readAccountsConfig(env: Env): AccountsConfig {
+  return {
+    signInAttempts: readInt(env, 'SIGN_IN_ATTEMPTS', 10, { min: 1, max: 1_000 }),
+    signInWindowSeconds: readInt(env, 'SIGN_IN_WINDOW', 900, { min: 1, max: 86_400 }),
+  };
+}
+
+/** What a service module is built with besides its stores (SERVICE_MODULES). */
+export interface ModuleConfig {
+  accounts: AccountsConfig;
+}
+
+export interface ServiceConfig extends ModuleConfig {
   /** Address the gRPC listener binds to; loopback unless the deployment says otherwise. */
   host: string;
   port: number;
@@ -221,5 +240,6 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     handshakeTimeoutMs: readInt(env, 'GRPC_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 50, max: 600_000 }),
     idleTimeoutMs: readInt(env, 'GRPC_IDLE_TIMEOUT_MS', 300_000, { min: 50, max: 86_400_000 }),
     storage: readStorageConfig(env, cpuCount),
+    accounts: readAccountsConfig(env),
   };
 }

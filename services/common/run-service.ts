@@ -18,7 +18,7 @@ export async function runService(name: ServiceName): Promise<void> {
     try {
       const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
       const server = await startRpcServer({
-        module: SERVICE_MODULES[name](stores, logger),
+        module: SERVICE_MODULES[name](stores, logger, config),
         host: config.host,
         port: config.port,
         settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },
