@@ -24,7 +24,7 @@ if (kubeconform && !fs.existsSync(path.join(schemas, 'installed'))) {
 }
 const canValidate = Boolean(kubeconform && fs.existsSync(path.join(schemas, 'installed')));
 
-// biome-ignore lint/suspicious/noExplicitAny: rendered manifests are free-form YAML.
+// Rendered manifests are free-form YAML.
 type Doc = any;
 
 /**
