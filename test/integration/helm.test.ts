@@ -72,6 +72,9 @@ describe('helm chart', () => {
     });
     expect(env('prod-mindgate-brain')).toMatchObject({ BRAIN_GRPC_PORT: '50051', GRPC_HOST: '0.0.0.0', INTERNAL_TOKEN: 'secret' });
     expect(env('prod-mindgate-brain')).not.toHaveProperty('GATEWAY_STATE_SECRET');
+    // Only the Brain embeds: the other services run the model in one thread.
+    expect(env('prod-mindgate-brain')).not.toHaveProperty('EMBEDDINGS_THREADS');
+    for (const service of ['entity-graph', 'agents', 'billing']) expect(env(`prod-mindgate-${service}`).EMBEDDINGS_THREADS).toBe('1');
     // The shared settings come from one ConfigMap that every pod reads.
     const config = named(docs, 'ConfigMap', 'prod-mindgate-config').data;
     expect(config).toMatchObject({
