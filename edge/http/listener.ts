@@ -67,6 +67,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
   // which costs several times the rest of the line on the hot path.
   const accessLogger = options.logger.child({ listener: surface.name }, { redact: [] });
   const accessLevel = options.accessLogLevel ?? 'info';
+  const observe = options.metrics?.listener(surface.name);
 
   // Node's requestTimeout stays off: body-deadlines.ts does its job and tells a stalled client
   // from a server that paused reading; the head has Node's headersTimeout.
@@ -96,7 +97,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     deadlines.watch(ctx);
     res.once('close', () => {
       const elapsed = performance.now() - started;
-      options.metrics?.observe(surface.name, req.method, res.statusCode, elapsed / 1000);
+      observe?.(req.method, res.statusCode, elapsed / 1000);
       const line = {
         requestId,
         method: req.method,
