@@ -3,6 +3,7 @@
 // a process needs, going false when one stops answering and true again when it is back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -297,4 +298,28 @@ describe('the edge with the Brain in its own process', () => {
     brain = await startBrainProcess(brainDir, port, token);
     await until(async () => (await probe(`${platform.urls.gateway}/readyz`)).status === 200, 'gateway ready again');
   }, 180_000);
+});
+
+describe('a metrics port in use', () => {
+  it('stops the start with one line naming the setting, and exit code 2', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-metrics-port-'));
+    try {
+      const child = spawn(process.execPath, ['services/billing/main.ts'], {
+        cwd: root,
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, BILLING_GRPC_PORT: '0', METRICS_PORT: String(port), EMBEDDINGS_THREADS: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(`start refused: METRICS_PORT: 127.0.0.1:${port} is already in use`);
+    } finally {
+      holder.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
