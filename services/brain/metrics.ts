@@ -2,16 +2,17 @@
 // - mindgate_brain_vector_sync_pending: memories whose vector is not verified yet. Every write
 //   holds the marker for VECTOR_GRACE_MS, so a busy Brain shows some; it returns to 0 when writes
 //   stop and the vector store answers.
-// - mindgate_brain_vector_sync_overdue: those past the grace, which vector sync owes: records
-//   without their vector, the figure `brain:check` calls recordsWithoutVectors for everything
-//   the markers know. Rising while the vector store or the embedder fails, back to 0 after.
+// - mindgate_brain_vector_sync_overdue: those written more than the grace ago, which vector sync
+//   owes: records without their vector, the figure `brain:check` calls recordsWithoutVectors for
+//   everything the markers know. Rising while the vector store or the embedder fails, back to 0
+//   after.
 // Both are two indexed counts, read at each scrape, so they hold across replicas (every replica
 // reports the same shared backlog: aggregate with max, not sum). The full check that also finds
 // what no marker records (vectorsWithoutRecords, a store restored from another backup) scans
 // every memory and every vector, which is not a scrape's work: `npm run brain:check` does it.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { BrainContext } from './context.ts';
-import type { ReconcileStats } from './vector-sync.ts';
+import { VECTOR_GRACE_MS, type ReconcileStats } from './vector-sync.ts';
 
 /** A scrape must not wait on a store that does not answer: the last value stays. */
 const COUNT_TIMEOUT_MS = 2_000;
@@ -47,10 +48,12 @@ export function createBrainMetrics(ctx: BrainContext): BrainMetrics {
   const pending = gauge('mindgate_brain_vector_sync_pending', 'Memories whose vector is not verified yet (vector sync markers).', () =>
     ctx.memories.count({ vectorDue: { $gte: 0 } }),
   );
+  // By the write's time, not the marker's: vector sync moves the marker ahead while it retries,
+  // so a count of passed markers would flicker between 0 and the backlog during an outage.
   const overdue = gauge(
     'mindgate_brain_vector_sync_overdue',
-    'Memories past the grace without a verified vector: the backlog vector sync works through.',
-    () => ctx.memories.count({ vectorDue: { $lte: ctx.now() } }),
+    'Memories written more than the grace ago whose vector is not verified: the backlog vector sync works through.',
+    () => ctx.memories.count({ vectorDue: { $gte: 0 }, updatedAt: { $lte: ctx.now() - VECTOR_GRACE_MS } }),
   );
   const items = new Counter({
     name: 'mindgate_brain_vector_sync_items_total',
