@@ -95,6 +95,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const ctx = new RequestContext(req, res, path, q === -1 ? '' : rawUrl.slice(q + 1), requestId);
     deadlines.watch(ctx);
+    let probe = false;
     res.once('close', () => {
       const elapsed = performance.now() - started;
       observe?.(req.method, res.statusCode, elapsed / 1000);
@@ -106,10 +107,13 @@ export async function startListener(surface: Surface, options: ListenerOptions):
         ms: Math.round(elapsed * 100) / 100,
         aborted: !res.writableFinished || undefined,
       };
-      if (res.statusCode >= 500) accessLogger.warn(line, 'request');
+      // Probes come every few seconds; a readiness change is logged once by the check itself.
+      if (probe) accessLogger.debug(line, 'request');
+      else if (res.statusCode >= 500) accessLogger.warn(line, 'request');
       else accessLogger[accessLevel](line, 'request');
     });
-    if (options.probes?.(ctx)) return;
+    probe = options.probes?.(ctx) ?? false;
+    if (probe) return;
     requestScope.run({ requestId }, () => {
       dispatch(surface, ctx).catch((err) => fail(surface, ctx, err, logger));
     });

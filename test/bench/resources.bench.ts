@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const billing = createClient(BillingService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${billingPort}`, interceptors }));
     const peaks = new Map<string, number>();
     const before = new Map(procs.map((p) => [p.name, sampleProc(p.child.pid!).cpu]));
-    let last = new Map(before);
+    const last = new Map(before);
     const sampler = setInterval(() => {
       for (const p of procs) {
         const now = sampleProc(p.child.pid!).cpu;

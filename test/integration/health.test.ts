@@ -58,9 +58,10 @@ async function until(condition: () => Promise<boolean>, what: string, limitMs = 
 
 describe('probes on the embedded platform', () => {
   let platform: TestPlatform;
+  const logs: string[] = [];
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ METRICS_PORT: '0', READINESS_TIMEOUT_MS: '500' });
+    platform = await startTestPlatform({ METRICS_PORT: '0', READINESS_TIMEOUT_MS: '500' }, { logs });
   }, 120_000);
 
   afterAll(async () => {
@@ -88,6 +89,10 @@ describe('probes on the embedded platform', () => {
     // HEAD works as GET; /health keeps its documented body.
     expect((await fetch(`${platform.urls.api}/readyz`, { method: 'HEAD' })).status).toBe(200);
     expect(await (await fetch(`${platform.urls.gateway}/health`)).json()).toEqual({ status: 'ok', service: 'gateway', version: '0.3.0' });
+    // Probes come every few seconds: their access lines are debug, other requests' info.
+    const access = logs.map((l) => JSON.parse(l)).filter((e) => e.msg === 'request');
+    expect(access.filter((e) => e.path === '/livez' || e.path === '/readyz').every((e) => e.level === 20)).toBe(true);
+    expect(access.find((e) => e.path === '/health')?.level).toBe(30);
   });
 
   it('tells liveness from readiness on every gRPC port by service name', async () => {
