@@ -152,14 +152,14 @@ describe('helm chart', () => {
 
   it.skipIf(!helm)('derives the termination grace from SHUTDOWN_GRACE_MS, after a preStop pause', async () => {
     for (const [grace, sleep, expected] of [
-      [10_000, 5, 20],
-      [30_500, 10, 46],
+      [10_000, 5, 25],
+      [30_500, 10, 51],
     ] as const) {
       const { docs } = await render(`shutdownGraceMs=${grace}`, `preStopSleepSeconds=${sleep}`);
       expect(named(docs, 'ConfigMap', 'prod-mindgate-config').data.SHUTDOWN_GRACE_MS).toBe(String(grace));
       for (const d of byKind(docs, 'Deployment')) {
         const pod = d.spec.template.spec;
-        // The pause, the drain rounded up to seconds, and 5 s to close the stores.
+        // The pause, the drain rounded up to seconds, and 10 s to close the stores.
         expect(pod.terminationGracePeriodSeconds, d.metadata.name).toBe(expected);
         expect(pod.containers[0].lifecycle.preStop.exec.command).toEqual(['sleep', String(sleep)]);
       }
