@@ -210,9 +210,7 @@ export function createAgentsModule(stores: Stores, _logger: Logger, config: Modu
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
     },
-    probe: async () => {
-      await stores.records.ping();
-      return true;
-    },
+    // Only the records store: this service keeps no vectors.
+    probe: () => stores.probe(['records']),
   };
 }
