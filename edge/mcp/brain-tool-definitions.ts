@@ -53,8 +53,8 @@ export const RECALL_CONTEXT_TOOL = {
     namespaces: z.array(namespaceSchema).optional().describe('default both'),
     token_budget: z.number().int().min(200).max(20_000).optional().describe('default 2000'),
     limit: z.number().int().min(1).max(50).optional().describe('memories at most, default 12'),
-    after: isoTime.optional().describe('event time at or after (ISO 8601 date or time)'),
-    before: isoTime.optional().describe('event time before'),
+    after: isoTime.optional().describe('event time ≥'),
+    before: isoTime.optional().describe('event time <'),
   }),
   outputSchema: z.object({
     context: z.string(),
@@ -82,8 +82,8 @@ export const SEARCH_MEMORIES_TOOL = {
     entities: names.optional().describe('any of'),
     updated_after: isoTime.optional().describe('ISO 8601'),
     updated_before: isoTime.optional().describe('ISO 8601'),
-    after: isoTime.optional().describe('event time at or after'),
-    before: isoTime.optional().describe('event time before'),
+    after: isoTime.optional().describe('event time ≥'),
+    before: isoTime.optional().describe('event time <'),
     token_budget: z.number().int().min(100).max(50_000).optional(),
   }),
   outputSchema: z.object({ namespace: z.string(), searched_memories: z.number(), truncated: z.boolean(), results: items }),
@@ -108,8 +108,12 @@ export const FETCH_MEMORIES_TOOL = {
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
-/** One memory of a batch create or update (manage_memories `items`), fields as for one. */
-const writeItemSchema = z.object({
+/**
+ * One memory of a batch create or update (manage_memories `items`). tools/list shows only that
+ * items are objects (the fields are those of one memory, said in the description); the handler
+ * checks each item against this schema.
+ */
+export const WRITE_ITEM_SCHEMA = z.object({
   namespace: namespaceSchema,
   key: keySchema,
   title: z.string().optional(),
@@ -138,7 +142,7 @@ export const MANAGE_MEMORIES_TOOL = {
     content: z.string().optional().describe('self-contained: a reader has no other context'),
     tags: z.array(z.string()).optional(),
     entities: names.optional(),
-    event_time: isoTime.optional().describe('when it happened or became true (default now; update keeps it)'),
+    event_time: isoTime.optional().describe('when it happened (default now)'),
     expected_version: z.number().int().min(0).optional().describe('version you read (update, delete)'),
     supersedes: refSchema.optional().describe('the memory this write corrects'),
     allow_duplicate: z.boolean().optional(),
@@ -148,7 +152,7 @@ export const MANAGE_MEMORIES_TOOL = {
     id: z.string().optional(),
     status: choice(['resolved', 'dismissed'], 'resolved = settled, dismissed = not real').optional(),
     resolution: z.string().optional().describe('how it was settled, or the answer'),
-    items: z.array(writeItemSchema).max(100).optional().describe('create/update several memories in one call'),
+    items: z.array(z.record(z.string(), z.unknown())).max(100).optional().describe('several memories: create/update fields each'),
   }),
   outputSchema: z.object({
     action: z.string(),

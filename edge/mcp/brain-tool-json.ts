@@ -34,7 +34,9 @@ export function isoArgument(name: string, value: string | undefined): number | C
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
-    return toolError(`${name} must be an ISO 8601 date or time such as 2026-11-20 or 2026-11-20T09:00:00Z, got ${JSON.stringify(value)}.`);
+    return toolError(
+      `${name} must be an ISO 8601 time such as 2026-11-20T09:00:00Z (or a date, 2026-11-20), got ${JSON.stringify(value)}.`,
+    );
   }
   return ms;
 }

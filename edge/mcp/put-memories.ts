@@ -2,25 +2,42 @@
 // agent seeding what it knows or importing a conversation. Each item is checked as a single
 // create or update would be; the text says, per item, what happened.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ManageMemoriesArgs } from './brain-tool-definitions.ts';
+import type { z } from 'zod';
+import { type ManageMemoriesArgs, WRITE_ITEM_SCHEMA } from './brain-tool-definitions.ts';
 import { contradictionJson, duplicateJson, isoArgument, memoryJson, nsEnum, result, toolError, toTimestamp } from './brain-tool-json.ts';
 import type { BrainToolContext } from './brain-tools.ts';
 import { writeOutcome } from './manage-memories.ts';
 
-type Item = NonNullable<ManageMemoriesArgs['items']>[number];
+type Item = z.infer<typeof WRITE_ITEM_SCHEMA>;
+
+/** Each item checked as one memory's fields, or a tool error naming the first wrong one. */
+function checkItems(raw: NonNullable<ManageMemoriesArgs['items']>): Item[] | CallToolResult {
+  const items: Item[] = [];
+  for (const [i, value] of raw.entries()) {
+    const parsed = WRITE_ITEM_SCHEMA.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return toolError(
+        `items[${i}].${issue.path.join('.') || '?'}: ${issue.message}. Each item has namespace, key, content and optionally title, tags, entities, event_time, expected_version, allow_duplicate.`,
+      );
+    }
+    const eventTime = isoArgument(`items[${i}].event_time`, parsed.data.event_time);
+    if (typeof eventTime === 'object') return eventTime;
+    items.push(parsed.data);
+  }
+  return items;
+}
 
 export async function putMemories(
   { brain, organizationId, source }: BrainToolContext,
   action: 'create' | 'update',
-  items: Item[],
+  raw: NonNullable<ManageMemoriesArgs['items']>,
 ): Promise<CallToolResult> {
+  const items = checkItems(raw);
+  if (!Array.isArray(items)) return items;
   const unversioned = items.findIndex((item) => item.expected_version === undefined);
   if (action === 'update' && unversioned >= 0) {
     return toolError(`update needs expected_version on every item (items[${unversioned}] has none): the version you read.`);
-  }
-  for (const [i, item] of items.entries()) {
-    const eventTime = isoArgument(`items[${i}].event_time`, item.event_time);
-    if (typeof eventTime === 'object') return eventTime;
   }
   const res = await brain.putMemories({
     organizationId,
@@ -62,7 +79,14 @@ export async function putMemories(
       lines.push(`- ${ref}: ${item.outcome}, flagged ${item.contradictions.map((c) => c.id).join(', ')}: resolve or fix a memory`);
     }
   }
-  return result(lines.join('\n'), { action, outcome: summaryOutcome(out), duplicates: [], contradictions: [], items: out });
+  return result(lines.join('\n'), {
+    action,
+    outcome: summaryOutcome(out),
+    duplicates: [],
+    contradictions: [],
+    closed_contradictions: [],
+    items: out,
+  });
 }
 
 /** The outcome of the whole call: the single one when all items agree, else "updated"/"created". */

@@ -209,6 +209,11 @@ describe('batch writes', () => {
     expect(text(noVersion)).toContain('expected_version');
     const tooMany = await call('manage_memories', { action: 'create', items: Array.from({ length: 101 }, () => item) });
     expect(tooMany.isError).toBe(true);
+    const noContent = await call('manage_memories', { action: 'create', items: [item, { namespace: 'knowledge', key: 'batch/y' }] });
+    expect(noContent.isError).toBe(true);
+    expect(text(noContent)).toContain('items[1].content');
+    const badTime = await call('manage_memories', { action: 'create', items: [{ ...item, event_time: 'last spring' }] });
+    expect(text(badTime)).toContain('items[0].event_time must be an ISO 8601 time');
 
     const brain = platform.ctx.clients.brain;
     const write = { namespace: Namespace.KNOWLEDGE, key: 'batch/ok', content: 'fine' };
