@@ -51,12 +51,14 @@ export const AuthorizeQuerySchema = z.object({
   resource: z.string().optional().meta({ description: 'RFC 8707 resource; not forwarded upstream.' }),
   prompt: z.string().optional(),
 });
+export type AuthorizeQuery = z.output<typeof AuthorizeQuerySchema>;
 
 /** Form of POST /{server_name}/oauth/authorize (the consent page's answer). */
 export const ConsentFormSchema = z.object({
   ticket: z.string().meta({ description: 'The signed consent ticket of the page.' }),
   decision: z.enum(['approve', 'deny']),
 });
+export type ConsentForm = z.output<typeof ConsentFormSchema>;
 
 /** Query of GET /{server_name}/oauth/callback (from the upstream identity provider). */
 export const CallbackQuerySchema = z.object({
