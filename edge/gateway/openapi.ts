@@ -254,7 +254,7 @@ function discoveryPaths(defaultServer: string): Doc {
 function registerOp(id: string, params: Doc[]): Doc {
   return op(id, 'Stateless dynamic client registration', {
     description:
-      "RFC 7591 subset. Answers the server's pre-registered upstream client_id; nothing is stored. Redirect URIs: https, loopback http on any port, private-use schemes.",
+      "RFC 7591 subset. Answers the server's pre-registered upstream client_id; nothing is stored. Redirect URIs: https, loopback http on any port, private-use schemes in reverse domain-name form (`com.example.app:`) or `cursor:`.",
     ...(params.length ? { parameters: params } : {}),
     requestBody: { required: true, content: { 'application/json': { schema: ref('DCRRequest') } } },
     responses: {

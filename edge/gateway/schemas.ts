@@ -43,7 +43,9 @@ export type DCRResponse = z.output<typeof DCRResponseSchema>;
 export const AuthorizeQuerySchema = z.object({
   response_type: z.string().meta({ description: 'Must be `code`.' }),
   client_id: z.string().meta({ description: 'The client_id returned by registration.' }),
-  redirect_uri: z.string().meta({ description: 'https, loopback http on any port, or a private-use scheme.' }),
+  redirect_uri: z.string().meta({
+    description: 'https, loopback http on any port, or a private-use scheme in reverse domain-name form (`com.example.app:`) or `cursor:`.',
+  }),
   code_challenge: z.string().meta({ description: 'PKCE challenge (RFC 7636), required.' }),
   code_challenge_method: z.string().optional().meta({ description: 'Must be `S256`.' }),
   state: z.string().optional(),
