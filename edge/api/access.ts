@@ -75,6 +75,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listTeamMembers: read,
   addTeamMember: automatable,
   removeTeamMember: automatable,
+  setTeamBrainAccess: automatable,
+  deleteTeamBrainAccess: automatable,
   createInvitation: automatable,
   listInvitations: automatable,
   resendInvitation: automatable,

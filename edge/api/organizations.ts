@@ -18,6 +18,7 @@ import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
+import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
@@ -139,6 +140,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...teamRoutes(deps),
+    ...teamBrainAccessRoutes(deps),
     ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),

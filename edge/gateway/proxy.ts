@@ -163,6 +163,9 @@ export function createProxy(options: ProxyOptions): Proxy {
       auth = 'gateway-key';
     } else if (headers.authorization !== undefined) {
       auth = 'bearer';
+    } else if (server.local && headers['x-api-key'] !== undefined) {
+      // The platform's own servers (the Brain) accept its API keys wherever they accept tokens.
+      auth = 'api-key';
     } else if (server.usesOAuth) {
       // Mcp-Session-Id is never authentication: without credentials, every request is challenged.
       return sendGatewayError(res, 401, 'unauthorized', `Server ${name} requires an access token.`, {

@@ -48,6 +48,7 @@ import {
   type TeamRecord,
   type TeamsContext,
 } from './handlers/teams.ts';
+import { resolveBrainAccess, setTeamBrainAccess } from './handlers/team-brain-access.ts';
 import {
   acceptInvitation,
   createInvitation,
@@ -180,6 +181,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     addTeamMember: (req) => addTeamMember(c.teams, req),
     removeTeamMember: (req) => removeTeamMember(c.teams, req),
     listTeamMembers: (req) => listTeamMembers(c.teams, req),
+    setTeamBrainAccess: (req) => setTeamBrainAccess(c.teams, req),
+    resolveBrainAccess: (req) => resolveBrainAccess(c.teams, req),
   });
 }
 

@@ -17,6 +17,7 @@ import {
   type SearchMemoriesRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { toContradiction } from '../items-record.ts';
 import {
@@ -53,7 +54,7 @@ function sameText(a: MemoryRecord, b: Pick<MemoryRecord, 'title' | 'content' | '
   );
 }
 
-export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
+export async function putMemory(ctx: BrainContext, req: PutMemoryRequest, access = MemoryAccess.everything) {
   const organizationId = requireOrganization(req.organizationId);
   const namespace = requireNamespace(req.namespace);
   const key = requireKey('key', req.key);
@@ -82,7 +83,8 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
   const exclude = new Set([key]);
   if (supersedes?.namespace === namespace) exclude.add(supersedes.key);
-  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude });
+  const visible = access.keyFilter(namespace);
+  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude, visible });
   if (check.duplicates.length > 0 && !req.allowDuplicate) {
     return create(PutMemoryResponseSchema, {
       memory: existing ? toMemory(existing) : undefined,
@@ -212,9 +214,10 @@ export function resultTokens(record: MemoryRecord): number {
   return estimateTokens(`${record.key} ${record.title}\n${record.content}`) + 16;
 }
 
-export async function searchMemories(ctx: BrainContext, req: SearchMemoriesRequest) {
+export async function searchMemories(ctx: BrainContext, req: SearchMemoriesRequest, access = MemoryAccess.everything) {
   const organizationId = requireOrganization(req.organizationId);
   const namespace = requireNamespace(req.namespace);
+  access.requireNamespace(namespace);
   const query = requireText('query', req.query, 2_000, { required: true });
   if (req.limit > 50) invalid('limit', `must be at most 50, got ${req.limit}`);
   if (req.tokenBudget !== 0 && (req.tokenBudget < 100 || req.tokenBudget > 50_000)) {
@@ -234,7 +237,7 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
     namespace,
     query,
     limit,
-    filter: { tags, entities, updatedAfter: after, updatedBefore: before },
+    filter: { tags, entities, updatedAfter: after, updatedBefore: before, allowKey: access.keyFilter(namespace) },
   });
   let budget = req.tokenBudget || Infinity;
   let truncated = false;

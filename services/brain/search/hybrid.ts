@@ -64,7 +64,8 @@ export async function hybridSearch(ctx: BrainContext, q: HybridQuery): Promise<H
     filter.updatedAfter !== undefined ||
     filter.updatedBefore !== undefined ||
     Boolean(filter.entities?.length) ||
-    Boolean(filter.excludeKeys?.size);
+    Boolean(filter.excludeKeys?.size) ||
+    filter.allowKey !== undefined;
   const semMatches = await ctx.stores.vectors.search(q.organizationId, vector, {
     limit: postFiltered ? pool * 4 : pool,
     filter: filter.tags?.length ? { namespace: q.namespace, tags: filter.tags } : { namespace: q.namespace },

@@ -39,6 +39,8 @@ export interface LexicalFilter {
   updatedAfter?: number;
   updatedBefore?: number;
   excludeKeys?: Set<string>;
+  /** Only keys this accepts (a caller narrowed to part of the memory, services/brain/access.ts). */
+  allowKey?: (key: string) => boolean;
 }
 
 export interface LexicalHit {
@@ -161,6 +163,7 @@ export class LexicalIndex {
 
   private passes(entry: DocEntry, filter: LexicalFilter): boolean {
     if (filter.excludeKeys?.has(entry.key)) return false;
+    if (filter.allowKey && !filter.allowKey(entry.key)) return false;
     if (filter.updatedAfter !== undefined && entry.updatedAt <= filter.updatedAfter) return false;
     if (filter.updatedBefore !== undefined && entry.updatedAt >= filter.updatedBefore) return false;
     if (filter.tags?.length && !filter.tags.every((t) => entry.tags.includes(t))) return false;
@@ -258,7 +261,12 @@ export class LexicalIndex {
 
 function hasFilter(f: LexicalFilter): boolean {
   return Boolean(
-    f.tags?.length || f.entities?.length || f.updatedAfter !== undefined || f.updatedBefore !== undefined || f.excludeKeys?.size,
+    f.tags?.length ||
+      f.entities?.length ||
+      f.updatedAfter !== undefined ||
+      f.updatedBefore !== undefined ||
+      f.excludeKeys?.size ||
+      f.allowKey,
   );
 }
 

@@ -91,6 +91,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
        ON CONFLICT (organization, id) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
     ),
     remove: db.prepare(`DELETE FROM ${table} WHERE organization = ? AND id = ?`),
+    removeOrganization: db.prepare(`DELETE FROM ${table} WHERE organization = ?`),
     count: db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE organization = ?`),
     load: db.prepare(`SELECT id, vector, payload FROM ${table} WHERE organization = ?`),
     ping: db.prepare('SELECT 1 AS ok'),
@@ -172,6 +173,13 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
         for (const id of checked) index.delete(id);
         if (index.size === 0) loaded.delete(organizationId);
       }
+    },
+
+    async deleteOrganization(organizationId: string): Promise<void> {
+      assertOpen();
+      checkOrganizationId(organizationId);
+      statements.removeOrganization.run(organizationId);
+      loaded.delete(organizationId);
     },
 
     async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {

@@ -211,6 +211,12 @@ export function createQdrantVectorStore(options: QdrantVectorStoreOptions): Vect
       await call('delete', () => client.delete(collection, { wait: true, filter }));
     },
 
+    async deleteOrganization(organizationId: string): Promise<void> {
+      checkOrganizationId(organizationId);
+      await ensureCollection();
+      await call('delete', () => client.delete(collection, { wait: true, filter: qdrantFilter(organizationId) }));
+    },
+
     async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
       checkOrganizationId(organizationId);
       const query = normaliseVector(vector, dimensions, 'query vector');
