@@ -62,6 +62,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   getOrganization: read,
   updateOrganization: admin,
   transferOrganizationOwnership: { role: 'owner', machines: false },
+  deleteOrganization: { role: 'owner', machines: false },
   getOrganizationUsage: read,
   listMembers: read,
   getMember: read,

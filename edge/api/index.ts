@@ -11,6 +11,7 @@ import { machineScope, rolesAllowed } from './access.ts';
 import { createAuthenticator } from './auth.ts';
 import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
+import { organizationDeletion } from './organization-deletion/index.ts';
 import { organizationRoutes } from './organizations.ts';
 import type { RestRoute } from './rest-route.ts';
 
@@ -46,6 +47,8 @@ export function createApiSurface(ctx: AppContext): Surface {
   const router = new Router();
   const api = ctx.config.publicUrls.api;
   const authenticateHeaders = createAuthenticator(ctx);
+  // Started with the surface: a deletion left half-done by a crash resumes here.
+  const deletion = organizationDeletion(ctx);
   const routes: RestRoute[] = [
     defineApiRoute({
       method: 'GET',
@@ -79,7 +82,7 @@ export function createApiSurface(ctx: AppContext): Surface {
           resource_name: 'Mindgate Agents API',
         }),
     }),
-    ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }),
+    ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }, [deletion.route]),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(
@@ -103,6 +106,7 @@ export function createApiSurface(ctx: AppContext): Surface {
   return {
     name: 'api',
     router,
+    close: () => deletion.worker.stop(),
     notFound(c) {
       sendProblem(c.res, { type: problemType(404), title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });
     },

@@ -123,7 +123,7 @@ function getOrganizationRoute({ ctx }: RouteDeps): RestRoute {
   });
 }
 
-export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions): RestRoute[] {
+export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions, extra: RestRoute[] = []): RestRoute[] {
   const deps: RouteDeps = {
     ctx,
     authenticate,
@@ -145,6 +145,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...userRoutes(deps),
+    ...extra,
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

@@ -39,7 +39,7 @@ export type OAuthManagement = ReturnType<typeof createOAuthManagement>;
 
 export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, config: EdgeConfig, now: () => number = Date.now) {
   const parts = openParts(records, kek, config, now);
-  return { ...grantManagement(parts), ...confidentialClientManagement(parts) };
+  return { ...grantManagement(parts), ...confidentialClientManagement(parts), ...organizationPurge(parts) };
 }
 
 type Parts = ReturnType<typeof openParts>;
@@ -217,6 +217,31 @@ function confidentialClientManagement({
       await clients.delete(clientId);
       await revocations.revokeClient(organizationId, clientId, now() + (config.auth.accessTokenTtl + 60) * 1000);
       return true;
+    },
+  };
+}
+
+/** Removing a deleted organization from the authorization server's records. */
+function organizationPurge({ config, now, revocations, adapters, grants, clients }: Parts) {
+  return {
+    /**
+     * Up to `batch` of the organization's grants (refresh tokens with them) and of its
+     * confidential clients (tokens revoked) per call; done when none is left. Its access tokens
+     * are refused by revokeOrganization already.
+     */
+    async purgeOrganization(organizationId: string, batch: number): Promise<{ deleted: number; done: boolean }> {
+      const owned = await grants.find({ organizationId }, { limit: batch });
+      for (const g of owned) {
+        await adapters.revokeGrant(g._id);
+        await grants.delete(g._id);
+      }
+      const confidential = await clients.find({ organizationId }, { limit: Math.max(0, batch - owned.length) });
+      for (const doc of confidential) {
+        await revocations.revokeClient(organizationId, doc._id, now() + (config.auth.accessTokenTtl + 60) * 1000);
+        await clients.delete(doc._id);
+      }
+      const deleted = owned.length + confidential.length;
+      return { deleted, done: deleted < batch };
     },
   };
 }
