@@ -110,6 +110,8 @@ function createApiKeyRoute({ ctx, limit }: RouteDeps): RestRoute {
         '201': json(ApiKeyWithSecretSchema, 'The key, with its secret.'),
         '401': errors['401'],
         '403': errors['403'],
+        // The team named by team_id does not exist in the organization.
+        '404': 'NotFound',
         '422': errors['422'],
       },
       handler: async (c) => {

@@ -15,9 +15,9 @@ export const SetBrainAccessSchema = z
   .object({
     namespaces: z
       .array(z.enum(['knowledge', 'episodes']))
+      .min(1, { error: 'must name "knowledge" and/or "episodes"' })
       .max(2)
-      .optional()
-      .meta({ description: 'The namespaces the team may reach; leave out (or empty) for both.' }),
+      .meta({ description: 'The namespaces the team may reach: "knowledge" and/or "episodes".' }),
     key_prefixes: z
       .array(KeyPrefix)
       .max(50)
@@ -25,9 +25,6 @@ export const SetBrainAccessSchema = z
       .meta({ description: 'The team may reach keys starting with one of these; leave out (or empty) for every key.' }),
   })
   .strict()
-  .refine((b) => (b.namespaces?.length ?? 0) + (b.key_prefixes?.length ?? 0) > 0, {
-    error: 'give namespaces or key_prefixes (DELETE lifts the restriction)',
-  })
   .meta({
     title: 'SetBrainAccess',
     examples: [{ namespaces: ['knowledge'], key_prefixes: ['support/', 'runbooks/'] }],
@@ -59,7 +56,7 @@ function setTeamBrainAccessRoute({ ctx, limit }: RouteDeps): RestRoute {
         const etag = ifMatch(c.req.headers['if-match']);
         const body = await readJson(c, SetBrainAccessSchema, limit);
         const { organization_id: organizationId, team_id: teamId } = c.input.params;
-        const brainAccess = { namespaces: body.namespaces ?? [], keyPrefixes: body.key_prefixes ?? [] };
+        const brainAccess = { namespaces: body.namespaces, keyPrefixes: body.key_prefixes ?? [] };
         const { team } = await notFoundAs404(() => ctx.clients.teams.setTeamBrainAccess({ organizationId, teamId, brainAccess, etag }));
         sendJson(c.res, 200, teamJson(team!), { etag: quoteEtag(team!.etag) });
       },

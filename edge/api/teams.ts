@@ -61,7 +61,7 @@ export const UpdateTeamSchema = z
   .object({ name: TeamName.optional(), description: Description.optional() })
   .strict()
   .refine((b) => b.name !== undefined || b.description !== undefined, { error: 'give name or description' })
-  .meta({ title: 'UpdateTeam' });
+  .meta({ title: 'UpdateTeam', minProperties: 1 });
 
 export const teamJson = (t: Team) => ({
   id: t.teamId,

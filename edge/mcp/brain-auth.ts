@@ -50,6 +50,16 @@ export function createBrainAuthenticator(ctx: AppContext): (request: LocalReques
       return { organizationId: org, clientId: 'gateway-key', userId: '', access: { kind: 'machine', organizationId: org } };
     }
     if (request.auth === 'api-key') return authenticateKey(request);
+    if (req.headers['x-api-key'] !== undefined) {
+      // As at the Agents API: two credentials could act for two organizations.
+      jsonRpcError(res, 401, -32001, 'Send either Authorization or x-api-key, not both.', {
+        'www-authenticate': buildChallenge(server.resourceMetadataUrl, server.config.scopes, {
+          error: 'invalid_request',
+          error_description: 'send either Authorization or x-api-key, not both',
+        }),
+      });
+      return undefined;
+    }
     const token = bearer(req);
     const challenge = (error: string, description: string) =>
       buildChallenge(server.resourceMetadataUrl, server.config.scopes, { error, error_description: description });

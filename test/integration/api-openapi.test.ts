@@ -3,7 +3,7 @@
 // does every request body; every operation declares the problems it can answer beyond its own
 // (408/413/415 with a body, 429/503/504 when authenticated, 500 always), each with an example.
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
