@@ -315,6 +315,21 @@ describe('API keys at the Brain', () => {
     expect(text(refused)).toContain('no memory');
   });
 
+  it('refuses a request carrying both a token and an API key', async () => {
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${await mcpToken(owner.user)}`,
+        'x-api-key': await newKey(['read']),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_request"');
+  });
+
   it('answers an unknown key with 401 and an invalid_token challenge', async () => {
     const res = await fetch(mcpUrl, {
       method: 'POST',

@@ -58,6 +58,20 @@ describe('authentication', () => {
     expect(basic.headers.get('www-authenticate')).toContain('error="invalid_request"');
   });
 
+  it('refuses a request carrying both a token and an API key, whichever is valid', async () => {
+    const key = (await call(`/organizations/${a.organizationId}/api-keys`, { token: a.access_token, body: { name: 'both' } })).json.secret;
+    for (const [token, apiKey] of [
+      [a.access_token, key],
+      ['not-a-jwt', key],
+      [a.access_token, 'mg_nope'],
+    ]) {
+      const r = await call('/organizations', { token, apiKey });
+      expect(r.status).toBe(401);
+      expect(r.json.detail).toBe('send either Authorization or x-api-key, not both');
+      expect(r.headers.get('www-authenticate')).toContain('error="invalid_request"');
+    }
+  });
+
   it('publishes protected resource metadata naming the authorization server', async () => {
     const r = await call('/.well-known/oauth-protected-resource');
     expect(r.status).toBe(200);
