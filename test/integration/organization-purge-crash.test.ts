@@ -67,7 +67,13 @@ function startProcess(): Promise<Started> {
   const waitFor = (until: (e: Record<string, unknown>) => boolean, timeoutMs = 60_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('log line not seen')), timeoutMs);
-      waiters.push({ until, resolve: (e) => (clearTimeout(timer), resolve(e)) });
+      waiters.push({
+        until,
+        resolve: (e) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      });
     });
   const started: Started = { process: proc, grpc, waitFor };
   return waitFor((e) => e.service === 'billing' && typeof e.address === 'string').then(() => started);
