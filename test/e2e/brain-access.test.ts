@@ -167,6 +167,15 @@ describe('a member of a narrowed team, over MCP', () => {
     });
     expect(outside.isError).toBe(true);
     expect(text(outside)).toContain('knowledge/deploy/rollback is outside what you (through your teams) may reach');
+    const superseding = await tool(client, 'manage_memories', {
+      action: 'create',
+      namespace: 'knowledge',
+      key: 'support/deploy-note',
+      content: 'Deploys now go through the new pipeline.',
+      supersedes: { namespace: 'knowledge', key: 'deploy/steps' },
+    });
+    expect(superseding.isError).toBe(true);
+    expect(text(superseding)).toContain('knowledge/deploy/steps is outside what you (through your teams) may reach');
     const deleting = await tool(client, 'manage_memories', { action: 'delete', namespace: 'knowledge', key: 'deploy/steps' });
     expect(deleting.isError).toBe(true);
     const feedback = await tool(client, 'feedback_memories', {

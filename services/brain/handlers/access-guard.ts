@@ -35,7 +35,15 @@ const visibleContradiction = (access: MemoryAccess, c: Contradiction) =>
 const visibleQuestion = (access: MemoryAccess, q: OpenQuestion) => q.memories.every((m) => access.allows(refOf(m).namespace, refOf(m).key));
 
 export async function guardedPutMemory(ctx: BrainContext, req: PutMemoryRequest, access: MemoryAccess) {
-  access.requireWrite([{ namespace: requireNamespace(req.namespace), key: requireKey('key', req.key) }]);
+  const refs = [{ namespace: requireNamespace(req.namespace), key: requireKey('key', req.key) }];
+  // Superseding marks the other memory too: it must be within reach as well.
+  if (req.supersedes && (access.restricted || access.readOnly)) {
+    refs.push({
+      namespace: requireNamespace(req.supersedes.namespace, 'supersedes.namespace'),
+      key: requireKey('supersedes.key', req.supersedes.key),
+    });
+  }
+  access.requireWrite(refs);
   return putMemory(ctx, req, access);
 }
 
