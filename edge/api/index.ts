@@ -12,6 +12,7 @@ import { createAuthenticator } from './auth.ts';
 import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
 import { organizationRoutes } from './organizations.ts';
+import { billingWebhookRoutes } from './billing-webhooks.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
@@ -80,6 +81,7 @@ export function createApiSurface(ctx: AppContext): Surface {
         }),
     }),
     ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }),
+    ...billingWebhookRoutes(ctx),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(

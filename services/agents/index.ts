@@ -10,6 +10,7 @@ import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import type { ServiceDeps } from '../modules.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -202,8 +203,13 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
   });
 }
 
-export function createAgentsModule(stores: Stores, _logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
-  const contexts = openContexts(stores, config, now);
+export function createAgentsModule(
+  stores: Stores,
+  _logger: Logger,
+  config: ModuleConfig,
+  deps?: Pick<ServiceDeps, 'now' | 'billing'>,
+): RpcServiceModule {
+  const contexts = openContexts(stores, config, deps?.now ?? Date.now);
   return {
     services: [AgentsService, UsersService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService],
     routes: (router) => {
