@@ -10,6 +10,7 @@ import type { RouteContext } from '../http/router.ts';
 import { Router } from '../http/router.ts';
 import { toHttpError } from '../errors.ts';
 import { createWebApiRoutes, isApiPath, resolveApiAlias } from './api.ts';
+import { registerCheckoutPages } from './checkout-page.ts';
 import { loadContent } from './content.ts';
 import { createDiscoveryRoutes } from './discovery-routes.ts';
 import { buildWebOpenApi } from './openapi.ts';
@@ -103,6 +104,7 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
     },
   });
   mountApiRoutes(router, discoveryRoutes, { onInvalid: sendInvalid, baseUrl, now: () => ctx.now() });
+  registerCheckoutPages(router, ctx);
   const site = registerSitePages(router, { content, status, baseUrl });
 
   return {
