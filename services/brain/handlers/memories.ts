@@ -77,6 +77,8 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   const supersedes = superseded ? { namespace: superseded.namespace, key: superseded.key } : existing?.supersedes;
   const draft = { key, title, content, tags, entities };
   if (existing && sameText(existing, draft) && sameRef(existing.supersedes, supersedes)) return repeatedWrite(ctx, existing, source);
+  // A new memory must fit the plan's max_memories; refused here, before anything is stored.
+  if (!existing) await ctx.memoryLimit?.(organizationId);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
