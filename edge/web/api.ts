@@ -7,6 +7,7 @@ import { defineDeprecation } from '../http/deprecation.ts';
 import { sendJson, sendProblem } from '../http/respond.ts';
 import type { Content, Post } from './content.ts';
 import type { WebPolicyName } from './rate-limit.ts';
+import type { RateLimitPolicy } from '../http/rate-limit.ts';
 import { WEB_POLICIES } from './rate-limit.ts';
 import * as s from './schemas.ts';
 import type { BlogSearchIndex } from './search.ts';
@@ -21,6 +22,10 @@ export interface WebApiDeps {
   search: Promise<BlogSearchIndex>;
   status: StatusMonitor;
   baseUrl: string;
+  /** Routes of other modules listed with these (the brain-pass, edge/web/brain-pass.ts). */
+  extraRoutes?: WebRoute[];
+  /** The policies as configured (webPolicies), for the index. */
+  policies?: Record<WebPolicyName, RateLimitPolicy>;
 }
 
 const json = (schema: z.ZodType, description: string): ResponseSpec => ({ description, content: { 'application/json': schema } });
@@ -241,6 +246,7 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
       deprecation: STATUS_ALIAS_DEPRECATION,
       handler: statusHandler,
     }),
+    ...(deps.extraRoutes ?? []),
   ];
 
   const indexRoute = (path: string, operationId: string) =>
@@ -259,7 +265,7 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
             name: `${content.site.name} Web API`,
             version: '1',
             description:
-              'Public, credential-free API of the site: blog posts, blog search and platform status. Unversioned ' +
+              'Public API of the site: blog posts, blog search and platform status without credentials, and the brain-pass paid with the Payment scheme. Unversioned ' +
               '/api/... paths are aliases of /api/v1/....',
             openapi: `${baseUrl}/openapi.json`,
             operations: [...routes, ...indexRoutes].map((r) => ({
@@ -269,7 +275,11 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
               policy: r.policy,
               deprecated: r.deprecation !== undefined,
             })),
-            policies: Object.values(WEB_POLICIES).map((p) => ({ name: p.name, quota: p.quota, window_seconds: p.windowSeconds })),
+            policies: Object.values(deps.policies ?? WEB_POLICIES).map((p) => ({
+              name: p.name,
+              quota: p.quota,
+              window_seconds: p.windowSeconds,
+            })),
           },
           { 'cache-control': 'public, max-age=300' },
         );

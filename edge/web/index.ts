@@ -15,7 +15,8 @@ import { loadContent } from './content.ts';
 import { createDiscoveryRoutes } from './discovery-routes.ts';
 import { buildWebOpenApi } from './openapi.ts';
 import { registerSitePages } from './pages.ts';
-import { createWebRateLimits } from './rate-limit.ts';
+import { createWebRateLimits, webPolicies } from './rate-limit.ts';
+import { brainPassRoute } from './brain-pass.ts';
 import { createSearchIndex, type VectorCacheDoc } from './search.ts';
 import { createStatusMonitor } from './status.ts';
 
@@ -32,6 +33,8 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'ETag',
+  'WWW-Authenticate',
+  'Payment-Receipt',
 ].join(', ');
 
 function sendInvalid(ctx: RouteContext, invalid: InvalidParam[]): void {
@@ -84,7 +87,8 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
   });
   const limits = createWebRateLimits(ctx);
 
-  const apiRoutes = createWebApiRoutes({ content, search, status, baseUrl });
+  const extra = { extraRoutes: [brainPassRoute(ctx)], policies: webPolicies(ctx) };
+  const apiRoutes = createWebApiRoutes({ content, search, status, baseUrl, ...extra });
   let openapi: Record<string, unknown> | undefined;
   const discoveryRoutes = createDiscoveryRoutes({
     ctx,

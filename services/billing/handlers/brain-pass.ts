@@ -2,6 +2,7 @@
 // from the catalogue, and the settlement of a credential that answers one. Unpaid requests leave
 // nothing behind (a challenge is an HMAC, not a record); a credential is settled at most once:
 // inserting the settlement keyed by the challenge id is the claim, and only its holder charges.
+import { randomBytes } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -17,7 +18,7 @@ import {
 } from '../../../gen/mindgate/billing/v1/brain_pass_pb.js';
 import { failure, REASONS, type Reason } from '../../common/rpc/reasons.ts';
 import { requireOrganization } from '../../common/rpc/validate.ts';
-import type { Currency } from '../catalogue.ts';
+import { PLAN_ENUMS, type Currency } from '../catalogue.ts';
 import type { BillingContext } from '../context.ts';
 import { challengeId, decodeRequest, encodeRequest, INTENT, isBound, REALM, type ChargeRequest } from '../pass/challenge.ts';
 import { PaymentDeclinedError } from '../pass/methods.ts';
@@ -46,7 +47,9 @@ export async function issueChallenges(ctx: BillingContext, req: IssueChallengesR
   const expires = rfc3339(ctx.now() + ctx.config.passChallengeSeconds * 1_000);
   const description = `Mindgate brain-pass: ${ctx.catalogue.brain_pass.hours} hours of Brain access for a new organization`;
   const challenges = [...ctx.passMethods.keys()].map((method) => {
-    const fields = { realm: REALM, method, intent: INTENT, request, expires, digest: '', opaque: '' };
+    // A random opaque value makes every challenge, and so its id, unique: two agents asking in the
+    // same second get different challenges, each payable once.
+    const fields = { realm: REALM, method, intent: INTENT, request, expires, digest: '', opaque: randomBytes(12).toString('base64url') };
     return create(PaymentChallengeSchema, { ...fields, id: challengeId(ctx.passSecret, fields), description });
   });
   return create(IssueChallengesResponseSchema, {
@@ -60,19 +63,21 @@ export async function issueChallenges(ctx: BillingContext, req: IssueChallengesR
 /** Everything a credential must be before anything is claimed or charged; returns what it asks. */
 function verifyChallenge(ctx: BillingContext, challenge: PaymentChallenge | undefined): ChargeRequest {
   if (!challenge?.id) throw refuse(REASONS.paymentMalformedCredential, 'the credential does not echo a challenge');
+  // Before the binding: a method this platform does not take is the more useful answer.
+  if (!ctx.passMethods.has(challenge.method)) {
+    const taken = [...ctx.passMethods.keys()].join(', ');
+    throw refuse(
+      REASONS.paymentMethodUnsupported,
+      `payment method "${challenge.method.slice(0, 40)}" is not taken here (taken: ${taken})`,
+      Code.InvalidArgument,
+    );
+  }
   if (!isBound(ctx.passSecret, challenge))
     throw refuse(REASONS.paymentInvalidChallenge, 'the challenge was not issued here, or was altered');
   const expires = Date.parse(challenge.expires);
   if (!Number.isFinite(expires) || expires <= ctx.now())
     throw refuse(REASONS.paymentExpired, 'the challenge has expired: request a new one');
   if (challenge.intent !== INTENT) throw refuse(REASONS.paymentInvalidChallenge, 'the challenge is not a charge');
-  if (!ctx.passMethods.has(challenge.method)) {
-    throw refuse(
-      REASONS.paymentMethodUnsupported,
-      `payment method "${challenge.method.slice(0, 40)}" is not taken here`,
-      Code.InvalidArgument,
-    );
-  }
   const asked = decodeRequest(challenge.request);
   const currency = asked?.currency.toUpperCase();
   if (!asked || (currency !== 'EUR' && currency !== 'USD'))
@@ -190,5 +195,5 @@ export async function completePass(ctx: BillingContext, req: CompletePassRequest
   if (settlement.state === 'paid') {
     await advanceSettlement(ctx, settlement, { state: 'complete', organizationId, passExpiresAt: expiresAt });
   }
-  return create(CompletePassResponseSchema, { expireTime: timestampFromMs(expiresAt) });
+  return create(CompletePassResponseSchema, { expireTime: timestampFromMs(expiresAt), plan: PLAN_ENUMS[plan] });
 }

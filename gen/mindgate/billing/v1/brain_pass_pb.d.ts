@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Plan } from "./billing_pb.js";
 
 /**
  * Describes the file mindgate/billing/v1/brain_pass.proto.
@@ -246,7 +247,7 @@ export declare type CompletePassRequest = Message<"mindgate.billing.v1.CompleteP
 export declare const CompletePassRequestSchema: GenMessage<CompletePassRequest>;
 
 /**
- * CompletePassResponse holds when the pass expires.
+ * CompletePassResponse holds when the pass expires, and the plan it gives.
  *
  * @generated from message mindgate.billing.v1.CompletePassResponse
  */
@@ -255,6 +256,11 @@ export declare type CompletePassResponse = Message<"mindgate.billing.v1.Complete
    * @generated from field: google.protobuf.Timestamp expire_time = 1;
    */
   expireTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: mindgate.billing.v1.Plan plan = 2;
+   */
+  plan: Plan;
 };
 
 /**
