@@ -2,7 +2,7 @@
 // Stripe's keys, and the brain-pass payment methods. Read with the other service settings
 // (services/common/config.ts) and validated at start.
 import { ConfigError, readEnum, readInt, readSecret, readString, readUrl, type Env } from '../common/config.ts';
-import { DEFAULT_PLANS_FILE } from './catalogue.ts';
+import { CatalogueError, DEFAULT_PLANS_FILE, loadCatalogue, type Catalogue } from './catalogue.ts';
 
 export type ProviderName = 'manual' | 'stripe';
 export type PassMethodName = 'test' | 'stripe';
@@ -18,8 +18,9 @@ export interface StripeConfig {
 export interface BillingConfig {
   /** Who takes subscription payments: the built-in manual provider or Stripe. */
   provider: ProviderName;
-  /** The plan catalogue (catalogue.ts). */
+  /** The plan catalogue file (catalogue.ts), and what it holds, validated at start. */
   plansFile: string;
+  catalogue: Catalogue;
   stripe?: StripeConfig;
   /** Payment methods a brain-pass may be bought with. */
   passMethods: PassMethodName[];
@@ -52,12 +53,23 @@ function readStripe(env: Env, need: { key: boolean; webhooks: boolean }): Stripe
   return { secretKey, webhookSecret: webhookSecret ?? '', apiUrl: readUrl(env, 'STRIPE_API_URL') };
 }
 
+function readCatalogue(file: string): Catalogue {
+  try {
+    return loadCatalogue(file);
+  } catch (err) {
+    if (err instanceof CatalogueError) throw new ConfigError('BILLING_PLANS_FILE', err.message);
+    throw err;
+  }
+}
+
 export function readBillingConfig(env: Env): BillingConfig {
   const provider = readEnum(env, 'BILLING_PROVIDER', ['manual', 'stripe'] as const, 'manual');
   const passMethods = readPassMethods(env, provider);
+  const plansFile = readString(env, 'BILLING_PLANS_FILE', DEFAULT_PLANS_FILE);
   return {
     provider,
-    plansFile: readString(env, 'BILLING_PLANS_FILE', DEFAULT_PLANS_FILE),
+    plansFile,
+    catalogue: readCatalogue(plansFile),
     stripe: readStripe(env, { key: provider === 'stripe' || passMethods.includes('stripe'), webhooks: provider === 'stripe' }),
     passMethods,
     passSecret: readSecret(env, 'BRAIN_PASS_SECRET', 32),

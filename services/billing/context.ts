@@ -5,7 +5,7 @@ import type { Logger } from '../common/log.ts';
 import { loadSecretFile } from '../common/secret-file.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 import type { Stores } from '../common/stores.ts';
-import { loadCatalogue, type Catalogue } from './catalogue.ts';
+import type { Catalogue } from './catalogue.ts';
 import type { CheckoutRecord } from './checkout-record.ts';
 import type { BillingConfig } from './config.ts';
 import type { InvoiceRecord } from './invoice-record.ts';
@@ -55,7 +55,7 @@ export interface BillingContextOptions {
 
 export function createBillingContext(stores: Stores, logger: Logger, options: BillingContextOptions): BillingContext {
   const { config, now } = options;
-  const catalogue = loadCatalogue(config.plansFile);
+  const { catalogue } = config;
   const stripe = config.stripe ? createStripeClient(config.stripe) : undefined;
   const manual = createManualProvider(catalogue, config.invoiceDueDays);
   const providers: BillingContext['providers'] = { manual, ...(stripe ? { stripe: createStripeProvider(stripe, now) } : {}) };

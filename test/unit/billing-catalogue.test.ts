@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CatalogueError, DEFAULT_PLANS_FILE, loadCatalogue, parseCatalogue } from '../../services/billing/catalogue.ts';
+import { readBillingConfig } from '../../services/billing/config.ts';
+import { ConfigError } from '../../services/common/config.ts';
 import { EEA_COUNTRIES, EU_COUNTRIES, isCountry, normalizeCountry, OTHER_EUR_COUNTRIES, regionOf } from '../../services/billing/regions.ts';
 
 const catalogue = loadCatalogue();
@@ -36,6 +38,27 @@ describe('the plan catalogue', () => {
     expect(() => parseCatalogue(`${text}\nsurprise: 1\n`, 'x.yaml')).toThrow(/x\.yaml: /);
     expect(() => parseCatalogue('version: [', 'x.yaml')).toThrow(/x\.yaml: not YAML/);
     expect(() => loadCatalogue('/nonexistent/plans.yaml')).toThrow(/cannot be read \(ENOENT\)/);
+  });
+});
+
+describe('billing settings', () => {
+  it('refuses a bad catalogue file and missing Stripe keys at start, naming the variable', () => {
+    expect(() => readBillingConfig({ BILLING_PLANS_FILE: '/nonexistent/plans.yaml' })).toThrow(ConfigError);
+    expect(() => readBillingConfig({ BILLING_PLANS_FILE: '/nonexistent/plans.yaml' })).toThrow(/^BILLING_PLANS_FILE: /);
+    expect(() => readBillingConfig({ BILLING_PROVIDER: 'stripe' })).toThrow(/^STRIPE_SECRET_KEY: /);
+    expect(() => readBillingConfig({ BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123' })).toThrow(/^STRIPE_WEBHOOK_SECRET: /);
+    expect(() => readBillingConfig({ BRAIN_PASS_METHODS: 'test,paypal' })).toThrow(/^BRAIN_PASS_METHODS: /);
+  });
+
+  it('sells the pass with the test method only on the manual default, and with Stripe when Stripe takes payments', () => {
+    expect(readBillingConfig({}).passMethods).toEqual(['test']);
+    const stripe = readBillingConfig({
+      BILLING_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_123',
+      STRIPE_WEBHOOK_SECRET: 'whsec_12345678',
+    });
+    expect(stripe.passMethods).toEqual(['stripe']);
+    expect(readBillingConfig({ BRAIN_PASS_METHODS: 'none' }).passMethods).toEqual([]);
   });
 });
 
