@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../modules.ts';
 import { createEntitlementsCache } from '../billing/entitlements-cache.ts';
 import { createBrainContext } from './context.ts';
 import { createBrainMetrics } from './metrics.ts';
-import { createMemoryLimit } from './memory-limit.ts';
+import { createMemoryLimit, memoriesForCounting } from './memory-limit.ts';
 import { brainRoutes } from './routes.ts';
 import { startVectorSync } from './vector-sync.ts';
 
@@ -19,7 +19,10 @@ export function createBrainModule(
 ): RpcServiceModule {
   const ctx = createBrainContext(stores, logger.child({ service: 'brain' }));
   // The plan's max_memories, asked of the billing service (none for a brain built without it).
-  if (deps) ctx.memoryLimit = createMemoryLimit(ctx.memories, createEntitlementsCache(deps), ctx.logger);
+  if (deps) {
+    const memories = memoriesForCounting(stores.records);
+    ctx.memoryLimit = createMemoryLimit({ memories, entitlements: createEntitlementsCache(deps), logger: ctx.logger, now: deps.now });
+  }
   // Every replica reconciles; claims in the records store keep them off each other's items.
   const metrics = createBrainMetrics(ctx);
   const vectorSync = startVectorSync(ctx, { onPass: metrics.countPass });
