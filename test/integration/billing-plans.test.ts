@@ -138,3 +138,24 @@ describe('the subscription', () => {
     expect(r.json.events.map((e: { outcome: string }) => e.outcome)).toEqual(expect.arrayContaining(['success', 'failed']));
   });
 });
+
+describe('checkouts through the API', () => {
+  it('replays a checkout created with the same Idempotency-Key, and offers no trial after one was used', async () => {
+    const send = () =>
+      call(`/organizations/${owner.organizationId}/checkouts`, {
+        token: owner.access_token,
+        headers: { 'idempotency-key': 'checkout-1', 'cf-ipcountry': 'CH' },
+        body: { plan: 'professional', interval: 'year' },
+      });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.json).toMatchObject({ currency: 'EUR', entity: 'eu', country: 'CH', unit_amount: 49000, trial_days: 0, trial_end: null });
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.id).toBe(first.json.id);
+    const other = await obtainAccessToken(platform, { resource: api });
+    const foreign = await call(`/organizations/${other.organizationId}/checkouts/${first.json.id}`, { token: other.access_token });
+    expect(foreign.status).toBe(404);
+  });
+});
