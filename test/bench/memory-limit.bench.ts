@@ -24,7 +24,7 @@ const logger = createLogger({ level: 'silent' });
 const stores = { records } as unknown as Stores;
 const billingConfig = { ...readBillingConfig({}), passSecret: 'a-bench-secret-of-at-least-32-characters' };
 const deps = { now: Date.now, dataDir: dir, billingConfig, billing: () => billing };
-const billing = createBillingClient({ module: () => createBillingModule(stores, logger, deps), internalToken: 'x'.repeat(32), logger });
+const billing = createBillingClient({ module: () => createBillingModule(stores, logger, undefined as never, deps), internalToken: 'x'.repeat(32), logger });
 // The brain's own indexes (services/brain/context.ts), and the limit's.
 records.collection<MemoryRecord>('memories', {
   indexes: [{ fields: ['organizationId', 'namespace', 'key'], unique: true }, { fields: ['organizationId', 'namespace', 'seq'] }],
