@@ -13,6 +13,7 @@ import { readBillingConfig } from '../../services/billing/config.ts';
 import { createBillingModule } from '../../services/billing/index.ts';
 import { countLiveMemories, createMemoryLimit, memoriesForCounting } from '../../services/brain/memory-limit.ts';
 import type { MemoryRecord } from '../../services/brain/memory-record.ts';
+import { readServiceConfig } from '../../services/common/config.ts';
 import { createLogger } from '../../services/common/log.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 import type { Stores } from '../../services/common/stores.ts';
@@ -24,7 +25,11 @@ const logger = createLogger({ level: 'silent' });
 const stores = { records } as unknown as Stores;
 const billingConfig = { ...readBillingConfig({}), passSecret: 'a-bench-secret-of-at-least-32-characters' };
 const deps = { now: Date.now, dataDir: dir, billingConfig, billing: () => billing };
-const billing = createBillingClient({ module: () => createBillingModule(stores, logger, undefined as never, deps), internalToken: 'x'.repeat(32), logger });
+const billing = createBillingClient({
+  module: () => createBillingModule(stores, logger, readServiceConfig({ DATA_DIR: dir }, 'billing', 1), deps),
+  internalToken: 'x'.repeat(32),
+  logger,
+});
 // The brain's own indexes (services/brain/context.ts), and the limit's.
 records.collection<MemoryRecord>('memories', {
   indexes: [{ fields: ['organizationId', 'namespace', 'key'], unique: true }, { fields: ['organizationId', 'namespace', 'seq'] }],
