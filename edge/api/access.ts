@@ -99,6 +99,15 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   updateCurrentUser: account,
   deleteCurrentUser: account,
   listCurrentUserMemberships: account,
+  // Billing: anyone reads the plans and the subscription; only owners spend the organization's money.
+  listPlans: read,
+  getSubscription: read,
+  changeSubscription: { role: 'owner', machines: false },
+  cancelSubscription: { role: 'owner', machines: false },
+  resumeSubscription: { role: 'owner', machines: false },
+  createCheckout: { role: 'owner', machines: false },
+  getCheckout: admin,
+  listInvoices: automatable,
 };
 
 export function accessOf(operationId: string): Access {

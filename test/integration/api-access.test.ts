@@ -24,6 +24,7 @@ const FILL: Record<string, string> = {
   user_id: 'usr_nobody',
   invitation_id: 'inv_nothing',
   team_id: 'team_nothing',
+  checkout_id: 'chk_nothingnothingnothingnot',
 };
 
 interface Operation {

@@ -127,6 +127,8 @@ export async function writeMemory(
   ) {
     return repeatedWrite(ctx, existing, source);
   }
+  // A new memory must fit the plan's max_memories; refused here, before anything is stored.
+  if (!existing) await ctx.memoryLimit?.(organizationId);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   vector ??= (await ctx.stores.embedder.embed([memoryText(draft)]))[0]!;
