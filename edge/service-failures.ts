@@ -32,6 +32,12 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'mindgate.brain.v1.BrainService/ListQuestions',
   'mindgate.brain.v1.BrainService/GetUsage',
   'mindgate.entitygraph.v1.EntityGraphService/GetEntity',
+  'mindgate.entitygraph.v1.EntityGraphService/ListEntities',
+  'mindgate.entitygraph.v1.EntityGraphService/SearchEntities',
+  'mindgate.entitygraph.v1.EntityGraphService/ListRelationships',
+  'mindgate.entitygraph.v1.EntityGraphService/FindPaths',
+  'mindgate.entitygraph.v1.EntityGraphService/GetAffectedEntities',
+  'mindgate.entitygraph.v1.EntityGraphService/ExtractRelationships',
   'mindgate.agents.v1.AgentsService/ListAgents',
   // Its one write, the key's last-use time, is the same whether it runs once or twice.
   'mindgate.agents.v1.ApiKeysService/VerifyApiKey',

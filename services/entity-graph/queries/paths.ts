@@ -39,47 +39,83 @@ interface Search {
   bannedNodes: Set<number>;
 }
 
-/** One shortest path from `from` to `to` of at most `depth` steps, or undefined. */
+/**
+ * One shortest path from `from` to `to` of at most `depth` steps, or undefined: a breadth-first
+ * search from both ends, one level at a time on the smaller side, which visits about twice the
+ * square root of what a one-sided search would on a graph that fans out.
+ */
 function shortest(s: Search, from: number, to: number, depth: number): FoundPath | undefined {
   if (from === to) return { steps: [], nodes: [from] };
-  const parent = new Map<number, Step>();
-  const seen = new Set<number>([from, ...s.bannedNodes]);
-  let frontier = [from];
-  for (let level = 0; level < depth && frontier.length > 0; level++) {
+  const forwardParent = new Map<number, Step>([[from, { edge: -1, reversed: false }]]);
+  const backwardNext = new Map<number, Step>([[to, { edge: -1, reversed: false }]]);
+  let fromSide = [from];
+  let toSide = [to];
+  for (let walked = 0; walked < depth && fromSide.length > 0 && toSide.length > 0; walked++) {
+    const expandFrom = fromSide.length <= toSide.length;
     const next: number[] = [];
-    for (const node of frontier) {
+    for (const node of expandFrom ? fromSide : toSide) {
       if (++s.budget.visited > s.budget.max) {
         s.budget.exhausted = true;
         return undefined;
       }
-      const reach = (edge: number, neighbour: number, reversed: boolean): boolean => {
-        if (seen.has(neighbour) || s.bannedEdges.has(edge)) return false;
-        if (s.query.predicates && !s.query.predicates.has(s.graph.predicateOfEdge(edge))) return false;
-        seen.add(neighbour);
-        parent.set(neighbour, { edge, reversed });
-        next.push(neighbour);
-        return neighbour === to;
-      };
-      for (const edge of s.graph.outEdges(node)) if (reach(edge, s.graph.objectOf(edge), false)) return unwind(s.graph, parent, from, to);
-      if (s.query.forward) continue;
-      for (const edge of s.graph.inEdges(node)) if (reach(edge, s.graph.subjectOf(edge), true)) return unwind(s.graph, parent, from, to);
+      const meet = expandFrom ? stepOut(s, node, forwardParent, backwardNext, next) : stepIn(s, node, backwardNext, forwardParent, next);
+      if (meet !== undefined) return join(s.graph, forwardParent, backwardNext, from, to, meet);
     }
-    frontier = next;
+    if (expandFrom) fromSide = next;
+    else toSide = next;
   }
   return undefined;
 }
 
-function unwind(graph: GraphIndex, parent: Map<number, Step>, from: number, to: number): FoundPath {
+function allowed(s: Search, edge: number, neighbour: number, seen: Map<number, Step>): boolean {
+  if (seen.has(neighbour) || s.bannedNodes.has(neighbour) || s.bannedEdges.has(edge)) return false;
+  return !s.query.predicates || s.query.predicates.has(s.graph.predicateOfEdge(edge));
+}
+
+/** Expands `node` on the `from` side; the node where both sides meet, if any. */
+function stepOut(s: Search, node: number, parent: Map<number, Step>, other: Map<number, Step>, next: number[]): number | undefined {
+  const visit = (edge: number, neighbour: number, reversed: boolean) => {
+    if (!allowed(s, edge, neighbour, parent)) return false;
+    parent.set(neighbour, { edge, reversed });
+    next.push(neighbour);
+    return other.has(neighbour);
+  };
+  for (const edge of s.graph.outEdges(node)) if (visit(edge, s.graph.objectOf(edge), false)) return s.graph.objectOf(edge);
+  if (s.query.forward) return undefined;
+  for (const edge of s.graph.inEdges(node)) if (visit(edge, s.graph.subjectOf(edge), true)) return s.graph.subjectOf(edge);
+  return undefined;
+}
+
+/** Expands `node` on the `to` side: the entities one step before it. */
+function stepIn(s: Search, node: number, toward: Map<number, Step>, other: Map<number, Step>, next: number[]): number | undefined {
+  const visit = (edge: number, neighbour: number, reversed: boolean) => {
+    if (!allowed(s, edge, neighbour, toward)) return false;
+    toward.set(neighbour, { edge, reversed });
+    next.push(neighbour);
+    return other.has(neighbour);
+  };
+  for (const edge of s.graph.inEdges(node)) if (visit(edge, s.graph.subjectOf(edge), false)) return s.graph.subjectOf(edge);
+  if (s.query.forward) return undefined;
+  for (const edge of s.graph.outEdges(node)) if (visit(edge, s.graph.objectOf(edge), true)) return s.graph.objectOf(edge);
+  return undefined;
+}
+
+function join(graph: GraphIndex, parent: Map<number, Step>, toward: Map<number, Step>, from: number, to: number, meet: number): FoundPath {
   const steps: Step[] = [];
-  const nodes = [to];
-  let node = to;
-  while (node !== from) {
-    const step = parent.get(node)!;
-    steps.push(step);
-    node = step.reversed ? graph.objectOf(step.edge) : graph.subjectOf(step.edge);
-    nodes.push(node);
+  const nodes = [meet];
+  for (let at = meet; at !== from; ) {
+    const step = parent.get(at)!;
+    steps.unshift(step);
+    at = step.reversed ? graph.objectOf(step.edge) : graph.subjectOf(step.edge);
+    nodes.unshift(at);
   }
-  return { steps: steps.reverse(), nodes: nodes.reverse() };
+  for (let at = meet; at !== to; ) {
+    const step = toward.get(at)!;
+    steps.push(step);
+    at = step.reversed ? graph.subjectOf(step.edge) : graph.objectOf(step.edge);
+    nodes.push(at);
+  }
+  return { steps, nodes };
 }
 
 const keyOf = (p: FoundPath) => p.steps.map((s) => s.edge).join(',');
