@@ -8,7 +8,7 @@ import { startMetricsListener, type MetricsListener } from '../services/common/m
 import { createMetrics, type Metrics } from '../services/common/metrics/registry.ts';
 import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
 import { openStores, type Stores } from '../services/common/stores.ts';
-import { SERVICE_MODULES } from '../services/modules.ts';
+import { SERVICE_MODULES, type ServiceDeps } from '../services/modules.ts';
 import { createServiceClients, type ServiceTarget } from './clients.ts';
 import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -70,6 +70,8 @@ interface LocalServices {
   stores: Stores;
   internalToken: string;
   metrics: Metrics;
+  /** What the modules need of each other (the brain, the entity graph). */
+  deps: ServiceDeps;
   /** Filled in: the servers started, where each service is reached, and the gRPC addresses. */
   servers: RpcServer[];
   targets: Record<ServiceName, ServiceTarget>;
@@ -84,7 +86,7 @@ async function startLocalServices(s: LocalServices): Promise<void> {
       s.targets[name] = { address };
       continue;
     }
-    const module = SERVICE_MODULES[name](s.stores, s.logger, s.config.services[name]);
+    const module = SERVICE_MODULES[name](s.stores, s.logger, s.config.services[name], s.deps);
     const service = s.config.services[name];
     const server = await startRpcServer({
       module,
@@ -125,8 +127,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       { keyId: keyEncryption.keyId, resealed },
       `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
     );
-    await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc });
-    const clients = createServiceClients({ targets, internalToken, logger, metrics });
+    let clients: ReturnType<typeof createServiceClients> | undefined;
+    // The brain tells the entity graph of memory writes through the edge's own client of it.
+    const deps: ServiceDeps = { entityGraph: () => clients!.entityGraph };
+    await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc, deps });
+    clients = createServiceClients({ targets, internalToken, logger, metrics });
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,

@@ -1,5 +1,6 @@
 import type { Logger } from '../common/log.ts';
 import type { Stores } from '../common/stores.ts';
+import type { GraphClient } from './graph-sync.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
 import type { MemoryRecord } from './memory-record.ts';
@@ -16,6 +17,8 @@ export interface BrainContext {
   weights: RankingWeights;
   logger: Logger;
   now: () => number;
+  /** The entity-graph service the memories' relationships go to (graph-sync.ts); absent: no graph. */
+  graph?: () => GraphClient;
 }
 
 export interface BrainContextOptions {
@@ -32,6 +35,8 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
       { fields: ['organizationId', 'namespace', 'updatedAt'] },
       // Vector sync's queue (vector-sync.ts): only records owing a verified vector hold the field.
       { fields: ['vectorDue'] },
+      // Graph sync's queue (graph-sync.ts), the same way.
+      { fields: ['graphDue'] },
     ],
   });
   const sequences = stores.records.collection<SequenceDoc>('memory_sequences');

@@ -9,7 +9,8 @@ import { createMetrics } from './metrics/registry.ts';
 import { logStarted, onShutdown, readConfigOrExit, startOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
 import { openStores } from './stores.ts';
-import { SERVICE_MODULES } from '../modules.ts';
+import { SERVICE_MODULES, type ServiceDeps } from '../modules.ts';
+import { createEntityGraphClient } from '../entity-graph/client.ts';
 
 export async function runService(name: ServiceName): Promise<void> {
   usePrivateFileModes();
@@ -22,8 +23,19 @@ export async function runService(name: ServiceName): Promise<void> {
     try {
       if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
       const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
+      const deps: ServiceDeps = {};
+      // The brain tells the entity graph of memory writes: the one at ENTITY_GRAPH_SERVICE_ADDR,
+      // or the graph's code in this process over the same stores.
+      let graph: ReturnType<typeof createEntityGraphClient> | undefined;
+      deps.entityGraph = () =>
+        (graph ??= createEntityGraphClient({
+          address: config.entityGraphAddress,
+          module: () => SERVICE_MODULES['entity-graph'](stores, logger, config, deps),
+          internalToken,
+          logger,
+        }));
       const server = await startRpcServer({
-        module: SERVICE_MODULES[name](stores, logger, config),
+        module: SERVICE_MODULES[name](stores, logger, config, deps),
         host: config.host,
         port: config.port,
         settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },

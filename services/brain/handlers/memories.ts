@@ -28,6 +28,7 @@ import {
   toMemory,
   type MemoryRecord,
   type MemoryRefRecord,
+  type RelationshipRecord,
   type SourceRecord,
 } from '../memory-record.ts';
 import { hybridSearch, type ResultScores } from '../search/hybrid.ts';
@@ -35,9 +36,10 @@ import { TOMBSTONE_TTL_MS } from '../search/index-registry.ts';
 import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
 import { hasCurrentVector, VECTOR_GRACE_MS, writeVector } from '../vector-sync.ts';
+import { GRAPH_GRACE_MS, syncGraphNow } from '../graph-sync.ts';
 import { flagDetected, openContradictionIds } from './contradictions.ts';
 import { markSuperseded, releaseDeleted, requireSuperseded } from './supersede.ts';
-import { requireKey, requireNamespace, sourceOf } from './validate.ts';
+import { requireKey, requireNamespace, requireRelationships, sameRelationships, sourceOf } from './validate.ts';
 import { checkAgainstOthers } from './write-checks.ts';
 
 export { MEMORY_KEY } from './validate.ts';
@@ -61,8 +63,8 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   const title = requireText('title', req.title.trim(), 300);
   const tags = requireList('tags', req.tags, 32, 64);
   const entities = requireList('entities', req.entities, 64, 200);
+  const relationships = requireRelationships('relationships', req.relationships);
   const source = sourceOf(req.source);
-
   const id = memoryId(organizationId, namespace, key);
   const stored = await ctx.memories.get(id);
   const existing = isLive(stored) ? stored : undefined;
@@ -76,7 +78,7 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   const superseded = await requireSuperseded(ctx, organizationId, req.supersedes, { namespace, key });
   const supersedes = superseded ? { namespace: superseded.namespace, key: superseded.key } : existing?.supersedes;
   const draft = { key, title, content, tags, entities };
-  if (existing && sameText(existing, draft) && sameRef(existing.supersedes, supersedes)) return repeatedWrite(ctx, existing, source);
+  if (existing && unchanged(existing, draft, supersedes, relationships)) return repeatedWrite(ctx, existing, source);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
@@ -116,12 +118,15 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     supersededBy: existing?.supersededBy,
     // The vector is owed until verified (vector-sync.ts): one field, not a second write.
     vectorDue: now + VECTOR_GRACE_MS,
+    relationships: relationships.length > 0 ? relationships : undefined,
+    graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
   const written = await ctx.memories.put(record, { expect: stored ? { rev: stored.rev } : null });
   if (!written) {
     throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   }
   ctx.indexes.applyLocal(organizationId, namespace, record);
+  await syncGraphNow(ctx, record);
   await writeVectorOrExplain(ctx, record, vector);
   const closed = superseded ? await markSuperseded(ctx, record, source) : [];
   const contradictions: Contradiction[] = [];
@@ -139,6 +144,16 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
   });
 }
 
+/** The write says what the memory already says: same text, same correction, same relationships. */
+function unchanged(
+  existing: MemoryRecord,
+  draft: Parameters<typeof sameText>[1],
+  supersedes: MemoryRefRecord | undefined,
+  relationships: RelationshipRecord[],
+): boolean {
+  return sameText(existing, draft) && sameRef(existing.supersedes, supersedes) && sameRelationships(existing.relationships, relationships);
+}
+
 function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined): boolean {
   return (a ? refString(a.namespace, a.key) : '') === (b ? refString(b.namespace, b.key) : '');
 }
@@ -151,6 +166,7 @@ function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined)
 async function repeatedWrite(ctx: BrainContext, existing: MemoryRecord, source: SourceRecord) {
   // A retried write that superseded a memory completes the marking a failure may have left undone.
   if (existing.supersedes) await markSuperseded(ctx, existing, source);
+  if (existing.graphDue !== undefined) await syncGraphNow(ctx, existing);
   if (existing.vectorDue === undefined || (await hasCurrentVector(ctx, existing))) {
     return create(PutMemoryResponseSchema, { memory: toMemory(existing), created: false, outcome: WriteOutcome.UNCHANGED });
   }
@@ -300,10 +316,13 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     stats: { worked: 0, failed: 0 },
     expiresAt: now + TOMBSTONE_TTL_MS,
     vectorDue: now + VECTOR_GRACE_MS,
+    relationships: undefined,
+    graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
   const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
+  await syncGraphNow(ctx, tombstone);
   await releaseDeleted(ctx, stored, sourceOf(req.source));
   try {
     await ctx.stores.vectors.delete(organizationId, [memoryPointId(namespace, key)]);

@@ -308,6 +308,15 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
    * @generated from field: mindgate.brain.v1.MemoryRef supersedes = 11;
    */
   supersedes?: MemoryRef | undefined;
+
+  /**
+   * Relationships the memory states between entities (at most 64), asserted in the entity graph
+   * with this memory as their citation, beside those the extractor finds in its text. Replaced
+   * on every write; INVALID_ARGUMENT naming the item for an empty name or a malformed predicate.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRelationship relationships = 20;
+   */
+  relationships: MemoryRelationship[];
 };
 
 /**
@@ -315,6 +324,39 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
  * Use `create(PutMemoryRequestSchema)` to create a new message.
  */
 export declare const PutMemoryRequestSchema: GenMessage<PutMemoryRequest>;
+
+/**
+ * MemoryRelationship is (subject) -[predicate]-> (object) between two entities, by name.
+ *
+ * @generated from message mindgate.brain.v1.MemoryRelationship
+ */
+export declare type MemoryRelationship = Message<"mindgate.brain.v1.MemoryRelationship"> & {
+  /**
+   * 1-200 characters.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * depends_on, calls, runs_on, owned_by, member_of, part_of, deployed_to, stores_data_in,
+   * alerts_to, replaced_by, or another lower_snake_case verb (spaces and dashes become _).
+   *
+   * @generated from field: string predicate = 2;
+   */
+  predicate: string;
+
+  /**
+   * @generated from field: string object = 3;
+   */
+  object: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.MemoryRelationship.
+ * Use `create(MemoryRelationshipSchema)` to create a new message.
+ */
+export declare const MemoryRelationshipSchema: GenMessage<MemoryRelationship>;
 
 /**
  * SimilarMemory is a memory close to a written one.
