@@ -12,6 +12,8 @@ import { BodyTooLargeError, readBody } from '../http/respond.ts';
 import { InvalidTokenError, type AccessTokenClaims } from '../oauth/verify.ts';
 import { SERVER_INSTRUCTIONS } from './brain-tool-definitions.ts';
 import { registerBrainTools, type ToolCaller } from './brain-tools.ts';
+import { GRAPH_TOOL_NAMES } from './graph-tool-definitions.ts';
+import { registerGraphTools } from './graph-tools.ts';
 
 export const BRAIN_MCP_VERSION = '1.0.0';
 /** Header naming the organization when the operator's infrastructure calls with X-Gateway-Key. */
@@ -109,7 +111,11 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
       { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
     );
     registerBrainTools(server, ctx.clients.brain, caller);
-    await registerPlanTools(ctx, server, caller);
+    if (await hasEntityGraph(ctx, caller.organizationId)) registerGraphTools(server, ctx.clients.entityGraph, caller.organizationId);
+    else {
+      const refused = refusedGraphCall(body);
+      if (refused) return refuseGraphCall(res, refused);
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -126,15 +132,25 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
 }
 
 /**
- * Tools that depend on the organization's plan. The entity-graph tools (explain_entity,
- * entity_path, affected_entities) are listed only with the entity-graph entitlement; they are
- * implemented by a later issue, so until then no organization gets them.
+ * Whether the organization's plan includes the entity graph (Professional, and its trial), as the
+ * billing service says now: an expired trial loses the tools on the next request.
  */
-const ENTITY_GRAPH_TOOLS_IMPLEMENTED = false;
+async function hasEntityGraph(ctx: AppContext, organizationId: string): Promise<boolean> {
+  const { entitlements } = await ctx.clients.billing.getEntitlements({ organizationId });
+  return entitlements?.entityGraph === true;
+}
 
-async function registerPlanTools(ctx: AppContext, _server: McpServer, caller: Caller): Promise<void> {
-  if (!ENTITY_GRAPH_TOOLS_IMPLEMENTED) return;
-  const { entitlements } = await ctx.clients.billing.getEntitlements({ organizationId: caller.organizationId });
-  if (!entitlements?.entityGraph) return;
-  // registerEntityGraphTools(_server, ctx.clients.entityGraph, caller) — issue 6.
+/** A tools/call of an entity-graph tool by an organization whose plan lacks it: a clear tool error, not "unknown tool". */
+function refusedGraphCall(body: unknown): { id: unknown; name: string } | undefined {
+  const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+  if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+  return (GRAPH_TOOL_NAMES as readonly string[]).includes(message.params.name) ? { id: message.id, name: message.params.name } : undefined;
+}
+
+function refuseGraphCall(res: ServerResponse, call: { id: unknown; name: string }): void {
+  const text =
+    `${call.name} needs the entity graph, which this organization's plan does not include: it comes with the Professional plan ` +
+    '(and its trial). Use recall_context and search_memories instead, or ask an owner of the organization to upgrade.';
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result: { isError: true, content: [{ type: 'text', text }] } }));
 }
