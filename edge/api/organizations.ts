@@ -20,6 +20,7 @@ import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
+import { graphRoutes } from './graph.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
@@ -143,6 +144,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...userRoutes(deps),
+    ...graphRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

@@ -24,6 +24,8 @@ const FILL: Record<string, string> = {
   user_id: 'usr_nobody',
   invitation_id: 'inv_nothing',
   team_id: 'team_nothing',
+  entity_id: 'no-such-entity',
+  relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {
