@@ -69,6 +69,29 @@ describe('memories write the entity graph', () => {
     expect(await edges(org)).toEqual([]);
   });
 
+  it("recall_context brings back the memories behind an entity's relationships in the graph", async () => {
+    const org = 'org-graph-recall';
+    // Neither memory lists Payments API among its entities: only the graph ties them to it.
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'deps/checkout',
+      content: 'Checkout depends on Payments API.',
+      entities: ['Checkout'],
+    });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'hosting',
+      content: 'Payments API runs on k8s-prod.',
+      entities: ['k8s-prod'],
+    });
+    await brain.putMemory({ organizationId: org, namespace: K, key: 'unrelated', content: 'Lunch is at noon.', entities: ['Cafeteria'] });
+    const recalled = await brain.recallContext({ organizationId: org, entities: ['Payments API'] });
+    const got = recalled.memories.map((m) => `${m.memory?.key}:${m.reasons.join('+')}`).sort();
+    expect(got).toEqual(['deps/checkout:GRAPH', 'hosting:GRAPH']);
+  });
+
   it('refuses a malformed stated relationship before writing anything', async () => {
     const err = await brain
       .putMemory({ organizationId: 'org-graph-bad', namespace: K, key: 'k', content: 'x', relationships: [rel('A', '???', 'B')] })
