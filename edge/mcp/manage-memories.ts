@@ -104,6 +104,7 @@ function write({ brain, organizationId, source }: BrainToolContext, args: Manage
     expectedVersion: BigInt(args.action === 'create' ? 0 : args.expected_version!),
     allowDuplicate: args.allow_duplicate ?? false,
     supersedes: args.supersedes ? toRef(args.supersedes) : undefined,
+    relationships: args.relationships ?? [],
   });
 }
 

@@ -99,6 +99,36 @@ describe('entity-graph tools over MCP', () => {
     await client.close();
   });
 
+  it('takes relationships a writer states through manage_memories', async () => {
+    const client = await connect('org-pro');
+    const created = await client.callTool({
+      name: 'manage_memories',
+      arguments: {
+        action: 'create',
+        namespace: 'knowledge',
+        key: 'teams/payments',
+        content: 'Who runs payments.',
+        relationships: [{ subject: 'Payments API', predicate: 'alerts to', object: 'payments on-call' }],
+      },
+    });
+    expect(created.isError).toBeFalsy();
+    const explained = await client.callTool({ name: 'explain_entity', arguments: { entity: 'payments on-call' } });
+    expect(text(explained)).toContain('Payments API alerts_to payments on-call [knowledge/teams/payments');
+    const bad = await client.callTool({
+      name: 'manage_memories',
+      arguments: {
+        action: 'create',
+        namespace: 'knowledge',
+        key: 'teams/x',
+        content: 'x',
+        relationships: [{ subject: '', predicate: 'calls', object: 'B' }],
+      },
+    });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('relationships[0].subject');
+    await client.close();
+  });
+
   it('neither lists nor runs the tools for a Starter organization, and says why', async () => {
     const client = await connect('org-starter');
     expect(await graphToolsOf(client)).toEqual([]);
