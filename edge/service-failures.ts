@@ -31,6 +31,7 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'mindgate.brain.v1.BrainService/ListContradictions',
   'mindgate.brain.v1.BrainService/ListQuestions',
   'mindgate.brain.v1.BrainService/GetUsage',
+  'mindgate.brain.v1.BrainService/ListMemories',
   'mindgate.entitygraph.v1.EntityGraphService/GetEntity',
   'mindgate.entitygraph.v1.EntityGraphService/ListEntities',
   'mindgate.entitygraph.v1.EntityGraphService/SearchEntities',

@@ -109,6 +109,17 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   assertRelationship: contribute,
   retractRelationship: contribute,
   findEntityPaths: read,
+  listMemories: read,
+  searchMemories: read,
+  getMemory: read,
+  createMemory: contribute,
+  updateMemory: contribute,
+  deleteMemory: contribute,
+  recordMemoryFeedback: contribute,
+  getContradiction: read,
+  resolveContradiction: contribute,
+  getQuestion: read,
+  resolveQuestion: contribute,
 };
 
 export function accessOf(operationId: string): Access {

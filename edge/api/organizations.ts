@@ -21,6 +21,7 @@ import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
+import { memoryRoutes } from './memories.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
@@ -145,6 +146,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...auditRoutes(deps),
     ...userRoutes(deps),
     ...graphRoutes(deps),
+    ...memoryRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

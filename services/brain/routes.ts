@@ -7,6 +7,7 @@ import { deleteMemory, getMemories, putMemory, searchMemories } from './handlers
 import { askQuestion, listQuestions, resolveQuestion } from './handlers/questions.ts';
 import { recallContext } from './handlers/recall.ts';
 import { getUsage } from './handlers/usage.ts';
+import { listMemories } from './handlers/list-memories.ts';
 
 export function brainRoutes(ctx: BrainContext) {
   return (router: ConnectRouter) => {
@@ -24,6 +25,7 @@ export function brainRoutes(ctx: BrainContext) {
       resolveQuestion: (req) => resolveQuestion(ctx, req),
       recallContext: (req) => recallContext(ctx, req),
       getUsage: (req) => getUsage(ctx, req),
+      listMemories: (req) => listMemories(ctx, req),
     });
   };
 }

@@ -26,6 +26,9 @@ const FILL: Record<string, string> = {
   team_id: 'team_nothing',
   entity_id: 'no-such-entity',
   relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
+  namespace: 'knowledge',
+  key: 'no-such-key',
+  id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {

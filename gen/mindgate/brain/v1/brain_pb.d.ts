@@ -1630,6 +1630,80 @@ export declare type GetUsageResponse = Message<"mindgate.brain.v1.GetUsageRespon
 export declare const GetUsageResponseSchema: GenMessage<GetUsageResponse>;
 
 /**
+ * ListMemoriesRequest names the namespace, the filters and the page.
+ *
+ * @generated from message mindgate.brain.v1.ListMemoriesRequest
+ */
+export declare type ListMemoriesRequest = Message<"mindgate.brain.v1.ListMemoriesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 2;
+   */
+  namespace: Namespace;
+
+  /**
+   * Only memories carrying this tag (exact).
+   *
+   * @generated from field: string tag = 3;
+   */
+  tag: string;
+
+  /**
+   * Only memories listing this entity (exact, as written).
+   *
+   * @generated from field: string entity = 4;
+   */
+  entity: string;
+
+  /**
+   * 1-100 (0: 50).
+   *
+   * @generated from field: uint32 page_size = 5;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 6;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListMemoriesRequest.
+ * Use `create(ListMemoriesRequestSchema)` to create a new message.
+ */
+export declare const ListMemoriesRequestSchema: GenMessage<ListMemoriesRequest>;
+
+/**
+ * ListMemoriesResponse is one page, most recently changed first.
+ *
+ * @generated from message mindgate.brain.v1.ListMemoriesResponse
+ */
+export declare type ListMemoriesResponse = Message<"mindgate.brain.v1.ListMemoriesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.Memory memories = 1;
+   */
+  memories: Memory[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListMemoriesResponse.
+ * Use `create(ListMemoriesResponseSchema)` to create a new message.
+ */
+export declare const ListMemoriesResponseSchema: GenMessage<ListMemoriesResponse>;
+
+/**
  * Namespace separates what happened from what was learned.
  *
  * @generated from enum mindgate.brain.v1.Namespace
@@ -1960,6 +2034,17 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof GetUsageRequestSchema;
     output: typeof GetUsageResponseSchema;
+  },
+  /**
+   * ListMemories pages through one namespace's memories, most recently changed first, optionally
+   * only those carrying a tag or naming an entity (for the dashboard; agents search or recall).
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ListMemories
+   */
+  listMemories: {
+    methodKind: "unary";
+    input: typeof ListMemoriesRequestSchema;
+    output: typeof ListMemoriesResponseSchema;
   },
 }>;
 
