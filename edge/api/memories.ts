@@ -455,7 +455,13 @@ function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questio
   const Id = z
     .string()
     .regex(kind === 'contradictions' ? /^ctr_[a-z2-7]{20}$/ : /^q_[a-z2-7]{20}$/, { error: `must be a ${one.toLowerCase()} id` });
-  const params = z.object({ organization_id: OrganizationId, id: Id });
+  // The id's own name in the path, so that each kind's id is checked by its own pattern.
+  const idName = kind === 'contradictions' ? 'contradiction_id' : 'question_id';
+  const params = z.object({ organization_id: OrganizationId, [idName]: Id }) as z.ZodObject<{
+    organization_id: typeof OrganizationId;
+    id: typeof Id;
+  }>;
+  const idOf = (c: AnyApiRouteContext) => (c.input.params as Record<string, string>)[idName];
   const read = async (organizationId: string, id: string) => {
     if (kind === 'contradictions') {
       const res = await ctx.clients.brain.listContradictions({ organizationId, ids: [id] });
@@ -466,22 +472,22 @@ function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questio
   };
   const get: RestRoute = defineApiRoute({
     method: 'GET',
-    path: `/organizations/:organization_id/${kind}/:id`,
+    path: `/organizations/:organization_id/${kind}/:${idName}`,
     operationId: `get${one}`,
     summary: `Get a ${one.toLowerCase()}`,
     tags,
     params,
     responses: { '200': json(ItemSchema, `The ${one.toLowerCase()}.`), ...errors, '404': 'NotFound' },
     handler: async (c) => {
-      const item = await read(c.input.params.organization_id, c.input.params.id);
-      if (!item) throw new NotFoundError(`${one.toLowerCase()} ${c.input.params.id} does not exist`);
+      const item = await read(c.input.params.organization_id, idOf(c));
+      if (!item) throw new NotFoundError(`${one.toLowerCase()} ${idOf(c)} does not exist`);
       sendJson(c.res, 200, item);
     },
   });
   const resolve: RestRoute = {
     ...defineApiRoute({
       method: 'POST',
-      path: `/organizations/:organization_id/${kind}/:id/resolve`,
+      path: `/organizations/:organization_id/${kind}/:${idName}/resolve`,
       operationId: `resolve${one}`,
       summary: `Resolve or dismiss a ${one.toLowerCase()}`,
       description: 'Only an open one (412 otherwise).',
@@ -497,7 +503,7 @@ function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questio
         const body = await readJson(c, ResolveSchema, limit);
         const request = {
           organizationId: c.input.params.organization_id,
-          id: c.input.params.id,
+          id: idOf(c),
           status: body.status === 'resolved' ? ItemStatus.RESOLVED : ItemStatus.DISMISSED,
           resolution: body.resolution,
           source: sourceOf(c),

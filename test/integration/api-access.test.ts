@@ -28,7 +28,8 @@ const FILL: Record<string, string> = {
   relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
   namespace: 'knowledge',
   key: 'no-such-key',
-  id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
+  contradiction_id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
+  question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {
