@@ -20,9 +20,13 @@ export interface ServiceDeps {
 }
 
 /** Every internal service, by the name used in configuration. */
-export const SERVICE_MODULES: Record<ServiceName, (stores: Stores, logger: Logger, config: ModuleConfig, deps?: ServiceDeps) => RpcServiceModule> = {
+export const SERVICE_MODULES: Record<
+  ServiceName,
+  (stores: Stores, logger: Logger, config: ModuleConfig, deps?: ServiceDeps) => RpcServiceModule
+> = {
   brain: createBrainModule,
-  'entity-graph': (stores, logger, config) => createEntityGraphModule(stores, logger, { extractor: createExtractor(config.entityGraph, logger) }),
+  'entity-graph': (stores, logger, config) =>
+    createEntityGraphModule(stores, logger, { extractor: createExtractor(config.entityGraph, logger) }),
   agents: (stores, logger, config) => createAgentsModule(stores, logger, config),
   billing: (stores, logger) => createBillingModule(stores, logger),
 };
