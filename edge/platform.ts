@@ -74,7 +74,7 @@ interface LocalServices {
   servers: RpcServer[];
   targets: Record<ServiceName, ServiceTarget>;
   grpc: Partial<Record<ServiceName, string>>;
-  /** The clock and the billing client every module may use. */
+  /** The clock, and the billing and entity-graph clients, every module may use. */
   deps: ServiceDeps;
 }
 
@@ -127,9 +127,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       { keyId: keyEncryption.keyId, resealed },
       `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
     );
-    // The services that enforce a plan ask billing through the same clients as the edge, built below.
+    // The services that enforce a plan ask billing, and the brain tells the entity graph of memory
+    // writes, through the same clients as the edge, built below.
     let clients: ServiceClients | undefined;
-    const deps: ServiceDeps = { now, dataDir: config.storage.dataDir, billingConfig: config.billing, billing: () => clients!.billing };
+    const deps: ServiceDeps = {
+      now,
+      dataDir: config.storage.dataDir,
+      billingConfig: config.billing,
+      billing: () => clients!.billing,
+      entityGraph: () => clients!.entityGraph,
+    };
     await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc, deps });
     clients = createServiceClients({ targets, internalToken, logger, metrics });
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);

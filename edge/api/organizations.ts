@@ -21,6 +21,8 @@ import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
+import { graphRoutes } from './graph.ts';
+import { memoryRoutes } from './memories.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
@@ -153,6 +155,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...billingSubscriptionRoutes(deps),
     ...billingCheckoutRoutes(deps),
     ...billingInvoiceRoutes(deps),
+    ...graphRoutes(deps),
+    ...memoryRoutes(deps),
     ...extra,
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls, entitlements));

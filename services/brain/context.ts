@@ -1,5 +1,6 @@
 import type { Logger } from '../common/log.ts';
 import type { Stores } from '../common/stores.ts';
+import type { GraphClient } from './graph-sync.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
 import type { MemoryLimit } from './memory-limit.ts';
@@ -22,6 +23,8 @@ export interface BrainContext {
   now: () => number;
   /** The plan's max_memories (memory-limit.ts); absent: no limit (tools and tests built without billing). */
   memoryLimit?: MemoryLimit;
+  /** The entity-graph service the memories' relationships go to (graph-sync.ts); absent: no graph. */
+  graph?: () => GraphClient;
 }
 
 export interface BrainContextOptions {
@@ -38,6 +41,8 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
       { fields: ['organizationId', 'namespace', 'updatedAt'] },
       // Vector sync's queue (vector-sync.ts): only records owing a verified vector hold the field.
       { fields: ['vectorDue'] },
+      // Graph sync's queue (graph-sync.ts), the same way.
+      { fields: ['graphDue'] },
     ],
   });
   const sequences = stores.records.collection<SequenceDoc>('memory_sequences');

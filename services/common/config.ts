@@ -4,6 +4,8 @@
 import { join } from 'node:path';
 import type { KeyEncryptionConfig } from './key-encryption.ts';
 
+import { readEntityGraphConfig, type EntityGraphConfig } from '../entity-graph/config.ts';
+
 export type Env = Record<string, string | undefined>;
 
 /** A configuration value that cannot be used. The message names the variable. */
@@ -200,6 +202,8 @@ export function readAccountsConfig(env: Env): AccountsConfig {
 /** What a service module is built with besides its stores (SERVICE_MODULES). */
 export interface ModuleConfig {
   accounts: AccountsConfig;
+  /** The entity-graph service's own settings (its model extractor). */
+  entityGraph: EntityGraphConfig;
 }
 
 /** The Prometheus endpoint of a process (services/common/metrics/listener.ts); absent: none. */
@@ -232,6 +236,8 @@ export interface ServiceConfig extends ModuleConfig {
   storage: StorageConfig;
   /** The process's Prometheus endpoint, when METRICS_PORT is set. */
   metrics?: MetricsConfig;
+  /** host:port of the entity-graph service the brain tells of memory writes; unset: run its code in this process. */
+  entityGraphAddress?: string;
 }
 
 export const SERVICE_PORTS = {
@@ -262,5 +268,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     storage: readStorageConfig(env, cpuCount),
     accounts: readAccountsConfig(env),
     metrics: readMetricsConfig(env),
+    entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,
+    entityGraph: readEntityGraphConfig(env),
   };
 }

@@ -12,10 +12,14 @@ import { openStores } from './stores.ts';
 import { SERVICE_MODULES, type ServiceDeps } from '../modules.ts';
 import { createBillingClient } from '../billing/client.ts';
 import { readBillingConfig, type BillingConfig } from '../billing/config.ts';
+import { createEntityGraphClient } from '../entity-graph/client.ts';
 import type { Logger } from './log.ts';
 import type { Stores } from './stores.ts';
 
-/** What the module needs beyond its stores; billing is reached at BILLING_SERVICE_ADDR, or run here. */
+/**
+ * What the module needs beyond its stores: billing at BILLING_SERVICE_ADDR and the entity graph at
+ * ENTITY_GRAPH_SERVICE_ADDR, or their code in this process over the same stores.
+ */
 function serviceDeps(
   stores: Stores,
   logger: Logger,
@@ -24,6 +28,7 @@ function serviceDeps(
   internalToken: string,
 ): ServiceDeps {
   let billing: ReturnType<typeof createBillingClient> | undefined;
+  let graph: ReturnType<typeof createEntityGraphClient> | undefined;
   const deps: ServiceDeps = {
     now: Date.now,
     dataDir: config.storage.dataDir,
@@ -32,6 +37,13 @@ function serviceDeps(
       (billing ??= createBillingClient({
         address: config.billingAddress,
         module: () => SERVICE_MODULES.billing(stores, logger, config, deps),
+        internalToken,
+        logger,
+      })),
+    entityGraph: () =>
+      (graph ??= createEntityGraphClient({
+        address: config.entityGraphAddress,
+        module: () => SERVICE_MODULES['entity-graph'](stores, logger, config, deps),
         internalToken,
         logger,
       })),
