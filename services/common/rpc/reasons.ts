@@ -19,6 +19,10 @@ export const REASONS = {
   signInThrottled: 'sign-in-throttled',
   /** The e-mail address or the password is not correct. */
   invalidCredentials: 'invalid-credentials',
+  /** A run's executor no longer holds its lease (expired and taken over, or the run ended). */
+  leaseLost: 'lease-lost',
+  /** The run has already finished (cancel). */
+  runFinished: 'run-finished',
 } as const;
 
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
