@@ -52,6 +52,8 @@ const read: Access = { role: 'viewer', machines: true };
 const admin: Access = { role: 'admin', machines: false };
 /** Owner-and-admin work that automation may do too, with an "admin" key (teams, invitations, the audit log). */
 const automatable: Access = { role: 'admin', machines: true };
+/** An investigation's work: members start and steer it, and so may automation with a "write" key. */
+const work: Access = { role: 'member', machines: true };
 /** A signed-in user's own account. */
 const account: Access = { role: 'viewer', machines: false, user: true };
 
@@ -92,6 +94,17 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   deleteConfidentialClient: admin,
   listAuditEvents: automatable,
   exportAuditEvents: automatable,
+  createThread: work,
+  listThreads: read,
+  getThread: read,
+  updateThread: work,
+  postThreadMessage: work,
+  listThreadMessages: read,
+  createRun: work,
+  listRuns: read,
+  getRun: read,
+  cancelRun: work,
+  listRunSteps: read,
   getCurrentUser: account,
   updateCurrentUser: account,
   deleteCurrentUser: account,

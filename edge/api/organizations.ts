@@ -19,6 +19,8 @@ import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamRoutes } from './teams.ts';
+import { threadRoutes } from './threads.ts';
+import { runRoutes } from './runs.ts';
 import { userRoutes } from './users.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
@@ -143,6 +145,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...userRoutes(deps),
+    ...threadRoutes(deps),
+    ...runRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;
