@@ -29,6 +29,8 @@ import { appendMessage, MAX_CONTENT, ownedThread, toMessage } from './threads.ts
 
 const AGENT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 const CLAIM_BATCH = 10;
+/** Batches a claim looks at before it says the queue is empty (each lost only to other claimers). */
+const CLAIM_ROUNDS = 5;
 const MESSAGES_GIVEN = 200;
 
 function leaseMs(seconds: number): number {
@@ -81,27 +83,35 @@ async function tryClaim(ctx: RunsContext, run: RunRecord, agentId: string, lease
   return (await ctx.runs.put(claimed, { expect: { version: run.version } })) ? claimed : undefined;
 }
 
+/** Claims the oldest claimable run; another batch when every one of this batch went to a quicker claimer. */
+async function claimNext(ctx: RunsContext, agentId: string, lease: number): Promise<RunRecord | undefined> {
+  for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
+    const due = await ctx.runs.find({ dueAt: { $lte: ctx.now() } }, { sort: { field: 'dueAt', direction: 'asc' }, limit: CLAIM_BATCH });
+    for (const candidate of due) {
+      const run = await tryClaim(ctx, candidate, agentId, lease);
+      if (run) return run;
+    }
+    if (due.length === 0) return undefined;
+  }
+  return undefined;
+}
+
 export async function claimRun(ctx: RunsContext, req: ClaimRunRequest) {
   if (!AGENT_ID.test(req.agentId)) invalid('agent_id', 'must be 1-200 characters of [A-Za-z0-9._:@-]');
-  const lease = leaseMs(req.leaseSeconds);
-  const due = await ctx.runs.find({ dueAt: { $lte: ctx.now() } }, { sort: { field: 'dueAt', direction: 'asc' }, limit: CLAIM_BATCH });
-  for (const candidate of due) {
-    const run = await tryClaim(ctx, candidate, req.agentId, lease);
-    if (!run) continue;
-    const thread = await ownedThread(ctx.threads, run.organizationId, run.threadId);
-    const steps = await ctx.steps.find({ runId: run._id }, { sort: { field: 'index', direction: 'asc' } });
-    const latest = await ctx.threads.messages.find(
-      { threadId: thread._id },
-      { sort: { field: 'seq', direction: 'desc' }, limit: MESSAGES_GIVEN },
-    );
-    return create(ClaimRunResponseSchema, {
-      run: toRun(run),
-      leaseId: run.leaseId,
-      steps: steps.map(toStep),
-      messages: latest.reverse().map(toMessage),
-    });
-  }
-  return create(ClaimRunResponseSchema, {});
+  const run = await claimNext(ctx, req.agentId, leaseMs(req.leaseSeconds));
+  if (!run) return create(ClaimRunResponseSchema, {});
+  const thread = await ownedThread(ctx.threads, run.organizationId, run.threadId);
+  const steps = await ctx.steps.find({ runId: run._id }, { sort: { field: 'index', direction: 'asc' } });
+  const latest = await ctx.threads.messages.find(
+    { threadId: thread._id },
+    { sort: { field: 'seq', direction: 'desc' }, limit: MESSAGES_GIVEN },
+  );
+  return create(ClaimRunResponseSchema, {
+    run: toRun(run),
+    leaseId: run.leaseId,
+    steps: steps.map(toStep),
+    messages: latest.reverse().map(toMessage),
+  });
 }
 
 export async function heartbeatRun(ctx: RunsContext, req: HeartbeatRunRequest) {
