@@ -2,11 +2,12 @@
 // of a real platform, no runner configured, so the test is the only executor): concurrent claimers
 // never share a run; a holder whose lease expired and was taken over, or whose run was cancelled,
 // is refused (lease-lost) and its step is not recorded; a run past its timeout is ended instead of
-// claimed; another organization sees none of it.
+// claimed; another organization sees none of it. On the embedded store and on the MongoDB wire.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { reasonOf } from '../../services/common/rpc/reasons.ts';
+import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_leases1';
@@ -41,15 +42,30 @@ async function refusal(work: Promise<unknown>): Promise<ConnectError> {
   return err as ConnectError;
 }
 
-beforeAll(async () => {
-  platform = await startTestPlatform();
-}, 120_000);
-
-afterAll(async () => {
-  await platform?.stop();
+describe('run leases on the embedded store', () => {
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  }, 120_000);
+  afterAll(async () => {
+    await platform?.stop();
+  });
+  leaseCases();
 });
 
-describe('run leases', () => {
+describe.runIf(shouldRunMongoSuite('run leases on MongoDB'))('run leases on the MongoDB-wire server', () => {
+  let mongo: MongoWireServer | undefined;
+  beforeAll(async () => {
+    mongo = await startMongoWireServer();
+    platform = await startTestPlatform({ MONGODB_URL: mongo.url, MONGODB_DATABASE: `runs_${Date.now()}` });
+  }, 120_000);
+  afterAll(async () => {
+    await platform?.stop();
+    await mongo?.stop();
+  });
+  leaseCases();
+});
+
+function leaseCases(): void {
   it('gives each queued run to exactly one of many concurrent claimers', async () => {
     await drain('sweeper');
     const queued = await Promise.all(Array.from({ length: 12 }, () => queueRun()));
@@ -130,4 +146,4 @@ describe('run leases', () => {
       Code.InvalidArgument,
     );
   });
-});
+}
