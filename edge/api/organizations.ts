@@ -21,6 +21,7 @@ import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamRoutes } from './teams.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
+import { runLeaseRoutes } from './run-leases.ts';
 import { userRoutes } from './users.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
@@ -146,6 +147,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...auditRoutes(deps),
     ...userRoutes(deps),
     ...threadRoutes(deps),
+    ...runLeaseRoutes(deps),
     ...runRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));

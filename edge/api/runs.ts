@@ -3,7 +3,7 @@
 // agents service's RunsService.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import * as z from 'zod';
-import { RunStatus, StepKind, type Run, type Step } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { Executor, RunStatus, StepKind, type Run, type Step } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { callerOf } from './access.ts';
@@ -26,15 +26,17 @@ import {
 } from './rest-route.ts';
 import { ThreadId, threadParams } from './threads.ts';
 
-const RunId = z
+export const RunId = z
   .string()
   .regex(/^run_[A-Za-z0-9]{1,60}$/, { error: 'must be a run id (run_...)' })
   .meta({ description: 'Run id.', example: 'run_Zt3pK9qW1xLm7Ns0Ve2a' });
-const runParams = z.object({ organization_id: OrganizationId, run_id: RunId });
+export const runParams = z.object({ organization_id: OrganizationId, run_id: RunId });
 
 const STATUS_NAMES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out'] as const;
 const Status = z.enum(STATUS_NAMES, { error: `must be one of ${STATUS_NAMES.join(', ')}` });
-const KIND_NAMES: Record<number, string> = {
+const EXECUTORS = { llm: Executor.LLM, external: Executor.EXTERNAL } as const;
+const ExecutorName = z.enum(['llm', 'external'], { error: 'must be llm or external' });
+export const KIND_NAMES: Record<number, string> = {
   [StepKind.MODEL_CALL]: 'model_call',
   [StepKind.TOOL_CALL]: 'tool_call',
   [StepKind.BRAIN_READ]: 'brain_read',
@@ -46,6 +48,7 @@ export const RunSchema = z
     organization_id: z.string(),
     thread_id: z.string(),
     status: Status,
+    executor: ExecutorName.meta({ description: "Who works it: the platform's LLM runner, or an external agent that claims it." }),
     instructions: z.string().meta({ description: "The system prompt; empty for the runner's default." }),
     agent_id: z.string().meta({ description: 'The executor that holds or last held it.', example: 'llm:edge-0:1f2e3d4c' }),
     attempt: z.int().meta({ description: 'How many times it was claimed (more than 1 after a takeover).' }),
@@ -63,7 +66,7 @@ export const RunSchema = z
   })
   .meta({ title: 'Run' });
 
-const StepSchema = z
+export const StepSchema = z
   .object({
     index: z.int(),
     kind: z.enum(['model_call', 'tool_call', 'brain_read']),
@@ -82,6 +85,7 @@ const StepSchema = z
 
 const CreateRunSchema = z
   .object({
+    executor: ExecutorName.optional().meta({ description: '`llm` (the default) or `external`.' }),
     instructions: z.string().max(20_000, { error: 'must be at most 20000 characters' }).optional(),
     timeout_seconds: z
       .int({ error: 'must be an integer' })
@@ -105,6 +109,7 @@ export const runJson = (r: Run) => ({
   organization_id: r.organizationId,
   thread_id: r.threadId,
   status: STATUS_NAMES[r.status - 1] ?? 'queued',
+  executor: r.executor === Executor.EXTERNAL ? 'external' : 'llm',
   instructions: r.instructions,
   agent_id: r.agentId,
   attempt: r.attempt,
@@ -125,7 +130,7 @@ export const runJson = (r: Run) => ({
   started_at: iso(r.startTime as Timestamp | undefined),
   finished_at: iso(r.finishTime as Timestamp | undefined),
 });
-const stepJson = (s: Step) => ({
+export const stepJson = (s: Step) => ({
   index: s.index,
   kind: KIND_NAMES[s.kind] ?? 'tool_call',
   name: s.name,
@@ -139,7 +144,7 @@ const stepJson = (s: Step) => ({
   started_at: iso(s.startTime as Timestamp | undefined),
   finished_at: iso(s.finishTime as Timestamp | undefined),
 });
-const withEtag = (description: string) => ({ ...json(RunSchema, description), headers: ETAG_HEADER });
+export const withEtag = (description: string) => ({ ...json(RunSchema, description), headers: ETAG_HEADER });
 const tags = ['Investigations'];
 const notFound = { '404': 'NotFound' } as const;
 
@@ -151,7 +156,7 @@ function createRunRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createRun',
       summary: 'Start a run on a thread',
       description:
-        "Queues a run: the platform's LLM runner (when `LLM_URL` is set) claims it, reads the thread, may recall from the organization's Brain, and posts its conclusion to the thread.",
+        "Queues a run. An `llm` run (the default) is worked by the platform's LLM runner (where `LLM_URL` is set): it reads the thread, may recall from the organization's Brain, and posts its conclusion to the thread. An `external` run waits for an agent of the organization to claim it (`claimRun`).",
       tags,
       params: threadParams,
       responses: { '201': withEtag('The queued run.'), ...errors, ...notFound },
@@ -162,6 +167,7 @@ function createRunRoute({ ctx, limit }: RouteDeps): RestRoute {
           ctx.clients.runs.createRun({
             organizationId,
             threadId,
+            executor: EXECUTORS[body.executor ?? 'llm'],
             instructions: body.instructions ?? '',
             timeoutSeconds: body.timeout_seconds ?? 0,
             createdBy: callerOf(c).subject,

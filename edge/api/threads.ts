@@ -100,7 +100,7 @@ export const threadJson = (t: Thread) => ({
   created_at: iso(t.createTime as Timestamp | undefined),
   updated_at: iso(t.updateTime as Timestamp | undefined),
 });
-const messageJson = (m: Message) => ({
+export const messageJson = (m: Message) => ({
   id: m.messageId,
   thread_id: m.threadId,
   role: ROLE_NAMES[m.role] ?? 'user',

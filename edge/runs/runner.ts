@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import type { Logger } from '../../services/common/log.ts';
 import type { ServiceClients } from '../clients.ts';
 import { createChatModel, type ChatModel } from './chat-completions.ts';
@@ -46,7 +47,7 @@ export function createRunner(options: RunnerOptions): Runner {
   async function worker(): Promise<void> {
     while (!stopping.signal.aborted) {
       try {
-        const claim = await deps.runs.claimRun({ agentId, leaseSeconds: config.leaseSeconds });
+        const claim = await deps.runs.claimRun({ agentId, leaseSeconds: config.leaseSeconds, executor: Executor.LLM });
         if (claim.run) {
           await executeRun(deps, claim, stopping.signal);
           continue;

@@ -155,7 +155,8 @@ function openRuns(stores: Stores, now: () => number): RunsContext {
   return {
     runs: records.collection<RunRecord>('runs', {
       indexes: [
-        { fields: ['dueAt'] },
+        { fields: ['executor', 'dueAt'] },
+        { fields: ['executor', 'organizationId', 'dueAt'] },
         { fields: ['organizationId', 'createdAt'] },
         { fields: ['organizationId', 'threadId', 'createdAt'] },
         { fields: ['organizationId', 'status', 'createdAt'] },

@@ -217,6 +217,76 @@ describe('runs', () => {
     expect((await call(path(`/runs/${created.id}/cancel`), { token: viewer.access_token, body: {} })).status).toBe(403);
   });
 
+  it('lets an external agent claim, report steps and complete a run, which the LLM runner never takes', async () => {
+    const t = owner.access_token;
+    const key = (await call(path('/api-keys'), { token: t, body: { name: 'oncall-bot', scopes: ['write'] } })).json.secret;
+    const thread = (await call(path('/threads'), { token: t, body: { title: 'Disk', message: 'db-1 disk at 95%' } })).json;
+    const created = (await call(path(`/threads/${thread.id}/runs`), { token: t, body: { executor: 'external' } })).json;
+    expect(created).toMatchObject({ executor: 'external', status: 'queued' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await call(path(`/runs/${created.id}`), { token: t })).json.status).toBe('queued');
+    const otherOrg = await call(`/organizations/${other.organizationId}/runs/claim`, {
+      token: other.access_token,
+      body: { agent_id: 'spy' },
+    });
+    expect(otherOrg.status).toBe(204);
+    const claimed = await call(path('/runs/claim'), { apiKey: key, body: { agent_id: 'oncall-bot@host-7', lease_seconds: 30 } });
+    expect(claimed.status).toBe(200);
+    expect(claimed.json.run).toMatchObject({ id: created.id, status: 'running', attempt: 1, agent_id: 'oncall-bot@host-7' });
+    expect(claimed.json.messages.map((m: Json) => m.content)).toEqual(['db-1 disk at 95%']);
+    expect((await call(path('/runs/claim'), { apiKey: key, body: { agent_id: 'second-bot' } })).status).toBe(204);
+    const lease = claimed.json.lease_id;
+    const step = await call(path(`/runs/${created.id}/steps`), {
+      apiKey: key,
+      body: {
+        lease_id: lease,
+        kind: 'tool_call',
+        name: 'ssh/df',
+        ok: true,
+        arguments: { host: 'db-1' },
+        result: { used: '95%' },
+        input_tokens: 3,
+      },
+    });
+    expect(step.status).toBe(201);
+    expect(step.json).toMatchObject({ index: 0, kind: 'tool_call', name: 'ssh/df', attempt: 1, result: { used: '95%' } });
+    expect((await call(path(`/runs/${created.id}/heartbeat`), { apiKey: key, body: { lease_id: lease } })).status).toBe(200);
+    const wrongLease = await call(path(`/runs/${created.id}/heartbeat`), {
+      apiKey: key,
+      body: { lease_id: '3b0f2c4e-8a1d-4f6b-9c2e-7d5a1b3c9e0f' },
+    });
+    expect(wrongLease.status).toBe(409);
+    expect(wrongLease.json.type).toBe(problemType(409, 'lease-lost'));
+    const done = await call(path(`/runs/${created.id}/complete`), {
+      apiKey: key,
+      body: { lease_id: lease, status: 'succeeded', output: 'Rotated the WAL archive.' },
+    });
+    expect(done.json).toMatchObject({
+      status: 'succeeded',
+      step_count: 1,
+      output: 'Rotated the WAL archive.',
+      usage: { input_tokens: 3, tool_calls: 1 },
+    });
+    const late = await call(path(`/runs/${created.id}/steps`), {
+      apiKey: key,
+      body: { lease_id: lease, kind: 'tool_call', name: 'x', ok: true },
+    });
+    expect(late.status).toBe(409);
+    const messages = (await call(path(`/threads/${thread.id}/messages`), { token: t })).json.messages as Json[];
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'db-1 disk at 95%'],
+      ['agent', 'Rotated the WAL archive.'],
+    ]);
+    const bad = await call(path(`/runs/${created.id}/steps`), {
+      apiKey: key,
+      body: { lease_id: 'nope', kind: 'dance', name: '', ok: 'yes' },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json.errors.map((e: Json) => e.loc.at(-1)).sort()).toEqual(['kind', 'lease_id', 'name', 'ok']);
+    const readKey = (await call(path('/api-keys'), { token: t, body: { name: 'reader' } })).json.secret;
+    expect((await call(path('/runs/claim'), { apiKey: readKey, body: { agent_id: 'reader' } })).status).toBe(403);
+  });
+
   it('records the changes in the audit log', async () => {
     const events = async (query: string) =>
       (await call(path(`/audit-events?${query}`), { token: owner.access_token })).json.events as Json[];

@@ -5,7 +5,7 @@
 // claimed; another organization sees none of it. On the embedded store and on the MongoDB wire.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { Executor, RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { reasonOf } from '../../services/common/rpc/reasons.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -14,14 +14,14 @@ const ORG = 'org_leases1';
 let platform: TestPlatform;
 const runs = () => platform.ctx.clients.runs;
 
-async function queueRun(timeoutSeconds = 0) {
+async function queueRun(timeoutSeconds = 0, executor = Executor.LLM, organizationId = ORG) {
   const { thread } = await platform.ctx.clients.threads.createThread({
-    organizationId: ORG,
+    organizationId,
     title: 'Q',
     message: 'What broke?',
     createdBy: 'usr_a',
   });
-  const { run } = await runs().createRun({ organizationId: ORG, threadId: thread!.threadId, timeoutSeconds, createdBy: 'usr_a' });
+  const { run } = await runs().createRun({ organizationId, threadId: thread!.threadId, timeoutSeconds, createdBy: 'usr_a', executor });
   return run!;
 }
 
@@ -120,6 +120,20 @@ function leaseCases(): void {
     expect((await runs().listSteps({ organizationId: ORG, runId: run.runId })).steps).toEqual([]);
     expect((await runs().claimRun({ agentId: 'holder' })).run).toBeUndefined();
     expect(reasonOf(await refusal(runs().cancelRun({ organizationId: ORG, runId: run.runId })))).toBe('run-finished');
+  });
+
+  it("keeps each executor's queue apart: the LLM runner's across organizations, an external agent's within its own", async () => {
+    await drain('sweeper');
+    const external = await queueRun(0, Executor.EXTERNAL);
+    const foreign = await queueRun(0, Executor.EXTERNAL, 'org_leases2');
+    expect((await runs().claimRun({ agentId: 'llm' })).run).toBeUndefined();
+    const mine = await runs().claimRun({ agentId: 'bot', executor: Executor.EXTERNAL, organizationId: ORG });
+    expect(mine.run).toMatchObject({ runId: external.runId, executor: Executor.EXTERNAL });
+    expect((await runs().claimRun({ agentId: 'bot', executor: Executor.EXTERNAL, organizationId: ORG })).run).toBeUndefined();
+    const theirs = await runs().claimRun({ agentId: 'bot', executor: Executor.EXTERNAL, organizationId: 'org_leases2' });
+    expect(theirs.run!.runId).toBe(foreign.runId);
+    expect((await refusal(runs().claimRun({ agentId: 'bot', executor: Executor.EXTERNAL }))).rawMessage).toMatch(/^organization_id:/);
+    expect((await refusal(runs().claimRun({ agentId: 'llm', organizationId: ORG }))).rawMessage).toMatch(/^organization_id:/);
   });
 
   it('ends a run past its timeout instead of handing it out', async () => {

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ClaimRunResponseSchema,
   CompleteRunResponseSchema,
+  Executor,
   HeartbeatRunResponseSchema,
   ReportStepResponseSchema,
   RunStatus,
@@ -23,6 +24,7 @@ import {
 } from '../../../gen/mindgate/agents/v1/runs_pb.js';
 import { MessageRole } from '../../../gen/mindgate/agents/v1/threads_pb.js';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
+import type { Filter } from '../../common/storage/records/interface.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { finish, FINISHED, ownedRun, toRun, toStep, type RunRecord, type RunsContext, type StepRecord } from './runs.ts';
 import { appendMessage, MAX_CONTENT, ownedThread, toMessage } from './threads.ts';
@@ -84,9 +86,12 @@ async function tryClaim(ctx: RunsContext, run: RunRecord, agentId: string, lease
 }
 
 /** Claims the oldest claimable run; another batch when every one of this batch went to a quicker claimer. */
-async function claimNext(ctx: RunsContext, agentId: string, lease: number): Promise<RunRecord | undefined> {
+async function claimNext(ctx: RunsContext, queue: Filter, agentId: string, lease: number): Promise<RunRecord | undefined> {
   for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
-    const due = await ctx.runs.find({ dueAt: { $lte: ctx.now() } }, { sort: { field: 'dueAt', direction: 'asc' }, limit: CLAIM_BATCH });
+    const due = await ctx.runs.find(
+      { ...queue, dueAt: { $lte: ctx.now() } },
+      { sort: { field: 'dueAt', direction: 'asc' }, limit: CLAIM_BATCH },
+    );
     for (const candidate of due) {
       const run = await tryClaim(ctx, candidate, agentId, lease);
       if (run) return run;
@@ -96,9 +101,21 @@ async function claimNext(ctx: RunsContext, agentId: string, lease: number): Prom
   return undefined;
 }
 
+/** Which runs a claimer may take: the LLM runner's of every organization, or an organization's external ones. */
+function queueOf(req: ClaimRunRequest): Filter {
+  const executor = req.executor === Executor.UNSPECIFIED ? Executor.LLM : req.executor;
+  if (executor === Executor.LLM) {
+    if (req.organizationId !== '') invalid('organization_id', 'must be empty for the LLM runner, which serves every organization');
+    return { executor };
+  }
+  if (executor !== Executor.EXTERNAL) invalid('executor', 'is not an executor');
+  return { executor, organizationId: requireOrganization(req.organizationId) };
+}
+
 export async function claimRun(ctx: RunsContext, req: ClaimRunRequest) {
   if (!AGENT_ID.test(req.agentId)) invalid('agent_id', 'must be 1-200 characters of [A-Za-z0-9._:@-]');
-  const run = await claimNext(ctx, req.agentId, leaseMs(req.leaseSeconds));
+  const queue = queueOf(req);
+  const run = await claimNext(ctx, queue, req.agentId, leaseMs(req.leaseSeconds));
   if (!run) return create(ClaimRunResponseSchema, {});
   const thread = await ownedThread(ctx.threads, run.organizationId, run.threadId);
   const steps = await ctx.steps.find({ runId: run._id }, { sort: { field: 'index', direction: 'asc' } });

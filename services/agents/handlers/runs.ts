@@ -13,6 +13,7 @@ import {
   GetRunResponseSchema,
   ListRunsResponseSchema,
   ListStepsResponseSchema,
+  Executor,
   RunSchema,
   RunStatus,
   StepSchema,
@@ -38,6 +39,7 @@ export interface RunRecord extends RecordDoc {
   organizationId: string;
   threadId: string;
   status: RunStatus;
+  executor: Executor;
   instructions: string;
   agentId: string;
   attempt: number;
@@ -97,6 +99,7 @@ export function toRun(r: RunRecord): Run {
     organizationId: r.organizationId,
     threadId: r.threadId,
     status: r.status,
+    executor: r.executor,
     instructions: r.instructions,
     agentId: r.agentId,
     attempt: r.attempt,
@@ -149,6 +152,8 @@ export async function createRun(ctx: RunsContext, req: CreateRunRequest) {
   const organizationId = requireOrganization(req.organizationId);
   const thread = await ownedThread(ctx.threads, organizationId, req.threadId);
   const timeoutSeconds = req.timeoutSeconds === 0 ? 3_600 : req.timeoutSeconds;
+  const executor = req.executor === Executor.UNSPECIFIED ? Executor.LLM : req.executor;
+  if (!(executor in Executor)) invalid('executor', 'is not an executor');
   if (timeoutSeconds > 86_400) invalid('timeout_seconds', 'must be from 1 to 86400 (0 for 3600)');
   const now = ctx.now();
   const run: RunRecord = {
@@ -156,6 +161,7 @@ export async function createRun(ctx: RunsContext, req: CreateRunRequest) {
     organizationId,
     threadId: thread._id,
     status: RunStatus.QUEUED,
+    executor,
     instructions: requireText('instructions', req.instructions, 20_000),
     agentId: '',
     attempt: 0,

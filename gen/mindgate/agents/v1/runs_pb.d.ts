@@ -165,6 +165,11 @@ export declare type Run = Message<"mindgate.agents.v1.Run"> & {
    * @generated from field: google.protobuf.Timestamp finish_time = 19;
    */
   finishTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: mindgate.agents.v1.Executor executor = 20;
+   */
+  executor: Executor;
 };
 
 /**
@@ -297,6 +302,13 @@ export declare type CreateRunRequest = Message<"mindgate.agents.v1.CreateRunRequ
    * @generated from field: string created_by = 5;
    */
   createdBy: string;
+
+  /**
+   * Unspecified means the LLM runner.
+   *
+   * @generated from field: mindgate.agents.v1.Executor executor = 6;
+   */
+  executor: Executor;
 };
 
 /**
@@ -502,6 +514,20 @@ export declare type ClaimRunRequest = Message<"mindgate.agents.v1.ClaimRunReques
    * @generated from field: uint32 lease_seconds = 2;
    */
   leaseSeconds: number;
+
+  /**
+   * Whose runs: unspecified means the LLM runner's.
+   *
+   * @generated from field: mindgate.agents.v1.Executor executor = 3;
+   */
+  executor: Executor;
+
+  /**
+   * The organization of an external agent (required for it); empty for the LLM runner.
+   *
+   * @generated from field: string organization_id = 4;
+   */
+  organizationId: string;
 };
 
 /**
@@ -894,6 +920,37 @@ export enum RunStatus {
 export declare const RunStatusSchema: GenEnum<RunStatus>;
 
 /**
+ * Executor says who may claim a run.
+ *
+ * @generated from enum mindgate.agents.v1.Executor
+ */
+export enum Executor {
+  /**
+   * @generated from enum value: EXECUTOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The platform's LLM runner (edge processes with LLM_URL set).
+   *
+   * @generated from enum value: EXECUTOR_LLM = 1;
+   */
+  LLM = 1,
+
+  /**
+   * An agent of the organization, through the API (claim, heartbeat, steps, complete).
+   *
+   * @generated from enum value: EXECUTOR_EXTERNAL = 2;
+   */
+  EXTERNAL = 2,
+}
+
+/**
+ * Describes the enum mindgate.agents.v1.Executor.
+ */
+export declare const ExecutorSchema: GenEnum<Executor>;
+
+/**
  * StepKind says what a step did.
  *
  * @generated from enum mindgate.agents.v1.StepKind
@@ -933,8 +990,8 @@ export declare const StepKindSchema: GenEnum<StepKind>;
 
 /**
  * RunsService is the queue and the record of runs: one agent working on a thread, queued, then
- * claimed by an executor with a lease (today the platform's LLM runner), which heartbeats, reports
- * steps and completes it. A lease that expires puts the run back in the queue; every call of a
+ * claimed by an executor with a lease (the platform's LLM runner, or an external agent of the
+ * organization through the API), which heartbeats, reports steps and completes it. A lease that expires puts the run back in the queue; every call of a
  * holder names its lease, so a holder that lost the lease (expired and taken over, or the run
  * cancelled) is refused with FAILED_PRECONDITION and reason lease-lost, and two executors never
  * hold one run. Every RPC needs the internal credential (UNAUTHENTICATED without it), answers
@@ -986,9 +1043,10 @@ export declare const RunsService: GenService<{
     output: typeof CancelRunResponseSchema;
   },
   /**
-   * ClaimRun gives the caller the oldest claimable run of any organization (queued, or running
-   * with an expired lease), with a new lease; an empty response when there is none. A claimable
-   * run past its timeout is ended as timed out instead.
+   * ClaimRun gives the caller the oldest claimable run of its executor (queued, or running with an
+   * expired lease), with a new lease; an empty response when there is none. The LLM runner claims
+   * across organizations, an external agent within its own. A claimable run past its timeout is
+   * ended as timed out instead.
    *
    * @generated from rpc mindgate.agents.v1.RunsService.ClaimRun
    */
