@@ -33,6 +33,7 @@ const STATUS_BY_REASON: Record<string, number> = {
   'invalid-credentials': 401,
   'lease-lost': 409,
   'run-finished': 409,
+  'run-active': 409,
 };
 
 export interface HttpError {

@@ -104,6 +104,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listRuns: read,
   getRun: read,
   cancelRun: work,
+  retryRun: work,
   listRunSteps: read,
   claimRun: work,
   heartbeatRun: work,

@@ -60,6 +60,7 @@ export const RunSchema = z
     error: z.string(),
     step_count: z.int(),
     created_by: z.string(),
+    retry_of: z.string().nullable().meta({ description: 'The run this one retries.' }),
     created_at: z.string().nullable(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -126,6 +127,7 @@ export const runJson = (r: Run) => ({
   error: r.error,
   step_count: r.stepCount,
   created_by: r.createdBy,
+  retry_of: r.retryOf === '' ? null : r.retryOf,
   created_at: iso(r.createTime as Timestamp | undefined),
   started_at: iso(r.startTime as Timestamp | undefined),
   finished_at: iso(r.finishTime as Timestamp | undefined),
@@ -251,6 +253,28 @@ function cancelRunRoute({ ctx, limit }: RouteDeps): RestRoute {
   };
 }
 
+function retryRunRoute({ ctx }: RouteDeps): RestRoute {
+  return {
+    ...defineApiRoute({
+      method: 'POST',
+      path: '/organizations/:organization_id/runs/:run_id/retry',
+      operationId: 'retryRun',
+      summary: 'Retry a run',
+      description:
+        'Queues a new run on the same thread with the same executor, instructions and timeout as a finished one (`retry_of` names it). 409 `run-active` while it is queued or running.',
+      tags,
+      params: runParams,
+      responses: { '201': withEtag('The new run.'), ...errors, ...notFound, '409': 'Conflict' },
+      handler: async (c) => {
+        const { organization_id: organizationId, run_id: runId } = c.input.params;
+        const { run } = await notFoundAs404(() => ctx.clients.runs.retryRun({ organizationId, runId, createdBy: callerOf(c).subject }));
+        sendJson(c.res, 201, runJson(run!), { etag: quoteEtag(run!.etag) });
+      },
+    }),
+    creates: true,
+  };
+}
+
 function listStepsRoute({ ctx }: RouteDeps): RestRoute {
   return defineApiRoute({
     method: 'GET',
@@ -273,5 +297,5 @@ function listStepsRoute({ ctx }: RouteDeps): RestRoute {
 }
 
 export function runRoutes(deps: RouteDeps): RestRoute[] {
-  return [createRunRoute(deps), listRunsRoute(deps), getRunRoute(deps), cancelRunRoute(deps), listStepsRoute(deps)];
+  return [createRunRoute(deps), listRunsRoute(deps), getRunRoute(deps), cancelRunRoute(deps), retryRunRoute(deps), listStepsRoute(deps)];
 }

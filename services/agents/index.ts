@@ -77,7 +77,17 @@ import {
   type ThreadRecord,
   type ThreadsContext,
 } from './handlers/threads.ts';
-import { cancelRun, createRun, getRun, listRuns, listSteps, type RunRecord, type RunsContext, type StepRecord } from './handlers/runs.ts';
+import {
+  cancelRun,
+  createRun,
+  getRun,
+  listRuns,
+  listSteps,
+  retryRun,
+  type RunRecord,
+  type RunsContext,
+  type StepRecord,
+} from './handlers/runs.ts';
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
 
 interface Contexts {
@@ -183,6 +193,7 @@ function investigationRoutes(router: ConnectRouter, c: Contexts): void {
     getRun: (req) => getRun(c.runs, req),
     listRuns: (req) => listRuns(c.runs, req),
     cancelRun: (req) => cancelRun(c.runs, req),
+    retryRun: (req) => retryRun(c.runs, req),
     claimRun: (req) => claimRun(c.runs, req),
     heartbeatRun: (req) => heartbeatRun(c.runs, req),
     reportStep: (req) => reportStep(c.runs, req),

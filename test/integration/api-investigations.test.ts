@@ -217,6 +217,34 @@ describe('runs', () => {
     expect((await call(path(`/runs/${created.id}/cancel`), { token: viewer.access_token, body: {} })).status).toBe(403);
   });
 
+  it('retries a finished run as a new one, and refuses to retry one still active', async () => {
+    const t = owner.access_token;
+    const thread = (await call(path('/threads'), { token: t, body: { title: 'Retry', message: '[refuse] first try' } })).json;
+    const first = (await call(path(`/threads/${thread.id}/runs`), { token: t, body: { instructions: 'Be brief.', timeout_seconds: 120 } }))
+      .json;
+    await until(
+      async () => (await call(path(`/runs/${first.id}`), { token: t })).json,
+      (r) => r.status === 'failed',
+    );
+    const retried = await call(path(`/runs/${first.id}/retry`), { token: t, method: 'POST', headers: { 'idempotency-key': 'retry-0001' } });
+    expect(retried.status).toBe(201);
+    expect(retried.json).toMatchObject({
+      retry_of: first.id,
+      thread_id: thread.id,
+      instructions: 'Be brief.',
+      timeout_seconds: 120,
+      executor: 'llm',
+    });
+    expect(retried.json.id).not.toBe(first.id);
+    const replay = await call(path(`/runs/${first.id}/retry`), { token: t, method: 'POST', headers: { 'idempotency-key': 'retry-0001' } });
+    expect(replay.json.id).toBe(retried.json.id);
+    const external = (await call(path(`/threads/${thread.id}/runs`), { token: t, body: { executor: 'external' } })).json;
+    const active = await call(path(`/runs/${external.id}/retry`), { token: t, method: 'POST' });
+    expect(active.status).toBe(409);
+    expect(active.json.type).toBe(problemType(409, 'run-active'));
+    expect((await call(path(`/runs/${external.id}/cancel`), { token: t, body: {} })).status).toBe(200);
+  });
+
   it('lets an external agent claim, report steps and complete a run, which the LLM runner never takes', async () => {
     const t = owner.access_token;
     const key = (await call(path('/api-keys'), { token: t, body: { name: 'oncall-bot', scopes: ['write'] } })).json.secret;

@@ -13,6 +13,7 @@ import {
   GetRunResponseSchema,
   ListRunsResponseSchema,
   ListStepsResponseSchema,
+  RetryRunResponseSchema,
   Executor,
   RunSchema,
   RunStatus,
@@ -22,6 +23,7 @@ import {
   type GetRunRequest,
   type ListRunsRequest,
   type ListStepsRequest,
+  type RetryRunRequest,
   type Run,
   type Step,
   type StepKind,
@@ -57,6 +59,8 @@ export interface RunRecord extends RecordDoc {
   error: string;
   stepCount: number;
   createdBy: string;
+  /** The run this one retries, or ''. */
+  retryOf?: string;
   model: string;
   createdAt: number;
   startedAt?: number;
@@ -115,6 +119,7 @@ export function toRun(r: RunRecord): Run {
     error: r.error,
     stepCount: r.stepCount,
     createdBy: r.createdBy,
+    retryOf: r.retryOf ?? '',
     model: r.model,
     etag: String(r.version),
     createTime: timestampFromMs(r.createdAt),
@@ -148,39 +153,67 @@ export async function ownedRun(ctx: RunsContext, organizationId: string, runId: 
   return run;
 }
 
-export async function createRun(ctx: RunsContext, req: CreateRunRequest) {
-  const organizationId = requireOrganization(req.organizationId);
-  const thread = await ownedThread(ctx.threads, organizationId, req.threadId);
-  const timeoutSeconds = req.timeoutSeconds === 0 ? 3_600 : req.timeoutSeconds;
-  const executor = req.executor === Executor.UNSPECIFIED ? Executor.LLM : req.executor;
-  if (!(executor in Executor)) invalid('executor', 'is not an executor');
-  if (timeoutSeconds > 86_400) invalid('timeout_seconds', 'must be from 1 to 86400 (0 for 3600)');
+interface NewRun {
+  organizationId: string;
+  threadId: string;
+  executor: Executor;
+  instructions: string;
+  timeoutSeconds: number;
+  createdBy: string;
+  retryOf?: string;
+}
+
+async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
   const now = ctx.now();
   const run: RunRecord = {
     _id: newId('run'),
-    organizationId,
-    threadId: thread._id,
+    ...spec,
     status: RunStatus.QUEUED,
-    executor,
-    instructions: requireText('instructions', req.instructions, 20_000),
     agentId: '',
     attempt: 0,
     dueAt: now,
-    timeoutSeconds,
-    deadlineAt: now + timeoutSeconds * 1000,
+    deadlineAt: now + spec.timeoutSeconds * 1000,
     inputTokens: 0,
     outputTokens: 0,
     toolCalls: 0,
     output: '',
     error: '',
     stepCount: 0,
-    createdBy: requireText('created_by', req.createdBy, 200),
     model: '',
     createdAt: now,
     version: 1,
   };
   await ctx.runs.put(run, { expect: null });
+  return run;
+}
+
+export async function createRun(ctx: RunsContext, req: CreateRunRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  const thread = await ownedThread(ctx.threads, organizationId, req.threadId);
+  const timeoutSeconds = req.timeoutSeconds === 0 ? 3_600 : req.timeoutSeconds;
+  if (timeoutSeconds > 86_400) invalid('timeout_seconds', 'must be from 1 to 86400 (0 for 3600)');
+  const executor = req.executor === Executor.UNSPECIFIED ? Executor.LLM : req.executor;
+  if (!(executor in Executor)) invalid('executor', 'is not an executor');
+  const run = await queue(ctx, {
+    organizationId,
+    threadId: thread._id,
+    executor,
+    instructions: requireText('instructions', req.instructions, 20_000),
+    timeoutSeconds,
+    createdBy: requireText('created_by', req.createdBy, 200),
+  });
   return create(CreateRunResponseSchema, { run: toRun(run) });
+}
+
+export async function retryRun(ctx: RunsContext, req: RetryRunRequest) {
+  const previous = await ownedRun(ctx, requireOrganization(req.organizationId), req.runId);
+  if (!FINISHED.has(previous.status)) {
+    throw failure('the run is still queued or running: cancel it first, or wait for it', Code.FailedPrecondition, REASONS.runActive);
+  }
+  const { organizationId, threadId, executor, instructions, timeoutSeconds } = previous;
+  const createdBy = requireText('created_by', req.createdBy, 200);
+  const run = await queue(ctx, { organizationId, threadId, executor, instructions, timeoutSeconds, createdBy, retryOf: previous._id });
+  return create(RetryRunResponseSchema, { run: toRun(run) });
 }
 
 export async function getRun(ctx: RunsContext, req: GetRunRequest) {

@@ -23,6 +23,8 @@ export const REASONS = {
   leaseLost: 'lease-lost',
   /** The run has already finished (cancel). */
   runFinished: 'run-finished',
+  /** The run is still queued or running (retry). */
+  runActive: 'run-active',
 } as const;
 
 export type Reason = (typeof REASONS)[keyof typeof REASONS];

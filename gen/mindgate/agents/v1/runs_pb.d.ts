@@ -170,6 +170,13 @@ export declare type Run = Message<"mindgate.agents.v1.Run"> & {
    * @generated from field: mindgate.agents.v1.Executor executor = 20;
    */
   executor: Executor;
+
+  /**
+   * The run this one retries.
+   *
+   * @generated from field: string retry_of = 21;
+   */
+  retryOf: string;
 };
 
 /**
@@ -494,6 +501,52 @@ export declare type CancelRunResponse = Message<"mindgate.agents.v1.CancelRunRes
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export declare const CancelRunResponseSchema: GenMessage<CancelRunResponse>;
+
+/**
+ * RetryRunRequest names the finished run to retry.
+ *
+ * @generated from message mindgate.agents.v1.RetryRunRequest
+ */
+export declare type RetryRunRequest = Message<"mindgate.agents.v1.RetryRunRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string created_by = 3;
+   */
+  createdBy: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.RetryRunRequest.
+ * Use `create(RetryRunRequestSchema)` to create a new message.
+ */
+export declare const RetryRunRequestSchema: GenMessage<RetryRunRequest>;
+
+/**
+ * RetryRunResponse holds the new run.
+ *
+ * @generated from message mindgate.agents.v1.RetryRunResponse
+ */
+export declare type RetryRunResponse = Message<"mindgate.agents.v1.RetryRunResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Run run = 1;
+   */
+  run?: Run | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.RetryRunResponse.
+ * Use `create(RetryRunResponseSchema)` to create a new message.
+ */
+export declare const RetryRunResponseSchema: GenMessage<RetryRunResponse>;
 
 /**
  * ClaimRunRequest says who claims and for how long.
@@ -1041,6 +1094,18 @@ export declare const RunsService: GenService<{
     methodKind: "unary";
     input: typeof CancelRunRequestSchema;
     output: typeof CancelRunResponseSchema;
+  },
+  /**
+   * RetryRun queues a new run on the same thread with the same executor, instructions and timeout
+   * as a finished one (retry_of names it). FAILED_PRECONDITION (reason run-active) while it is
+   * queued or running.
+   *
+   * @generated from rpc mindgate.agents.v1.RunsService.RetryRun
+   */
+  retryRun: {
+    methodKind: "unary";
+    input: typeof RetryRunRequestSchema;
+    output: typeof RetryRunResponseSchema;
   },
   /**
    * ClaimRun gives the caller the oldest claimable run of its executor (queued, or running with an
