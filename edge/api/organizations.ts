@@ -18,6 +18,7 @@ import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
+import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
@@ -125,7 +126,7 @@ function getOrganizationRoute({ ctx }: RouteDeps): RestRoute {
   });
 }
 
-export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions): RestRoute[] {
+export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions, extra: RestRoute[] = []): RestRoute[] {
   const deps: RouteDeps = {
     ctx,
     authenticate,
@@ -142,6 +143,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...teamRoutes(deps),
+    ...teamBrainAccessRoutes(deps),
     ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
@@ -149,6 +151,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...threadRoutes(deps),
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
+    ...extra,
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

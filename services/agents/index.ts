@@ -51,6 +51,7 @@ import {
   type TeamRecord,
   type TeamsContext,
 } from './handlers/teams.ts';
+import { resolveBrainAccess, setTeamBrainAccess } from './handlers/team-brain-access.ts';
 import {
   acceptInvitation,
   createInvitation,
@@ -89,6 +90,8 @@ import {
   type StepRecord,
 } from './handlers/runs.ts';
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
+import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
+import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 
 interface Contexts {
   agents: AgentsContext;
@@ -99,6 +102,7 @@ interface Contexts {
   keys: ApiKeysContext;
   users: UsersContext;
   runs: RunsContext;
+  deletion: OrganizationDeletionContext;
 }
 
 /** Opens every collection of the service, with its indexes, once. */
@@ -123,31 +127,49 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     memberships: orgs.memberships,
     now,
   };
+  const agents: AgentsContext = {
+    agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    now,
+  };
+  const audit: AuditContext = {
+    events: records.collection<AuditRecord>('audit_events', {
+      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
+    }),
+    organizations: orgs.organizations,
+    now,
+  };
+  const invitations: InvitationsContext = {
+    ...orgs,
+    teams: teams.teams,
+    invitations: records.collection<InvitationRecord>('invitations', {
+      indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+    }),
+  };
+  const keys: ApiKeysContext = {
+    apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    teams: teams.teams,
+    now,
+  };
+  // What an organization's deletion purges: investigations (steps before their runs, messages
+  // before their threads), team members before teams and memberships, the audit log last.
+  const runs = openRuns(stores, now);
+  const investigations = [runs.steps, runs.runs, runs.threads.messages, runs.threads.counters, runs.threads.threads];
+  const owned = [...investigations, teamMembers, teams.teams, invitations.invitations, orgs.memberships, agents.agents, audit.events];
+  const deletion: OrganizationDeletionContext = {
+    organizations: orgs.organizations as RecordCollection<RecordDoc>,
+    apiKeys: keys.apiKeys as RecordCollection<RecordDoc>,
+    owned: owned as RecordCollection<RecordDoc>[],
+  };
   return {
-    agents: { agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }), now },
+    agents,
     orgs,
-    audit: {
-      events: records.collection<AuditRecord>('audit_events', {
-        indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
-      }),
-      organizations: orgs.organizations,
-      now,
-    },
-    invitations: {
-      ...orgs,
-      teams: teams.teams,
-      invitations: records.collection<InvitationRecord>('invitations', {
-        indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
-      }),
-    },
+    audit,
+    invitations,
     teams,
-    keys: {
-      apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-      teams: teams.teams,
-      now,
-    },
+    keys,
     users: openUsers(stores, config, orgs, now),
-    runs: openRuns(stores, now),
+    runs,
+    deletion,
   };
 }
 
@@ -158,8 +180,10 @@ function openRuns(stores: Stores, now: () => number): RunsContext {
     threads: records.collection<ThreadRecord>('threads', {
       indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'status', 'createdAt'] }],
     }),
-    messages: records.collection<MessageRecord>('thread_messages', { indexes: [{ fields: ['threadId', 'seq'] }] }),
-    counters: records.collection<CounterRecord>('thread_message_counters'),
+    messages: records.collection<MessageRecord>('thread_messages', {
+      indexes: [{ fields: ['threadId', 'seq'] }, { fields: ['organizationId'] }],
+    }),
+    counters: records.collection<CounterRecord>('thread_message_counters', { indexes: [{ fields: ['organizationId'] }] }),
     now,
   };
   return {
@@ -172,7 +196,7 @@ function openRuns(stores: Stores, now: () => number): RunsContext {
         { fields: ['organizationId', 'status', 'createdAt'] },
       ],
     }),
-    steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }] }),
+    steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }, { fields: ['organizationId'] }] }),
     threads,
     now,
   };
@@ -242,6 +266,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     updateOrganization: (req) => updateOrganization(c.orgs, req),
     transferOwnership: (req) => transferOwnership(c.orgs, req),
     countMembers: (req) => countMembers(c.orgs, req),
+    deleteOrganization: (req) => deleteOrganization(c.deletion, req),
+    purgeOrganizationData: (req) => purgeOrganizationData(c.deletion, req),
   });
   router.service(InvitationsService, {
     createInvitation: (req) => createInvitation(c.invitations, req),
@@ -260,6 +286,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     addTeamMember: (req) => addTeamMember(c.teams, req),
     removeTeamMember: (req) => removeTeamMember(c.teams, req),
     listTeamMembers: (req) => listTeamMembers(c.teams, req),
+    setTeamBrainAccess: (req) => setTeamBrainAccess(c.teams, req),
+    resolveBrainAccess: (req) => resolveBrainAccess(c.teams, req),
   });
 }
 

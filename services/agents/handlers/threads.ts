@@ -58,6 +58,8 @@ export interface MessageRecord extends RecordDoc {
 
 /** The per-thread message counter (`_id` = the thread id). */
 export interface CounterRecord extends RecordDoc {
+  /** So an organization's deletion purges it with the rest. */
+  organizationId: string;
   count: number;
 }
 
@@ -126,7 +128,7 @@ export async function appendMessage(ctx: ThreadsContext, thread: ThreadRecord, m
     const existing = await ctx.messages.get(message.id);
     if (existing) return existing;
   }
-  const { count } = await ctx.counters.increment(thread._id, 'count', 1, {});
+  const { count } = await ctx.counters.increment(thread._id, 'count', 1, { fields: { organizationId: thread.organizationId } });
   const record: MessageRecord = {
     _id: message.id ?? newId('msg'),
     organizationId: thread.organizationId,
