@@ -56,7 +56,7 @@ const ReportStepSchema = z
   })
   .strict()
   .meta({
-    title: 'RunStep report',
+    title: 'ReportRunStep',
     example: {
       lease_id: '3b0f2c4e-8a1d-4f6b-9c2e-7d5a1b3c9e0f',
       kind: 'tool_call',

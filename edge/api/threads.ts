@@ -85,7 +85,7 @@ const UpdateThreadSchema = z
   .refine((b) => b.title !== undefined || b.status !== undefined, { error: 'give title or status' })
   .meta({ title: 'UpdateThread', example: { status: 'resolved' } });
 const PostMessageSchema = z
-  .object({ content: Content.refine((v) => v.trim() !== '', { error: 'must not be empty' }) })
+  .object({ content: Content.regex(/\S/, { error: 'must not be empty' }) })
   .strict()
   .meta({ title: 'PostThreadMessage', example: { content: 'The deploy at 09:35 changed the payment client timeout.' } });
 const threadListQuery = pageQuery.extend({ status: Status.optional().meta({ description: 'Only threads in this status.' }) });
