@@ -13,6 +13,8 @@ import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadsService } from '../../gen/mindgate/agents/v1/threads_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import type { ServiceDeps } from '../modules.ts';
+import { withMemberLimit } from './handlers/member-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -310,8 +312,15 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
   });
 }
 
-export function createAgentsModule(stores: Stores, _logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
-  const contexts = openContexts(stores, config, now);
+export function createAgentsModule(
+  stores: Stores,
+  logger: Logger,
+  config: ModuleConfig,
+  deps?: Pick<ServiceDeps, 'now' | 'billing'>,
+): RpcServiceModule {
+  const contexts = openContexts(stores, config, deps?.now ?? Date.now);
+  // The plan's max_members, asked of the billing service (none for a module built without it).
+  contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   return {
     services: [
       AgentsService,

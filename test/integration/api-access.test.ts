@@ -26,6 +26,13 @@ const FILL: Record<string, string> = {
   team_id: 'team_nothing',
   thread_id: 'thr_nothing',
   run_id: 'run_nothing',
+  checkout_id: 'chk_nothingnothingnothingnot',
+  entity_id: 'no-such-entity',
+  relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
+  namespace: 'knowledge',
+  key: 'no-such-key',
+  contradiction_id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
+  question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {
