@@ -109,6 +109,101 @@ const professionalPlan = {
   },
 };
 
+// The memory graph's examples tell one story: a memory on Checkout's dependencies asserts two
+// relationships (Checkout depends on the Payments API, which stores its data in the Ledger), and
+// disagrees with a runbook.
+const MEMORY_TITLE = 'Checkout dependencies';
+const MEMORY_CONTENT = 'Checkout calls the Payments API synchronously for every order; the Payments API stores its records in the Ledger.';
+const memory = {
+  namespace: 'knowledge',
+  key: 'services/checkout',
+  title: MEMORY_TITLE,
+  content: MEMORY_CONTENT,
+  tags: ['architecture'],
+  entities: ['Checkout', 'Payments API', 'Ledger'],
+  version: 2,
+  created_at: AT,
+  updated_at: LATER,
+  written_by: { client_id: 'mindgate-api', user_id: USER, client_name: 'Mindgate API' },
+  feedback: { worked: 3, failed: 0 },
+  supersedes: null,
+  superseded_by: null,
+};
+const memoryFields = {
+  title: MEMORY_TITLE,
+  content: MEMORY_CONTENT,
+  tags: ['architecture'],
+  entities: ['Checkout', 'Payments API', 'Ledger'],
+  relationships: [
+    { subject: 'Checkout', predicate: 'depends_on', object: 'Payments API' },
+    { subject: 'Payments API', predicate: 'stores_data_in', object: 'Ledger' },
+  ],
+};
+const CONTRADICTION_ID = 'ctr_sx4kzrjk2i3ro5nsmlf3';
+const RESOLUTION = 'Checkout calls the Payments API synchronously; the runbook was written before the queue was removed.';
+
+const checkout = {
+  id: 'checkout',
+  name: 'Checkout',
+  kind: 'service',
+  aliases: [],
+  description: "The web shop's order checkout.",
+  version: 1,
+  relationship_count: 1,
+  created_at: AT,
+  updated_at: AT,
+};
+const paymentsApi = {
+  id: 'payments-api',
+  name: 'Payments API',
+  kind: 'service',
+  aliases: ['PGW', 'Payments'],
+  description: 'Takes the card payment of every order.',
+  version: 3,
+  relationship_count: 2,
+  created_at: AT,
+  updated_at: LATER,
+};
+const ledger = {
+  id: 'ledger',
+  name: 'Ledger',
+  kind: 'component',
+  aliases: [],
+  description: '',
+  version: 1,
+  relationship_count: 1,
+  created_at: AT,
+  updated_at: AT,
+};
+const citation = {
+  namespace: 'knowledge',
+  key: 'services/checkout',
+  version: 2,
+  origin: 'explicit',
+  title: MEMORY_TITLE,
+  asserted_at: LATER,
+};
+const dependsOn = {
+  id: 'rel_ani4pjqnttcz7stzzl64bcit6l',
+  subject_id: 'checkout',
+  subject_name: 'Checkout',
+  predicate: 'depends_on',
+  object_id: 'payments-api',
+  object_name: 'Payments API',
+  citations: [citation],
+  citation_count: 1,
+  created_at: AT,
+};
+const storesDataIn = {
+  ...dependsOn,
+  id: 'rel_6drrgsbkey3gcydk7yjycq7e2r',
+  subject_id: 'payments-api',
+  subject_name: 'Payments API',
+  predicate: 'stores_data_in',
+  object_id: 'ledger',
+  object_name: 'Ledger',
+};
+
 export const EXAMPLES: Record<string, unknown> = {
   Problem: {
     type: 'tag:mindgate.dev,2026:problem/validation-failed',
@@ -288,6 +383,56 @@ export const EXAMPLES: Record<string, unknown> = {
     grants_revoked: 2,
     sessions_ended: 1,
   },
+  Memory: memory,
+  MemoryWrite: { memory, outcome: 'updated', contradictions: [CONTRADICTION_ID] },
+  MemorySearch: { results: [{ memory, score: 0.83, warning: null }], searched_memories: 1240 },
+  MemoryFeedbackResult: { updated: [{ namespace: 'knowledge', key: 'services/checkout', worked: 4, failed: 0 }], missing: [] },
+  Contradiction: {
+    id: CONTRADICTION_ID,
+    kind: 'contradiction',
+    status: 'resolved',
+    text: 'One memory says Checkout calls the Payments API synchronously; the other that Checkout queues payments while the Payments API is down.',
+    memories: ['knowledge/services/checkout', 'knowledge/runbooks/payments-outage'],
+    entities: [],
+    resolution: RESOLUTION,
+    created_at: LATER,
+  },
+  OpenQuestion: {
+    id: 'q_o5xajvd4xvyu2omel2ez',
+    kind: 'question',
+    status: 'open',
+    text: 'Which team owns the Ledger?',
+    memories: ['knowledge/services/checkout'],
+    entities: ['Ledger'],
+    resolution: '',
+    created_at: LATER,
+  },
+  Entity: paymentsApi,
+  EntityDetail: { ...paymentsApi, outgoing: [storesDataIn], incoming: [dependsOn], outgoing_total: 1, incoming_total: 1 },
+  EntityMatches: { matches: [{ entity: paymentsApi, matched: 'Payments API', score: 0.8 }] },
+  MergedEntity: { entity: paymentsApi, moved_relationships: 1 },
+  Relationship: dependsOn,
+  EntityPaths: {
+    from: checkout,
+    to: ledger,
+    paths: [
+      {
+        entity_ids: ['checkout', 'payments-api', 'ledger'],
+        steps: [
+          { relationship: dependsOn, reversed: false },
+          { relationship: storesDataIn, reversed: false },
+        ],
+      },
+    ],
+    truncated: false,
+  },
+  AffectedEntities: {
+    root: paymentsApi,
+    direction: 'impact',
+    predicates: ['depends_on', 'calls', 'runs_on', 'deployed_to', 'stores_data_in', 'part_of'],
+    affected: [{ entity: checkout, depth: 1, path: [{ relationship: dependsOn, reversed: true }] }],
+    truncated: false,
+  },
   UpdateUser: { name: 'Ada King' },
   DeleteUser: { confirm: 'ada@example.com' },
   CreateOrganization: { name: 'Acme Research', slug: 'acme-research' },
@@ -300,6 +445,30 @@ export const EXAMPLES: Record<string, unknown> = {
   CreateInvitation: { email: 'dana@example.com', role: 'member', team_ids: ['team_Lk3Pq8Rz2Xm7Vb1N'] },
   CreateApiKey: { name: 'CI pipeline', scopes: ['memories'] },
   CreateConfidentialClient: { name: 'Nightly sync' },
+  ChangePlan: { plan: 'professional', interval: 'year' },
+  CreateCheckout: {
+    plan: 'professional',
+    interval: 'month',
+    billing_address: { country: 'NL' },
+    success_url: 'https://app.example.com/billing/done',
+    cancel_url: 'https://app.example.com/billing',
+  },
+  CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
+  UpdateMemory: { ...memoryFields, expected_version: 1 },
+  MemoryFeedback: {
+    outcome: 'worked',
+    memories: [{ namespace: 'knowledge', key: 'services/checkout' }],
+    note: 'Traced a failed order with it.',
+  },
+  ResolveItem: { status: 'resolved', resolution: RESOLUTION },
+  UpdateEntity: { aliases: ['PGW', 'Payments'], description: 'Takes the card payment of every order.' },
+  MergeEntities: { source_entity_id: 'payments' },
+  AssertRelationship: {
+    subject: 'Checkout',
+    predicate: 'depends_on',
+    object: 'Payments API',
+    memory: { namespace: 'knowledge', key: 'services/checkout' },
+  },
   Thread: thread,
   ThreadMessage: threadMessage,
   CreateThread: { title: 'Checkout latency above 2 s since 09:40', message: 'What changed around 09:35?' },
@@ -328,14 +497,6 @@ export const EXAMPLES: Record<string, unknown> = {
   RunHeartbeat: { lease_id: LEASE, lease_seconds: 120 },
   ReportRunStep: { lease_id: LEASE, kind: 'tool_call', name: 'grafana/query', ok: true, arguments: { q: 'p99' }, result: { value: 2.3 } },
   CompleteRun: { lease_id: LEASE, status: 'succeeded', output: 'The 09:35 deploy lowered the timeout.' },
-  ChangePlan: { plan: 'professional', interval: 'year' },
-  CreateCheckout: {
-    plan: 'professional',
-    interval: 'month',
-    billing_address: { country: 'NL' },
-    success_url: 'https://app.example.com/billing/done',
-    cancel_url: 'https://app.example.com/billing',
-  },
 };
 
 /**
