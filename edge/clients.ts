@@ -11,6 +11,8 @@ import { InvitationsService } from '../gen/mindgate/agents/v1/invitations_pb.js'
 import { TeamsService } from '../gen/mindgate/agents/v1/teams_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
+import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
+import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainPassService } from '../gen/mindgate/billing/v1/brain_pass_pb.js';
 import { CheckoutService } from '../gen/mindgate/billing/v1/checkout_pb.js';
@@ -42,6 +44,10 @@ export interface ServiceClients {
   invitations: Client<typeof InvitationsService>;
   /** Teams and their members (served by the agents service). */
   teams: Client<typeof TeamsService>;
+  /** Investigations: threads and their messages (served by the agents service). */
+  threads: Client<typeof ThreadsService>;
+  /** Runs on threads, their queue and leases (served by the agents service). */
+  runs: Client<typeof RunsService>;
   billing: Client<typeof BillingService>;
   /** Checkouts and the payment provider's webhooks (served by the billing service). */
   checkouts: Client<typeof CheckoutService>;
@@ -109,6 +115,8 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     audit: client(AuditService, 'agents'),
     invitations: client(InvitationsService, 'agents'),
     teams: client(TeamsService, 'agents'),
+    threads: client(ThreadsService, 'agents'),
+    runs: client(RunsService, 'agents'),
     billing: client(BillingService, 'billing'),
     checkouts: client(CheckoutService, 'billing'),
     invoices: client(InvoicesService, 'billing'),

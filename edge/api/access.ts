@@ -54,6 +54,8 @@ const contribute: Access = { role: 'member', machines: true };
 const admin: Access = { role: 'admin', machines: false };
 /** Owner-and-admin work that automation may do too, with an "admin" key (teams, invitations, the audit log). */
 const automatable: Access = { role: 'admin', machines: true };
+/** An investigation's work: members start and steer it, and so may automation with a "write" key. */
+const work: Access = { role: 'member', machines: true };
 /** A signed-in user's own account. */
 const account: Access = { role: 'viewer', machines: false, user: true };
 
@@ -97,6 +99,22 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   deleteConfidentialClient: admin,
   listAuditEvents: automatable,
   exportAuditEvents: automatable,
+  createThread: work,
+  listThreads: read,
+  getThread: read,
+  updateThread: work,
+  postThreadMessage: work,
+  listThreadMessages: read,
+  createRun: work,
+  listRuns: read,
+  getRun: read,
+  cancelRun: work,
+  retryRun: work,
+  listRunSteps: read,
+  claimRun: work,
+  heartbeatRun: work,
+  reportRunStep: work,
+  completeRun: work,
   getCurrentUser: account,
   updateCurrentUser: account,
   deleteCurrentUser: account,

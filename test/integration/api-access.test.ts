@@ -24,6 +24,8 @@ const FILL: Record<string, string> = {
   user_id: 'usr_nobody',
   invitation_id: 'inv_nothing',
   team_id: 'team_nothing',
+  thread_id: 'thr_nothing',
+  run_id: 'run_nothing',
   checkout_id: 'chk_nothingnothingnothingnot',
   entity_id: 'no-such-entity',
   relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
