@@ -1,0 +1,77 @@
+// Home: the organization, its plan and usage against the plan, and how to connect an MCP client.
+import { useSession } from '../session.tsx';
+import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
+
+interface Organization {
+  id: string;
+  name: string;
+  slug: string | null;
+  brain_id: string;
+  role: string | null;
+}
+
+interface Quantity {
+  used: number;
+  limit: number | null;
+}
+
+interface Usage {
+  plan: string;
+  period: { start: string; end: string };
+  memories: Quantity;
+  members: Quantity;
+  api_calls: Quantity;
+}
+
+function amount(q: Quantity): string {
+  return q.limit === null ? `${q.used} (no limit)` : `${q.used} of ${q.limit}`;
+}
+
+export function OverviewPage() {
+  const { organization, settings } = useSession();
+  const base = `/organizations/${organization.organization_id}`;
+  const org = useResource<Organization>(base);
+  const usage = useResource<Usage>(`${base}/usage`);
+  const snippet = JSON.stringify({ mcpServers: { mindgate: { type: 'http', url: `${settings.gatewayUrl}/brain/mcp` } } }, null, 2);
+  return (
+    <Page title="Overview">
+      <ProblemAlert problem={org.problem ?? usage.problem} />
+      {org.data && (
+        <dl class="facts">
+          <dt>Organization</dt>
+          <dd>{org.data.name}</dd>
+          <dt>Slug</dt>
+          <dd>{org.data.slug ?? '—'}</dd>
+          <dt>Your role</dt>
+          <dd>{org.data.role ?? '—'}</dd>
+          <dt>Organization id</dt>
+          <dd>
+            <code>{org.data.id}</code>
+          </dd>
+        </dl>
+      )}
+      {usage.data && (
+        <>
+          <h2>Plan and usage</h2>
+          <dl class="facts">
+            <dt>Plan</dt>
+            <dd>{usage.data.plan}</dd>
+            <dt>Memories</dt>
+            <dd>{amount(usage.data.memories)}</dd>
+            <dt>Members</dt>
+            <dd>{amount(usage.data.members)}</dd>
+            <dt>API calls since {when(usage.data.period.start)}</dt>
+            <dd>{amount(usage.data.api_calls)}</dd>
+          </dl>
+        </>
+      )}
+      <h2>Connect an MCP client</h2>
+      <p>
+        The Brain is at <code>{settings.gatewayUrl}/brain/mcp</code> (Streamable HTTP, OAuth). In a client's MCP configuration:
+      </p>
+      <pre>
+        <code>{snippet}</code>
+      </pre>
+    </Page>
+  );
+}
