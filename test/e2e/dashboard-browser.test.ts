@@ -19,7 +19,9 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 
 /** What a browser said went wrong; statuses the test provokes on purpose are expected. */
 const consoleErrors: string[] = [];
-const EXPECTED = /Failed to load resource: the server responded with a status of (403|409)/;
+// 403 and 409 are problems the test provokes; 401 and 400 are the access token and then the
+// refresh token of a grant the test revokes.
+const EXPECTED = /Failed to load resource: the server responded with a status of (400|401|403|409)/;
 
 function expected(text: string, url: string, authUrl: string): boolean {
   // The authorization server's pages (not the dashboard's) name no icon, so Chromium asks for one.
@@ -154,6 +156,7 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await screen(page, 'overview', 'Overview');
       await expect(page.locator('header').textContent()).resolves.toContain('Dash Robotics');
       await expect(page.locator('main pre').textContent()).resolves.toContain(`${platform.ctx.config.publicUrls.gateway}/brain/mcp`);
+      await expect(page.locator('.activity').textContent()).resolves.toContain('signUp by user');
 
       // A team.
       await open(page, 'Teams', 'Teams', 'teams');
@@ -199,7 +202,7 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await page.getByLabel('Key name').fill('ci robot');
       await page.getByLabel('Scope').selectOption('admin');
       await page.getByRole('button', { name: 'Create key' }).click();
-      const secret = (await page.getByTestId('api-key-secret').textContent())!;
+      const secret = (await page.getByTestId('secret').textContent())!;
       await screen(page, 'api-key-secret', 'API keys');
       const orgs = await fetch(`${api}/organizations`, { headers: { 'x-api-key': secret } });
       expect(orgs.status).toBe(200);
@@ -215,10 +218,50 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
         expect(res.status).toBe(201);
       }
       await page.getByRole('button', { name: 'I have stored it' }).click();
-      await expect(page.getByTestId('api-key-secret').count()).resolves.toBe(0);
+      await expect(page.getByTestId('secret').count()).resolves.toBe(0);
       await page.getByRole('button', { name: 'Revoke ci robot' }).click();
       await page.getByRole('status').filter({ hasText: 'Key ci robot revoked.' }).waitFor();
       expect((await fetch(`${api}/organizations`, { headers: { 'x-api-key': secret } })).status).toBe(401);
+
+      // A confidential client: its secret gets a token; deleted, it gets none.
+      await open(page, 'Confidential clients', 'Confidential clients', 'confidential-clients');
+      await page.getByLabel('Client name').fill('nightly sync');
+      await page.getByRole('button', { name: 'Create client' }).click();
+      const clientSecret = (await page.getByTestId('secret').textContent())!;
+      const clientId = (await page.locator('tbody tr', { hasText: 'nightly sync' }).locator('td code').textContent())!;
+      const clientToken = () =>
+        fetch(`${platform.ctx.config.publicUrls.auth}/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ grant_type: 'client_credentials', resource: api }),
+        });
+      expect((await clientToken()).status).toBe(200);
+      await page.getByRole('button', { name: 'Delete nightly sync' }).click();
+      await page.getByRole('status').filter({ hasText: 'Client nightly sync deleted.' }).waitFor();
+      expect((await clientToken()).status).toBe(401);
+
+      // Connected applications: the colleague's grants to the dashboard, revoked, end their session.
+      await open(page, 'Connected applications', 'Connected applications', 'connected-apps');
+      const dashboardApp = page.getByRole('region', { name: 'Mindgate dashboard' });
+      const theirGrants = dashboardApp.locator('tbody tr', { hasNotText: '(you)' });
+      await expect.poll(() => theirGrants.count()).toBeGreaterThan(0);
+      while ((await theirGrants.count()) > 0) {
+        const before = await theirGrants.count();
+        await theirGrants.first().getByRole('button').click();
+        await expect.poll(() => theirGrants.count()).toBe(before - 1);
+      }
+      await expect(dashboardApp.locator('tbody tr', { hasText: '(you)' }).count()).resolves.toBe(1);
+      const ended = theirs.getByText('Your session has ended');
+      await expect
+        .poll(async () => {
+          if (!(await ended.isVisible())) await theirs.getByRole('link', { name: 'Teams' }).click();
+          return ended.isVisible();
+        })
+        .toBe(true);
+      await theirs.getByRole('button', { name: 'Sign in' }).waitFor();
 
       // The audit log, newest first, two pages.
       await open(page, 'Audit log', 'Audit log', 'audit');
@@ -227,8 +270,18 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Older events' }).click();
       await expect.poll(() => rows.count()).toBeGreaterThan(25);
       const actions = await page.locator('tbody tr td:nth-child(3)').allTextContents();
-      expect(actions[0]).toBe('revokeApiKey');
-      for (const step of ['signUp', 'createTeam', 'createInvitation', 'acceptInvitation', 'updateMember', 'createApiKey']) {
+      expect(actions[0]).toBe('revokeOAuthGrant');
+      for (const step of [
+        'signUp',
+        'createTeam',
+        'createInvitation',
+        'acceptInvitation',
+        'updateMember',
+        'createApiKey',
+        'createConfidentialClient',
+        'deleteConfidentialClient',
+        'revokeOAuthGrant',
+      ]) {
         expect(actions, step).toContain(step);
       }
       const conflict = page.locator('tbody tr', { hasText: 'createInvitation' }).filter({ hasText: 'failed (409)' });
@@ -268,8 +321,17 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
     await consent(page);
     await page.waitForURL(`${web}/app`);
     await screen(page, 'member-overview', 'Overview');
+    await expect(page.getByRole('heading', { name: 'Recent activity' }).count()).resolves.toBe(0);
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
-    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Overview', 'Members', 'Teams', 'API keys', 'Your profile']);
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+      'Overview',
+      'Members',
+      'Teams',
+      'API keys',
+      'Connected applications',
+      'Confidential clients',
+      'Your profile',
+    ]);
     await open(page, 'Members', 'Members', 'member-members');
     await page.getByRole('button', { name: 'Leave' }).waitFor();
     await expect(page.getByRole('combobox').count()).resolves.toBe(0);

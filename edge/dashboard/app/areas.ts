@@ -2,6 +2,8 @@
 import type { FunctionComponent } from 'preact';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ConfidentialClientsPage } from './pages/confidential-clients.tsx';
+import { ConnectedAppsPage } from './pages/connected-apps.tsx';
 import { InvitationsPage } from './pages/invitations.tsx';
 import { MembersPage } from './pages/members.tsx';
 import { OverviewPage } from './pages/overview.tsx';
@@ -24,6 +26,8 @@ export const AREAS: Area[] = [
   { path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
   { path: '/teams', label: 'Teams', page: TeamsPage },
   { path: '/api-keys', label: 'API keys', page: ApiKeysPage },
+  { path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
+  { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
   { path: '/audit', label: 'Audit log', page: AuditPage, needs: 'listAuditEvents' },
   { path: '/profile', label: 'Your profile', page: ProfilePage },
 ];

@@ -23,6 +23,13 @@ export const NEEDS: Record<string, Role> = {
   rotateApiKey: 'admin',
   revokeApiKey: 'admin',
   listAuditEvents: 'admin',
+  listOAuthClients: 'viewer',
+  revokeOAuthClient: 'admin',
+  revokeOAuthGrant: 'admin',
+  listConfidentialClients: 'viewer',
+  createConfidentialClient: 'admin',
+  rotateConfidentialClientSecret: 'admin',
+  deleteConfidentialClient: 'admin',
 };
 
 export function can(role: Role | null | undefined, operation: keyof typeof NEEDS): boolean {

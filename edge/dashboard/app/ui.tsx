@@ -128,3 +128,36 @@ export function MoreButton({ paged, label }: { paged: Paged<unknown>; label: str
 export function confirmed(question: string): boolean {
   return window.confirm(question);
 }
+
+export interface Action {
+  problem?: ProblemDocument;
+  notice: string;
+  busy: boolean;
+  /** Runs `what`; its answer is the notice, its failure the problem; `after` runs on success. */
+  run(what: () => Promise<string>): Promise<void>;
+}
+
+/** A change made from a screen: one at a time, its outcome announced (role="status") or shown as a problem. */
+export function useAction(after: () => void): Action {
+  const [problem, setProblem] = useState<ProblemDocument>();
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  return {
+    problem,
+    notice,
+    busy,
+    async run(what) {
+      setProblem(undefined);
+      setNotice('');
+      setBusy(true);
+      try {
+        setNotice(await what());
+        after();
+      } catch (err) {
+        setProblem(toProblem(err));
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
+import { SecretOnce } from '../secret-once.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, toProblem, usePaged, when } from '../ui.tsx';
 
 interface ApiKey {
@@ -21,35 +22,6 @@ interface KeyWithSecret {
 }
 
 const SCOPES = ['read', 'write', 'admin'] as const;
-
-function SecretOnce({ shown, onDone }: { shown: KeyWithSecret; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <section class="secret" aria-label="New API key secret">
-      <p>
-        The secret of <strong>{shown.api_key.name}</strong>. Store it now: it is not shown again.
-      </p>
-      <p>
-        <code data-testid="api-key-secret">{shown.secret}</code>
-      </p>
-      <button
-        type="button"
-        onClick={() =>
-          void navigator.clipboard.writeText(shown.secret).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
-        }
-      >
-        Copy the secret
-      </button>{' '}
-      <button type="button" onClick={onDone}>
-        I have stored it
-      </button>
-      <p role="status">{copied ? 'Copied.' : ''}</p>
-    </section>
-  );
-}
 
 export function ApiKeysPage() {
   const { api, organization } = useSession();
@@ -121,7 +93,7 @@ export function ApiKeysPage() {
           <button type="submit">Create key</button>
         </form>
       )}
-      {shown && <SecretOnce shown={shown} onDone={() => setShown(undefined)} />}
+      {shown && <SecretOnce name={shown.api_key.name} secret={shown.secret} onDone={() => setShown(undefined)} />}
       <ProblemAlert problem={keys.problem ?? problem} />
       <p role="status">{notice}</p>
       <table>

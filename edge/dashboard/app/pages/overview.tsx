@@ -1,4 +1,5 @@
 // Home: the organization, its plan and usage against the plan, and how to connect an MCP client.
+import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
 
@@ -21,6 +22,35 @@ interface Usage {
   memories: Quantity;
   members: Quantity;
   api_calls: Quantity;
+}
+
+interface RecentEvent {
+  id: string;
+  actor: { kind: string; id: string };
+  action: string;
+  outcome: string;
+  created_at: string | null;
+}
+
+/** The last changes, for those who may read the audit log. */
+function RecentActivity({ path, audit }: { path: string; audit: string }) {
+  const recent = useResource<{ events: RecentEvent[] }>(`${path}/audit-events?page_size=5`);
+  return (
+    <>
+      <h2>Recent activity</h2>
+      <ProblemAlert problem={recent.problem} />
+      <ul class="activity">
+        {recent.data?.events.map((e) => (
+          <li key={e.id}>
+            {when(e.created_at)}: {e.action} by {e.actor.kind} <code>{e.actor.id}</code> ({e.outcome})
+          </li>
+        ))}
+      </ul>
+      <p>
+        <a href={audit}>The whole audit log</a>
+      </p>
+    </>
+  );
 }
 
 function amount(q: Quantity): string {
@@ -65,6 +95,7 @@ export function OverviewPage() {
           </dl>
         </>
       )}
+      {can(organization.role, 'listAuditEvents') && <RecentActivity path={base} audit={`${settings.basePath}/audit`} />}
       <h2>Connect an MCP client</h2>
       <p>
         The Brain is at <code>{settings.gatewayUrl}/brain/mcp</code> (Streamable HTTP, OAuth). In a client's MCP configuration:
