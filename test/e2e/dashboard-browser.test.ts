@@ -219,9 +219,17 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       }
       await page.getByRole('button', { name: 'I have stored it' }).click();
       await expect(page.getByTestId('secret').count()).resolves.toBe(0);
+      // Rotated: a new secret, shown once; the old one stops at once.
+      await page.getByRole('button', { name: 'Rotate ci robot' }).click();
+      await page.getByRole('status').filter({ hasText: 'Key ci robot rotated.' }).waitFor();
+      const rotated = (await page.getByTestId('secret').textContent())!;
+      expect(rotated).not.toBe(secret);
+      expect((await fetch(`${api}/organizations`, { headers: { 'x-api-key': secret } })).status).toBe(401);
+      expect((await fetch(`${api}/organizations`, { headers: { 'x-api-key': rotated } })).status).toBe(200);
+      await page.getByRole('button', { name: 'I have stored it' }).click();
       await page.getByRole('button', { name: 'Revoke ci robot' }).click();
       await page.getByRole('status').filter({ hasText: 'Key ci robot revoked.' }).waitFor();
-      expect((await fetch(`${api}/organizations`, { headers: { 'x-api-key': secret } })).status).toBe(401);
+      expect((await fetch(`${api}/organizations`, { headers: { 'x-api-key': rotated } })).status).toBe(401);
 
       // A confidential client: its secret gets a token; deleted, it gets none.
       await open(page, 'Confidential clients', 'Confidential clients', 'confidential-clients');
@@ -278,6 +286,8 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
         'acceptInvitation',
         'updateMember',
         'createApiKey',
+        'rotateApiKey',
+        'revokeApiKey',
         'createConfidentialClient',
         'deleteConfidentialClient',
         'revokeOAuthGrant',
@@ -294,6 +304,18 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('status').filter({ hasText: 'Your name was saved.' }).waitFor();
       await expect(page.locator('main').textContent()).resolves.toContain(founder.email);
+
+      // A second organization, then acting for it: switching is signing in again and picking it.
+      await page.getByLabel('Organization name').fill('Second Lab');
+      await page.getByRole('button', { name: 'Create organization' }).click();
+      await page.getByRole('status').filter({ hasText: 'Second Lab was created' }).waitFor();
+      await page.getByRole('cell', { name: 'Second Lab', exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Switch organization' }).click();
+      await page.getByLabel('Organization it acts for').selectOption({ label: 'Second Lab' });
+      await consent(page);
+      await page.waitForURL(`${web}/app`);
+      await screen(page, 'switched', 'Overview');
+      await expect(page.locator('header').textContent()).resolves.toContain('Second Lab (owner)');
 
       // Signing out ends the session at the authorization server too.
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -1,9 +1,39 @@
-// Your profile (/users/me): the account, changing one's name (conditional on the ETag), and the
-// organizations one belongs to.
+// Your profile (/users/me): the account, changing one's name (conditional on the ETag), the
+// organizations one belongs to, and a new one (acting for it is switching organization).
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { Page, ProblemAlert, toProblem, when } from '../ui.tsx';
+import { Page, ProblemAlert, toProblem, useAction, when } from '../ui.tsx';
+
+function NewOrganization() {
+  const { api, reload } = useSession();
+  const [name, setName] = useState('');
+  const action = useAction(() => void reload());
+  const create = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const { data } = await api.call<{ name: string }>('POST', '/organizations', { body: { name }, idempotencyKey: crypto.randomUUID() });
+      setName('');
+      return `${data.name} was created, with you as its owner. Switch organization to act for it.`;
+    });
+  };
+  return (
+    <>
+      <h2>A new organization</h2>
+      <form onSubmit={create} class="inline-form">
+        <label>
+          Organization name
+          <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Create organization
+        </button>
+      </form>
+      <ProblemAlert problem={action.problem} />
+      <p role="status">{action.notice}</p>
+    </>
+  );
+}
 
 export function ProfilePage() {
   const { api, me, meEtag, memberships, reload } = useSession();
@@ -68,6 +98,7 @@ export function ProfilePage() {
           ))}
         </tbody>
       </table>
+      <NewOrganization />
     </Page>
   );
 }
