@@ -13,6 +13,8 @@
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
 #   chromium, nginx    Debian packages (apt-get, when missing); nginx only for the gateway
 #                      benchmark's reference proxy, never started as a service
+#   MCP Python SDK,    PyPI, pinned (pip); schemathesis is the schema fuzzer of
+#   schemathesis       test/e2e/schema-fuzz.test.ts
 #
 # Everything comes from the package registries this project may reach (Go proxy, Maven
 # Central, PyPI); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
@@ -316,3 +318,18 @@ install_mcp_python() {
   "$python" -m pip install --quiet --disable-pip-version-check "mcp==${MCP_PYTHON_VERSION}"
 }
 install_mcp_python
+
+# --- schemathesis (the schema fuzzer of test/e2e/schema-fuzz.test.ts) -----------------------
+# From PyPI, pinned; the test fails under CI=true without the `st` command it installs.
+SCHEMATHESIS_VERSION="4.32.5"
+install_schemathesis() {
+  local python="${PYTHON:-python3}"
+  if "$python" -c "import importlib.metadata as m, sys; sys.exit(m.version('schemathesis') != '${SCHEMATHESIS_VERSION}')" 2>/dev/null \
+    && command -v st >/dev/null 2>&1; then
+    log "schemathesis ${SCHEMATHESIS_VERSION} already installed"
+    return
+  fi
+  log "installing schemathesis ${SCHEMATHESIS_VERSION} (pip)"
+  "$python" -m pip install --quiet --disable-pip-version-check "schemathesis==${SCHEMATHESIS_VERSION}"
+}
+install_schemathesis

@@ -18,6 +18,7 @@ import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
+import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
@@ -122,7 +123,7 @@ function getOrganizationRoute({ ctx }: RouteDeps): RestRoute {
   });
 }
 
-export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions): RestRoute[] {
+export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions, extra: RestRoute[] = []): RestRoute[] {
   const deps: RouteDeps = {
     ctx,
     authenticate,
@@ -139,10 +140,12 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...teamRoutes(deps),
+    ...teamBrainAccessRoutes(deps),
     ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...userRoutes(deps),
+    ...extra,
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

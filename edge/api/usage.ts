@@ -12,7 +12,11 @@ import { errors, json, orgParams, type RestRoute, type RouteDeps } from './rest-
 
 interface UsageDoc extends RecordDoc {
   calls: number;
+  /** Whose count it is, so that an organization's deletion takes it (absent on older counts). */
+  organizationId?: string;
 }
+
+export const USAGE_COLLECTION = 'api_usage';
 
 /** The calendar month (UTC) of `at`: its key, start and end. */
 export function monthOf(at: number): { key: string; start: number; end: number } {
@@ -29,14 +33,16 @@ export interface ApiCallCounter {
 }
 
 export function createApiCallCounter(ctx: AppContext): ApiCallCounter {
-  const usage: RecordCollection<UsageDoc> = ctx.stores.records.collection<UsageDoc>('api_usage');
+  const usage: RecordCollection<UsageDoc> = ctx.stores.records.collection<UsageDoc>(USAGE_COLLECTION, {
+    indexes: [{ fields: ['organizationId'] }],
+  });
   const id = (organizationId: string, at: number) => `${organizationId}|${monthOf(at).key}`;
   return {
     count(organizationId) {
       const now = ctx.now();
       // Kept a month past the month's end, so last month's figure can still be read.
       const expiresAt = monthOf(monthOf(now).end).end;
-      usage.increment(id(organizationId, now), 'calls', 1, { expiresAt }).catch((err: unknown) => {
+      usage.increment(id(organizationId, now), 'calls', 1, { expiresAt, fields: { organizationId } }).catch((err: unknown) => {
         ctx.logger.warn({ err, organizationId }, 'API call not counted');
       });
     },

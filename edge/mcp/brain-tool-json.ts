@@ -150,6 +150,8 @@ function explain(err: unknown): CallToolResult {
         return toolError(`Invalid argument: ${err.rawMessage}. Fix it and call the tool again.`);
       case Code.NotFound:
         return toolError(`${err.rawMessage}.`);
+      case Code.PermissionDenied:
+        return toolError(`Refused: ${err.rawMessage}.`);
       case Code.FailedPrecondition:
       case Code.Aborted:
         return toolError(`${err.rawMessage}.`);

@@ -48,6 +48,7 @@ import {
   type TeamRecord,
   type TeamsContext,
 } from './handlers/teams.ts';
+import { resolveBrainAccess, setTeamBrainAccess } from './handlers/team-brain-access.ts';
 import {
   acceptInvitation,
   createInvitation,
@@ -62,6 +63,8 @@ import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './
 import { authenticateUser, createUser, getUser, updateUser, type UsersContext } from './handlers/users.ts';
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
+import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
+import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 
 interface Contexts {
   agents: AgentsContext;
@@ -71,6 +74,7 @@ interface Contexts {
   teams: TeamsContext;
   keys: ApiKeysContext;
   users: UsersContext;
+  deletion: OrganizationDeletionContext;
 }
 
 /** Opens every collection of the service, with its indexes, once. */
@@ -95,30 +99,45 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     memberships: orgs.memberships,
     now,
   };
+  const agents: AgentsContext = {
+    agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    now,
+  };
+  const audit: AuditContext = {
+    events: records.collection<AuditRecord>('audit_events', {
+      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
+    }),
+    organizations: orgs.organizations,
+    now,
+  };
+  const invitations: InvitationsContext = {
+    ...orgs,
+    teams: teams.teams,
+    invitations: records.collection<InvitationRecord>('invitations', {
+      indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+    }),
+  };
+  const keys: ApiKeysContext = {
+    apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    teams: teams.teams,
+    now,
+  };
+  // What an organization's deletion purges: team members before teams and memberships, the audit log last.
+  const owned = [teamMembers, teams.teams, invitations.invitations, orgs.memberships, agents.agents, audit.events];
+  const deletion: OrganizationDeletionContext = {
+    organizations: orgs.organizations as RecordCollection<RecordDoc>,
+    apiKeys: keys.apiKeys as RecordCollection<RecordDoc>,
+    owned: owned as RecordCollection<RecordDoc>[],
+  };
   return {
-    agents: { agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }), now },
+    agents,
     orgs,
-    audit: {
-      events: records.collection<AuditRecord>('audit_events', {
-        indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
-      }),
-      organizations: orgs.organizations,
-      now,
-    },
-    invitations: {
-      ...orgs,
-      teams: teams.teams,
-      invitations: records.collection<InvitationRecord>('invitations', {
-        indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
-      }),
-    },
+    audit,
+    invitations,
     teams,
-    keys: {
-      apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-      teams: teams.teams,
-      now,
-    },
+    keys,
     users: openUsers(stores, config, orgs, now),
+    deletion,
   };
 }
 
@@ -162,6 +181,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     updateOrganization: (req) => updateOrganization(c.orgs, req),
     transferOwnership: (req) => transferOwnership(c.orgs, req),
     countMembers: (req) => countMembers(c.orgs, req),
+    deleteOrganization: (req) => deleteOrganization(c.deletion, req),
+    purgeOrganizationData: (req) => purgeOrganizationData(c.deletion, req),
   });
   router.service(InvitationsService, {
     createInvitation: (req) => createInvitation(c.invitations, req),
@@ -180,6 +201,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     addTeamMember: (req) => addTeamMember(c.teams, req),
     removeTeamMember: (req) => removeTeamMember(c.teams, req),
     listTeamMembers: (req) => listTeamMembers(c.teams, req),
+    setTeamBrainAccess: (req) => setTeamBrainAccess(c.teams, req),
+    resolveBrainAccess: (req) => resolveBrainAccess(c.teams, req),
   });
 }
 

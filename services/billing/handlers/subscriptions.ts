@@ -2,10 +2,12 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromMs, timestampMs } from '@bufbuild/protobuf/wkt';
 import {
   EntitlementsSchema,
+  DeleteSubscriptionResponseSchema,
   GetEntitlementsResponseSchema,
   Plan,
   SetPlanResponseSchema,
   SubscriptionSchema,
+  type DeleteSubscriptionRequest,
   type GetEntitlementsRequest,
   type SetPlanRequest,
 } from '../../../gen/mindgate/billing/v1/billing_pb.js';
@@ -74,4 +76,10 @@ export async function setPlan(ctx: BillingContext, req: SetPlanRequest) {
   };
   await ctx.subscriptions.put(record);
   return create(SetPlanResponseSchema, { subscription: toSubscription(organizationId, record) });
+}
+
+/** Deletes the organization's subscription (its deletion). */
+export async function deleteSubscription(ctx: BillingContext, req: DeleteSubscriptionRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  return create(DeleteSubscriptionResponseSchema, { existed: await ctx.subscriptions.delete(organizationId) });
 }

@@ -188,6 +188,42 @@ export declare type SetPlanResponse = Message<"mindgate.billing.v1.SetPlanRespon
 export declare const SetPlanResponseSchema: GenMessage<SetPlanResponse>;
 
 /**
+ * DeleteSubscriptionRequest names the organization.
+ *
+ * @generated from message mindgate.billing.v1.DeleteSubscriptionRequest
+ */
+export declare type DeleteSubscriptionRequest = Message<"mindgate.billing.v1.DeleteSubscriptionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.DeleteSubscriptionRequest.
+ * Use `create(DeleteSubscriptionRequestSchema)` to create a new message.
+ */
+export declare const DeleteSubscriptionRequestSchema: GenMessage<DeleteSubscriptionRequest>;
+
+/**
+ * DeleteSubscriptionResponse says whether a subscription record existed.
+ *
+ * @generated from message mindgate.billing.v1.DeleteSubscriptionResponse
+ */
+export declare type DeleteSubscriptionResponse = Message<"mindgate.billing.v1.DeleteSubscriptionResponse"> & {
+  /**
+   * @generated from field: bool existed = 1;
+   */
+  existed: boolean;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.DeleteSubscriptionResponse.
+ * Use `create(DeleteSubscriptionResponseSchema)` to create a new message.
+ */
+export declare const DeleteSubscriptionResponseSchema: GenMessage<DeleteSubscriptionResponse>;
+
+/**
  * Plan is what an organization subscribes to; it decides the entitlements.
  *
  * @generated from enum mindgate.billing.v1.Plan
@@ -244,6 +280,17 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof SetPlanRequestSchema;
     output: typeof SetPlanResponseSchema;
+  },
+  /**
+   * DeleteSubscription deletes the organization's subscription record (its deletion). Safe to
+   * repeat; an organization without one is on the Starter plan.
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.DeleteSubscription
+   */
+  deleteSubscription: {
+    methodKind: "unary";
+    input: typeof DeleteSubscriptionRequestSchema;
+    output: typeof DeleteSubscriptionResponseSchema;
   },
 }>;
 
