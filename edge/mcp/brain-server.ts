@@ -6,15 +6,18 @@
 // Agents API); the organization comes from the credential. What the caller may reach of the
 // organization's memory (its teams' Brain access, a key's scope and team) travels to the brain
 // service with every call (brain-access.ts), which enforces it.
+import type { ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppContext } from '../context.ts';
 import type { LocalHandler } from '../gateway/registry.ts';
 import { BodyTooLargeError, readBody } from '../http/respond.ts';
 import { narrowedBrain, resolveMemoryAccess } from './brain-access.ts';
-import { type Caller, createBrainAuthenticator, jsonRpcError } from './brain-auth.ts';
+import { createBrainAuthenticator, jsonRpcError } from './brain-auth.ts';
 import { SERVER_INSTRUCTIONS } from './brain-tool-definitions.ts';
 import { registerBrainTools } from './brain-tools.ts';
+import { GRAPH_TOOL_NAMES } from './graph-tool-definitions.ts';
+import { registerGraphTools } from './graph-tools.ts';
 
 export const BRAIN_MCP_VERSION = '1.0.0';
 export { ORGANIZATION_HEADER } from './brain-auth.ts';
@@ -54,9 +57,16 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
       { name: 'mindgate-brain', title: 'Mindgate Brain', version: BRAIN_MCP_VERSION },
       { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
     );
-    const brain = narrowedBrain(ctx.clients.brain, await resolveMemoryAccess(ctx, caller.access));
-    registerBrainTools(server, brain, caller);
-    await registerPlanTools(ctx, server, caller);
+    const access = await resolveMemoryAccess(ctx, caller.access);
+    registerBrainTools(server, narrowedBrain(ctx.clients.brain, access), caller);
+    // The graph spans the whole organization's memory (its citations name memories): a caller
+    // narrowed to part of it does not get the graph tools.
+    const graphRefusal = access?.restricted ? NARROWED_REFUSAL : await planRefusal(ctx, caller.organizationId);
+    if (!graphRefusal) registerGraphTools(server, ctx.clients.entityGraph, caller.organizationId);
+    else {
+      const refused = refusedGraphCall(body);
+      if (refused) return refuseGraphCall(res, refused, graphRefusal);
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -72,16 +82,33 @@ export function createBrainMcpHandler(ctx: AppContext): LocalHandler {
   };
 }
 
-/**
- * Tools that depend on the organization's plan. The entity-graph tools (explain_entity,
- * entity_path, affected_entities) are listed only with the entity-graph entitlement; they are
- * implemented by a later issue, so until then no organization gets them.
- */
-const ENTITY_GRAPH_TOOLS_IMPLEMENTED = false;
+const NARROWED_REFUSAL =
+  "which spans the whole organization's memory, while your access is narrowed to part of it (team Brain access). " +
+  'Use recall_context and search_memories instead.';
 
-async function registerPlanTools(ctx: AppContext, _server: McpServer, caller: Caller): Promise<void> {
-  if (!ENTITY_GRAPH_TOOLS_IMPLEMENTED) return;
-  const { entitlements } = await ctx.clients.billing.getEntitlements({ organizationId: caller.organizationId });
-  if (!entitlements?.entityGraph) return;
-  // registerEntityGraphTools(_server, ctx.clients.entityGraph, caller) — issue 6.
+/**
+ * Why the graph tools are withheld by the organization's plan, or undefined when it includes the
+ * entity graph (Professional, and its trial), as the billing service says now: an expired trial
+ * loses the tools on the next request.
+ */
+async function planRefusal(ctx: AppContext, organizationId: string): Promise<string | undefined> {
+  const { entitlements } = await ctx.clients.billing.getEntitlements({ organizationId });
+  if (entitlements?.entityGraph === true) return undefined;
+  return (
+    "which this organization's plan does not include: it comes with the Professional plan (and its trial). " +
+    'Use recall_context and search_memories instead, or ask an owner of the organization to upgrade.'
+  );
+}
+
+/** A tools/call of an entity-graph tool by an organization whose plan lacks it: a clear tool error, not "unknown tool". */
+function refusedGraphCall(body: unknown): { id: unknown; name: string } | undefined {
+  const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+  if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+  return (GRAPH_TOOL_NAMES as readonly string[]).includes(message.params.name) ? { id: message.id, name: message.params.name } : undefined;
+}
+
+function refuseGraphCall(res: ServerResponse, call: { id: unknown; name: string }, why: string): void {
+  const text = `${call.name} needs the entity graph, ${why}`;
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result: { isError: true, content: [{ type: 'text', text }] } }));
 }

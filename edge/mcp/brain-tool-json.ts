@@ -154,6 +154,7 @@ function explain(err: unknown): CallToolResult {
         return toolError(`Refused: ${err.rawMessage}.`);
       case Code.FailedPrecondition:
       case Code.Aborted:
+      case Code.ResourceExhausted:
         return toolError(`${err.rawMessage}.`);
       case Code.Unavailable:
       case Code.DeadlineExceeded:

@@ -10,6 +10,8 @@ import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import type { ServiceDeps } from '../modules.ts';
+import { withMemberLimit } from './handlers/member-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -225,8 +227,15 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
   });
 }
 
-export function createAgentsModule(stores: Stores, _logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
-  const contexts = openContexts(stores, config, now);
+export function createAgentsModule(
+  stores: Stores,
+  logger: Logger,
+  config: ModuleConfig,
+  deps?: Pick<ServiceDeps, 'now' | 'billing'>,
+): RpcServiceModule {
+  const contexts = openContexts(stores, config, deps?.now ?? Date.now);
+  // The plan's max_members, asked of the billing service (none for a module built without it).
+  contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   return {
     services: [AgentsService, UsersService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService],
     routes: (router) => {

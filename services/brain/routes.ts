@@ -8,6 +8,7 @@ import {
   guardedFlagContradiction,
   guardedGetMemories,
   guardedListContradictions,
+  guardedListMemories,
   guardedListQuestions,
   guardedPutMemories,
   guardedPutMemory,
@@ -41,6 +42,7 @@ export function brainRoutes(ctx: BrainContext) {
       recallContext: (req, hc) => recallContext(ctx, req, accessOf(hc)),
       getUsage: (req) => getUsage(ctx, req),
       deleteOrganizationData: (req, hc) => deleteOrganizationData(ctx, req, accessOf(hc)),
+      listMemories: (req, hc) => guardedListMemories(ctx, req, accessOf(hc)),
     });
   };
 }

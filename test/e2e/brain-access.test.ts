@@ -268,6 +268,31 @@ describe('a member of a narrowed team, over MCP', () => {
   });
 });
 
+describe('a member of a narrowed team, over the REST API', () => {
+  it('lists, reads and writes only what the team allows, and is refused the memory graph', async () => {
+    const token = member.access_token;
+    const listed = await call(`/organizations/${org}/memories?namespace=knowledge`, { token });
+    expect(listed.status, JSON.stringify(listed.json)).toBe(200);
+    const keys = listed.json.memories.map((m: Json) => m.key as string);
+    expect(keys).toContain('support/refunds');
+    expect(keys.every((k: string) => k.startsWith('support/'))).toBe(true);
+    expect((await call(`/organizations/${org}/memories/knowledge/deploy%2Fsteps`, { token })).status).toBe(404);
+    expect((await call(`/organizations/${org}/memories/knowledge/support%2Frefunds`, { token })).status).toBe(200);
+    const outside = await call(`/organizations/${org}/memories`, {
+      token,
+      body: { namespace: 'knowledge', key: 'deploy/rest-note', content: 'Deploys are frozen on Fridays.' },
+    });
+    expect(outside.status).toBe(403);
+    expect(outside.json.detail).toContain('knowledge/deploy/rest-note is outside what you (through your teams) may reach');
+    const graph = await call(`/organizations/${org}/graph/entities`, { token });
+    expect(graph.status).toBe(403);
+    expect(graph.json.detail).toContain('narrowed');
+    // The owner is not narrowed: the same reads answer.
+    expect((await call(`/organizations/${org}/memories/knowledge/deploy%2Fsteps`, { token: owner.access_token })).status).toBe(200);
+    expect((await call(`/organizations/${org}/graph/entities`, { token: owner.access_token })).status).toBe(200);
+  });
+});
+
 describe('API keys at the Brain', () => {
   it('accepts x-api-key: a read key searches and fetches but cannot write', async () => {
     const client = await connect({ 'x-api-key': await newKey(['read']) });

@@ -24,6 +24,13 @@ const FILL: Record<string, string> = {
   user_id: 'usr_nobody',
   invitation_id: 'inv_nothing',
   team_id: 'team_nothing',
+  checkout_id: 'chk_nothingnothingnothingnot',
+  entity_id: 'no-such-entity',
+  relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
+  namespace: 'knowledge',
+  key: 'no-such-key',
+  contradiction_id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
+  question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {

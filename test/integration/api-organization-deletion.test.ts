@@ -64,6 +64,7 @@ async function leftovers(records: RecordStore, organizationId: string): Promise<
     'oidc_client',
     'api_idempotency_keys',
     'api_usage',
+    'billing_checkouts',
   ];
   const counts: Record<string, number> = {};
   for (const name of byOrganization) {
@@ -122,6 +123,11 @@ describe('deleting an organization', () => {
     const team = (await call(`/organizations/${org}/teams`, { token: owner.access_token, body: { name: 'T' } })).json.id;
     await call(`/organizations/${org}/teams/${team}/members/${member.userId}`, { token: owner.access_token, method: 'PUT' });
     await call(`/organizations/${org}/invitations`, { token: owner.access_token, body: { email: 'x@example.com', role: 'viewer' } });
+    const checkout = await call(`/organizations/${org}/checkouts`, {
+      token: owner.access_token,
+      body: { plan: 'professional', interval: 'month', billing_address: { country: 'NL' } },
+    });
+    expect(checkout.status, JSON.stringify(checkout.json)).toBe(201);
     await seedMemories(platform, org, 8);
     await seedMemories(platform, keep.organizationId, 2);
     const refs = [0, 2].map((i) => ({ namespace: Namespace.KNOWLEDGE, key: `notes/${i}` }));
@@ -146,6 +152,7 @@ describe('deleting an organization', () => {
         'audit_events',
         'auth_grants',
         'oidc_client',
+        'billing_checkouts',
       ]),
     );
 

@@ -9,6 +9,7 @@ import type {
   FlagContradictionRequest,
   GetMemoriesRequest,
   ListContradictionsRequest,
+  ListMemoriesRequest,
   ListQuestionsRequest,
   MemoryRef,
   OpenQuestion,
@@ -29,6 +30,7 @@ import { flagContradiction, listContradictions, requireId, resolveContradiction 
 import { recordFeedback } from './feedback.ts';
 import { deleteMemory, getMemories, putMemory } from './memories.ts';
 import { putMemories, validatePuts } from './put-memories.ts';
+import { listMemories } from './list-memories.ts';
 import { requireKey, requireNamespace, requireRefs } from './validate.ts';
 
 const refOf = (r: MemoryRef | undefined) => ({ namespace: namespaceName(r?.namespace ?? 0) as NamespaceName, key: r?.key ?? '' });
@@ -122,5 +124,14 @@ export async function guardedListQuestions(ctx: BrainContext, req: ListQuestions
   const hidden = res.questions.filter((q) => !visibleQuestion(access, q)).map((q) => q.id);
   res.questions = res.questions.filter((q) => !hidden.includes(q.id));
   if (req.ids.length) res.missingIds = req.ids.filter((id) => res.missingIds.includes(id) || hidden.includes(id));
+  return res;
+}
+
+/** A narrowed caller's pages leave out what it may not reach (so a page may hold fewer items). */
+export async function guardedListMemories(ctx: BrainContext, req: ListMemoriesRequest, access: MemoryAccess) {
+  if (access.restricted) access.requireNamespace(requireNamespace(req.namespace));
+  const res = await listMemories(ctx, req);
+  if (!access.restricted) return res;
+  res.memories = res.memories.filter((m) => access.allows(namespaceName(m.namespace) as NamespaceName, m.key));
   return res;
 }

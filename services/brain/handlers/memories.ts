@@ -31,6 +31,7 @@ import {
   type MemoryRecord,
   type MemoryRefRecord,
   type NamespaceName,
+  type RelationshipRecord,
   type SourceRecord,
 } from '../memory-record.ts';
 import { hybridSearch, type ResultScores } from '../search/hybrid.ts';
@@ -38,9 +39,10 @@ import { TOMBSTONE_TTL_MS } from '../search/index-registry.ts';
 import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
 import { hasCurrentVector, VECTOR_GRACE_MS, writeVector } from '../vector-sync.ts';
+import { GRAPH_GRACE_MS, syncGraphNow } from '../graph-sync.ts';
 import { flagDetected, openContradictionIds } from './contradictions.ts';
 import { markSuperseded, releaseDeleted, requireSuperseded } from './supersede.ts';
-import { requireKey, requireNamespace, sourceOf } from './validate.ts';
+import { requireKey, requireNamespace, requireRelationships, sameRelationships, sourceOf } from './validate.ts';
 import { checkAgainstOthers } from './write-checks.ts';
 
 export { MEMORY_KEY } from './validate.ts';
@@ -71,6 +73,8 @@ export interface MemoryWrite {
   /** The memory this write corrects, as asked (checked by requireSuperseded). */
   supersedes?: PutMemoryRequest['supersedes'];
   eventAt?: number;
+  /** Relationships the writer states (the entity graph asserts them, citing the memory). */
+  relationships: RelationshipRecord[];
 }
 
 export function validatePut(req: PutMemoryRequest): MemoryWrite {
@@ -87,6 +91,7 @@ export function validatePut(req: PutMemoryRequest): MemoryWrite {
     allowDuplicate: req.allowDuplicate,
     supersedes: req.supersedes,
     eventAt: optionalEventTime('event_time', req.eventTime),
+    relationships: requireRelationships('relationships', req.relationships),
   };
 }
 
@@ -104,7 +109,7 @@ export async function writeMemory(
   w: MemoryWrite,
   { vector, access = MemoryAccess.everything }: { vector?: Float32Array; access?: MemoryAccess } = {},
 ) {
-  const { organizationId, namespace, key, content, title, tags, entities, source } = w;
+  const { organizationId, namespace, key, content, title, tags, entities, source, relationships } = w;
   const id = memoryId(organizationId, namespace, key);
   const stored = await ctx.memories.get(id);
   const existing = isLive(stored) ? stored : undefined;
@@ -119,14 +124,11 @@ export async function writeMemory(
   const supersedes = superseded ? { namespace: superseded.namespace, key: superseded.key } : existing?.supersedes;
   const draft = { key, title, content, tags, entities };
   const eventAt = w.eventAt ?? existing?.eventAt ?? existing?.createdAt;
-  if (
-    existing &&
-    sameText(existing, draft) &&
-    sameRef(existing.supersedes, supersedes) &&
-    eventAt === (existing.eventAt ?? existing.createdAt)
-  ) {
+  if (existing && unchanged(existing, draft, supersedes, relationships) && eventAt === (existing.eventAt ?? existing.createdAt)) {
     return repeatedWrite(ctx, existing, source);
   }
+  // A new memory must fit the plan's max_memories; refused here, before anything is stored.
+  if (!existing) await ctx.memoryLimit?.(organizationId);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   vector ??= (await ctx.stores.embedder.embed([memoryText(draft)]))[0]!;
@@ -168,12 +170,15 @@ export async function writeMemory(
     supersededBy: existing?.supersededBy,
     // The vector is owed until verified (vector-sync.ts): one field, not a second write.
     vectorDue: now + VECTOR_GRACE_MS,
+    relationships: relationships.length > 0 ? relationships : undefined,
+    graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
   const written = await ctx.memories.put(record, { expect: stored ? { rev: stored.rev } : null });
   if (!written) {
     throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   }
   ctx.indexes.applyLocal(organizationId, namespace, record);
+  await syncGraphNow(ctx, record);
   await writeVectorOrExplain(ctx, record, vector);
   const closed = superseded ? await markSuperseded(ctx, record, source) : [];
   const contradictions: Contradiction[] = [];
@@ -191,6 +196,16 @@ export async function writeMemory(
   });
 }
 
+/** The write says what the memory already says: same text, same correction, same relationships. */
+function unchanged(
+  existing: MemoryRecord,
+  draft: Parameters<typeof sameText>[1],
+  supersedes: MemoryRefRecord | undefined,
+  relationships: RelationshipRecord[],
+): boolean {
+  return sameText(existing, draft) && sameRef(existing.supersedes, supersedes) && sameRelationships(existing.relationships, relationships);
+}
+
 function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined): boolean {
   return (a ? refString(a.namespace, a.key) : '') === (b ? refString(b.namespace, b.key) : '');
 }
@@ -203,6 +218,7 @@ function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined)
 async function repeatedWrite(ctx: BrainContext, existing: MemoryRecord, source: SourceRecord) {
   // A retried write that superseded a memory completes the marking a failure may have left undone.
   if (existing.supersedes) await markSuperseded(ctx, existing, source);
+  if (existing.graphDue !== undefined) await syncGraphNow(ctx, existing);
   if (existing.vectorDue === undefined || (await hasCurrentVector(ctx, existing))) {
     return create(PutMemoryResponseSchema, { memory: toMemory(existing), created: false, outcome: WriteOutcome.UNCHANGED });
   }
@@ -360,10 +376,13 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     stats: { worked: 0, failed: 0 },
     expiresAt: now + TOMBSTONE_TTL_MS,
     vectorDue: now + VECTOR_GRACE_MS,
+    relationships: undefined,
+    graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
   const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
+  await syncGraphNow(ctx, tombstone);
   await releaseDeleted(ctx, stored, sourceOf(req.source));
   try {
     await ctx.stores.vectors.delete(organizationId, [memoryPointId(namespace, key)]);

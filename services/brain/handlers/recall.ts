@@ -2,6 +2,7 @@
 // those the task's search ranks first, with the open contradictions and questions touching them,
 // packed into a token budget (recall-render.ts).
 import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
 import {
   MemoryRefSchema,
   RecallContextResponseSchema,
@@ -121,15 +122,52 @@ async function pickSearch(ctx: BrainContext, r: Recall, picked: PickedMap): Prom
   }
 }
 
-/** 3. The memories mentioning the requested entities. */
+/** Relationships read per requested entity, each way, from the entity graph. */
+const GRAPH_NEIGHBOURS = 20;
+
+/**
+ * The memories citing the requested entities' relationships in the entity graph (what a service
+ * depends on, who owns it...), when the Brain has a graph. A graph that does not answer costs only
+ * this part of the context.
+ */
+async function graphCitations(ctx: BrainContext, r: Recall): Promise<{ namespace: NamespaceName; key: string }[]> {
+  if (!ctx.graph) return [];
+  const out: { namespace: NamespaceName; key: string }[] = [];
+  for (const name of r.entities) {
+    try {
+      const res = await ctx.graph().getEntity({ organizationId: r.organizationId, name, neighbourLimit: GRAPH_NEIGHBOURS });
+      for (const rel of [...res.outgoing, ...res.incoming]) {
+        for (const c of rel.citations) {
+          if ((c.namespace === 'knowledge' || c.namespace === 'episodes') && r.namespaces.includes(c.namespace))
+            out.push({ namespace: c.namespace, key: c.key });
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof ConnectError && err.code === Code.NotFound))
+        ctx.logger.warn({ err }, 'recall_context: the entity graph did not answer; memories by entity only');
+    }
+  }
+  return out;
+}
+
+/** 3. The memories mentioning the requested entities, and those citing their relationships in the graph. */
 async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Promise<void> {
-  const wanted: { namespace: NamespaceName; key: string }[] = [];
+  const wanted: { namespace: NamespaceName; key: string; reason?: string }[] = [];
   for (const namespace of r.namespaces) {
     const index = await ctx.indexes.fresh(r.organizationId, namespace);
     for (const entity of r.entities) {
       const keys = index.keysForEntity(entity).filter((key) => index.matches(key, { ...r.range, allowKey: r.access.keyFilter(namespace) }));
       for (const key of keys.slice(0, r.limit)) wanted.push({ namespace, key });
     }
+  }
+  const seen = new Set(wanted.map((w) => refString(w.namespace, w.key)));
+  for (const c of await graphCitations(ctx, r)) {
+    if (seen.has(refString(c.namespace, c.key))) continue;
+    // What the caller may reach, in the event times asked for, as for the memories found by entity.
+    const index = await ctx.indexes.fresh(r.organizationId, c.namespace);
+    if (!index.matches(c.key, { ...r.range, allowKey: r.access.keyFilter(c.namespace) })) continue;
+    seen.add(refString(c.namespace, c.key));
+    wanted.push({ ...c, reason: 'GRAPH' });
   }
   const fresh = wanted.filter((w) => !picked.has(refString(w.namespace, w.key)));
   const records = fresh.length
@@ -138,9 +176,10 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
   for (const w of wanted) {
     const ref = refString(w.namespace, w.key);
     const existing = picked.get(ref);
+    const reason = w.reason ?? 'ENTITY';
     if (existing) {
-      if (!existing.reasons.includes('ENTITY')) {
-        existing.reasons.push('ENTITY');
+      if (!existing.reasons.includes(reason)) {
+        existing.reasons.push(reason);
         if (!existing.reasons.includes('KEY')) existing.rank += ENTITY_RELEVANCE;
       }
       continue;
@@ -148,7 +187,7 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
     const record = records.find((m) => m.namespace === w.namespace && m.key === w.key);
     if (!record) continue;
     const rank = ENTITY_RELEVANCE + 0.2 * feedbackScore(record.stats, r.now) + 0.05 * recencyScore(eventTimeOf(record), r.now);
-    picked.set(ref, { record, reasons: ['ENTITY'], warning: failureWarning(record.stats, r.now), rank });
+    picked.set(ref, { record, reasons: [reason], warning: failureWarning(record.stats, r.now), rank });
   }
 }
 
