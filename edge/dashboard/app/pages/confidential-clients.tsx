@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { can } from '../roles.ts';
 import { SecretOnce } from '../secret-once.tsx';
 import { useSession } from '../session.tsx';
-import { confirmed, Page, ProblemAlert, useAction, useResource, when } from '../ui.tsx';
+import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, when } from '../ui.tsx';
 
 interface ConfidentialClient {
   client_id: string;
@@ -22,9 +22,8 @@ interface WithSecret {
 export function ConfidentialClientsPage() {
   const { api, organization, settings } = useSession();
   const base = `/organizations/${organization.organization_id}/confidential-clients`;
-  const [version, setVersion] = useState(0);
-  const clients = useResource<{ clients: ConfidentialClient[] }>(base, version);
-  const action = useAction(() => setVersion((v) => v + 1));
+  const clients = usePaged<ConfidentialClient>(base, 'clients');
+  const action = useAction(clients.reload);
   const [name, setName] = useState('');
   const [shown, setShown] = useState<WithSecret>();
   const mayAdmin = can(organization.role, 'createConfidentialClient');
@@ -86,7 +85,7 @@ export function ConfidentialClientsPage() {
           </tr>
         </thead>
         <tbody>
-          {clients.data?.clients.map((c) => (
+          {clients.items.map((c) => (
             <tr key={c.client_id}>
               <td>{c.client_name}</td>
               <td>
@@ -108,6 +107,7 @@ export function ConfidentialClientsPage() {
           ))}
         </tbody>
       </table>
+      <MoreButton paged={clients} label="More clients" />
     </Page>
   );
 }

@@ -1,10 +1,9 @@
 // Connected applications: the OAuth clients (MCP clients, tools, this dashboard) that users of
 // the organization have authorized, each with its grants; admins and owners revoke one grant
 // (one user's authorization) or every grant of a client.
-import { useState } from 'preact/hooks';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
-import { confirmed, Page, ProblemAlert, useAction, useResource, when } from '../ui.tsx';
+import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, when } from '../ui.tsx';
 
 interface Grant {
   id: string;
@@ -23,9 +22,8 @@ interface Client {
 export function ConnectedAppsPage() {
   const { api, me, organization, settings } = useSession();
   const base = `/organizations/${organization.organization_id}/oauth-clients`;
-  const [version, setVersion] = useState(0);
-  const clients = useResource<{ clients: Client[] }>(base, version);
-  const action = useAction(() => setVersion((v) => v + 1));
+  const clients = usePaged<Client>(base, 'clients');
+  const action = useAction(clients.reload);
   const mayRevoke = can(organization.role, 'revokeOAuthClient');
   const label = (c: Client) => c.client_name ?? c.client_id;
   const yours = (c: Client, g?: Grant) =>
@@ -50,8 +48,8 @@ export function ConnectedAppsPage() {
     <Page title="Connected applications">
       <ProblemAlert problem={clients.problem ?? action.problem} />
       <p role="status">{action.notice}</p>
-      {clients.data?.clients.length === 0 && <p>No application acts for this organization.</p>}
-      {clients.data?.clients.map((c) => (
+      {!clients.loading && !clients.problem && clients.items.length === 0 && <p>No application acts for this organization.</p>}
+      {clients.items.map((c) => (
         <section key={c.client_id} class="client" aria-label={label(c)}>
           <h2>{label(c)}</h2>
           <p>
@@ -94,6 +92,7 @@ export function ConnectedAppsPage() {
           )}
         </section>
       ))}
+      <MoreButton paged={clients} label="More applications" />
     </Page>
   );
 }
