@@ -157,6 +157,8 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await expect(page.locator('header').textContent()).resolves.toContain('Dash Robotics');
       await expect(page.locator('main pre').textContent()).resolves.toContain(`${platform.ctx.config.publicUrls.gateway}/brain/mcp`);
       await expect(page.locator('.activity').textContent()).resolves.toContain('signUp by user');
+      // A new organization is on the Professional trial (SERVICE-SPEC §8: 14 days).
+      await expect(page.locator('.facts').nth(1).textContent()).resolves.toMatch(/Professional, trial: 1[34] days left/);
 
       // A team.
       await open(page, 'Teams', 'Teams', 'teams');

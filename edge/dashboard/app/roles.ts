@@ -8,6 +8,7 @@ export type Role = (typeof ROLES)[number];
 export const NEEDS: Record<string, Role> = {
   getOrganization: 'viewer',
   getOrganizationUsage: 'viewer',
+  getSubscription: 'viewer',
   listMembers: 'viewer',
   updateMember: 'admin',
   removeMember: 'admin',

@@ -24,6 +24,27 @@ interface Usage {
   api_calls: Quantity;
 }
 
+interface Subscription {
+  plan_name: string;
+  status: 'trialing' | 'active' | 'past_due';
+  trial_end: string | null;
+  current_period_end: string | null;
+  cancel_at_period_end: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** "Professional, trial: 14 days left", "Starter", "Professional (payment past due)". */
+function planLine(s: Subscription): string {
+  if (s.status === 'trialing' && s.trial_end) {
+    const days = Math.max(0, Math.ceil((Date.parse(s.trial_end) - Date.now()) / DAY_MS));
+    return `${s.plan_name}, trial: ${days} day${days === 1 ? '' : 's'} left`;
+  }
+  const state = s.status === 'past_due' ? ' (payment past due)' : '';
+  const ending = s.cancel_at_period_end && s.current_period_end ? `, ends ${when(s.current_period_end)}` : '';
+  return `${s.plan_name}${state}${ending}`;
+}
+
 interface RecentEvent {
   id: string;
   actor: { kind: string; id: string };
@@ -62,10 +83,11 @@ export function OverviewPage() {
   const base = `/organizations/${organization.organization_id}`;
   const org = useResource<Organization>(base);
   const usage = useResource<Usage>(`${base}/usage`);
+  const subscription = useResource<Subscription>(`${base}/subscription`);
   const snippet = JSON.stringify({ mcpServers: { mindgate: { type: 'http', url: `${settings.gatewayUrl}/brain/mcp` } } }, null, 2);
   return (
     <Page title="Overview">
-      <ProblemAlert problem={org.problem ?? usage.problem} />
+      <ProblemAlert problem={org.problem ?? usage.problem ?? subscription.problem} />
       {org.data && (
         <dl class="facts">
           <dt>Organization</dt>
@@ -85,7 +107,7 @@ export function OverviewPage() {
           <h2>Plan and usage</h2>
           <dl class="facts">
             <dt>Plan</dt>
-            <dd>{usage.data.plan}</dd>
+            <dd>{subscription.data ? planLine(subscription.data) : usage.data.plan}</dd>
             <dt>Memories</dt>
             <dd>{amount(usage.data.memories)}</dd>
             <dt>Members</dt>
