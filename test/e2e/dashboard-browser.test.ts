@@ -160,6 +160,27 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       // A new organization is on the Professional trial (SERVICE-SPEC §8: 14 days).
       await expect(page.locator('.facts').nth(1).textContent()).resolves.toMatch(/Professional, trial: 1[34] days left/);
 
+      // A memory, written, found by search (its content shown as text, not markup), and deleted.
+      await open(page, 'Memories', 'Memories', 'memories-empty');
+      await page.getByText('Write a memory in knowledge').click();
+      await page.getByLabel('Key').fill('deploy/steps');
+      await page.getByLabel('Title').fill('How we deploy');
+      await page.getByLabel('Content').fill('Run the release pipeline, then <b>promote</b> the canary.');
+      await page.getByRole('button', { name: 'Write memory' }).click();
+      await page.getByRole('status').filter({ hasText: 'Memory deploy/steps written.' }).waitFor();
+      const card = page.getByRole('article', { name: 'How we deploy' });
+      await card.waitFor();
+      await expect(card.locator('.content').textContent()).resolves.toBe('Run the release pipeline, then <b>promote</b> the canary.');
+      await expect(card.locator('b').count()).resolves.toBe(0);
+      await page.getByLabel('Search').fill('shipping a release');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText(/Results for/).waitFor();
+      await expect(card.textContent()).resolves.toMatch(/score \d/);
+      await screen(page, 'memories-search', 'Memories');
+      await card.getByRole('button', { name: 'Delete deploy/steps' }).click();
+      await page.getByRole('status').filter({ hasText: 'Memory deploy/steps deleted.' }).waitFor();
+      await expect.poll(() => card.count()).toBe(0);
+
       // A team.
       await open(page, 'Teams', 'Teams', 'teams');
       await page.getByLabel('Team name').fill('Field robots');
@@ -287,6 +308,8 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
         'createInvitation',
         'acceptInvitation',
         'updateMember',
+        'createMemory',
+        'deleteMemory',
         'createApiKey',
         'rotateApiKey',
         'revokeApiKey',
@@ -349,6 +372,7 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
     await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
       'Overview',
+      'Memories',
       'Members',
       'Teams',
       'API keys',

@@ -5,6 +5,7 @@ import { AuditPage } from './pages/audit.tsx';
 import { ConfidentialClientsPage } from './pages/confidential-clients.tsx';
 import { ConnectedAppsPage } from './pages/connected-apps.tsx';
 import { InvitationsPage } from './pages/invitations.tsx';
+import { MemoriesPage } from './pages/memories.tsx';
 import { MembersPage } from './pages/members.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { ProfilePage } from './pages/profile.tsx';
@@ -22,6 +23,7 @@ export interface Area {
 
 export const AREAS: Area[] = [
   { path: '', label: 'Overview', page: OverviewPage },
+  { path: '/memories', label: 'Memories', page: MemoriesPage },
   { path: '/members', label: 'Members', page: MembersPage },
   { path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
   { path: '/teams', label: 'Teams', page: TeamsPage },
