@@ -11,6 +11,8 @@ import { InvitationsService } from '../gen/mindgate/agents/v1/invitations_pb.js'
 import { TeamsService } from '../gen/mindgate/agents/v1/teams_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
+import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
+import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
@@ -39,6 +41,10 @@ export interface ServiceClients {
   /** Teams and their members (served by the agents service). */
   teams: Client<typeof TeamsService>;
   billing: Client<typeof BillingService>;
+  /** Webhook endpoints, deliveries and publishing (served by the agents service). */
+  webhooks: Client<typeof WebhooksService>;
+  /** Each event-producing service's outbox, by service: what the webhooks relay takes events from. */
+  outboxes: { brain: Client<typeof EventOutboxService>; agents: Client<typeof EventOutboxService> };
   /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
   health(service: ServiceName): Client<typeof Health>;
 }
@@ -93,6 +99,8 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     invitations: client(InvitationsService, 'agents'),
     teams: client(TeamsService, 'agents'),
     billing: client(BillingService, 'billing'),
+    webhooks: client(WebhooksService, 'agents'),
+    outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },
     health(name) {
       let health = healthClients.get(name);
       if (!health) healthClients.set(name, (health = client(Health, name)));

@@ -17,6 +17,7 @@ import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
 import { createMailQueue } from './mail/queue.ts';
 import { createMailTransport } from './mail/transport.ts';
+import { createEventRelay } from './webhooks/relay.ts';
 
 export interface Platform {
   ctx: AppContext;
@@ -138,6 +139,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const edge = await startEdge(ctx);
     metadata.listening(edge.listeners.auth.url);
     mail.start();
+    // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
+    const relay = createEventRelay(ctx);
+    relay.start();
     const urls = Object.fromEntries(Object.entries(edge.listeners).map(([name, l]) => [name, l.url])) as Record<SurfaceName, string>;
     return {
       ctx,
@@ -147,7 +151,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
-        await Promise.all([edge.close(graceMs), mail.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await Promise.all([edge.close(graceMs), mail.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
         if (!options.stores) await stores.close();
       },
     };

@@ -24,6 +24,8 @@ import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
+import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
+import { webhookEndpointRoutes } from './webhook-endpoints.ts';
 import {
   errors,
   iso,
@@ -143,6 +145,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...userRoutes(deps),
+    ...webhookEndpointRoutes(deps),
+    ...webhookDeliveryRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

@@ -9,7 +9,11 @@ import { TeamsService } from '../../gen/mindgate/agents/v1/teams_pb.js';
 import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
+import { EventOutboxService } from '../../gen/mindgate/events/v1/outbox_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import { outboxRoutes } from '../common/events/outbox-routes.ts';
+import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
+import { loadKeyEncryption } from '../common/key-encryption.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -62,6 +66,9 @@ import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './
 import { authenticateUser, createUser, getUser, updateUser, type UsersContext } from './handlers/users.ts';
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
+import { SUBJECTS } from './events.ts';
+import { webhooksModule } from './webhooks/module.ts';
+import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 
 interface Contexts {
   agents: AgentsContext;
@@ -71,20 +78,42 @@ interface Contexts {
   teams: TeamsContext;
   keys: ApiKeysContext;
   users: UsersContext;
+  /** The service's events (members, invitations, API keys, endpoints disabled), relayed to webhooks. */
+  events: EventOutbox;
+  webhooks: WebhookCollections;
 }
 
 /** Opens every collection of the service, with its indexes, once. */
-function openContexts(stores: Stores, config: ModuleConfig, now: () => number): Contexts {
+function openContexts(stores: Stores, config: ModuleConfig, logger: Logger, now: () => number): Contexts {
   const records = stores.records;
+  const memberships = records.collection<MembershipRecord>('memberships', {
+    indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
+  });
+  const invitations = records.collection<InvitationRecord>('invitations', {
+    indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+  });
+  const apiKeys = records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] });
+  const webhooks = openWebhookCollections(records);
+  const events = createEventOutbox({
+    records,
+    collection: 'agents_event_outbox',
+    subjects: {
+      [SUBJECTS.memberships]: memberships,
+      [SUBJECTS.invitations]: invitations,
+      [SUBJECTS.apiKeys]: apiKeys,
+      [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
+    },
+    logger,
+    now,
+  });
   const teamMembers = records.collection<TeamMemberRecord>('team_members', {
     indexes: [{ fields: ['teamId', 'addedAt'] }, { fields: ['organizationId', 'userId'] }, { fields: ['userId'] }],
   });
   const orgs: OrganizationsContext = {
     teamMembers,
     organizations: records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
-    memberships: records.collection<MembershipRecord>('memberships', {
-      indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
-    }),
+    memberships,
+    events,
     now,
   };
   const teams: TeamsContext = {
@@ -108,17 +137,18 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     invitations: {
       ...orgs,
       teams: teams.teams,
-      invitations: records.collection<InvitationRecord>('invitations', {
-        indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
-      }),
+      invitations,
     },
     teams,
     keys: {
-      apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+      apiKeys,
       teams: teams.teams,
+      events,
       now,
     },
     users: openUsers(stores, config, orgs, now),
+    events,
+    webhooks,
   };
 }
 
@@ -133,6 +163,7 @@ function openUsers(stores: Stores, config: ModuleConfig, orgs: OrganizationsCont
     attempts: records.collection('auth_sign_in_attempts'),
     memberships: orgs.memberships,
     teamMembers: orgs.teamMembers,
+    events: orgs.events,
     signInAttempts: config.accounts.signInAttempts,
     signInWindowMs: config.accounts.signInWindowSeconds * 1000,
     now,
@@ -202,14 +233,36 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
   });
 }
 
-export function createAgentsModule(stores: Stores, _logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
-  const contexts = openContexts(stores, config, now);
+export function createAgentsModule(stores: Stores, logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
+  const contexts = openContexts(stores, config, logger, now);
+  const webhooks = webhooksModule({
+    collections: contexts.webhooks,
+    outbox: contexts.events,
+    kek: loadKeyEncryption(config.keyEncryption),
+    config: config.webhooks,
+    logger,
+    now,
+  });
   return {
-    services: [AgentsService, UsersService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService],
+    services: [
+      AgentsService,
+      UsersService,
+      OrganizationsService,
+      ApiKeysService,
+      AuditService,
+      InvitationsService,
+      TeamsService,
+      EventOutboxService,
+      ...webhooks.services,
+    ],
     routes: (router) => {
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
+      // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
+      outboxRoutes(router, contexts.events);
+      webhooks.routes(router);
     },
+    close: webhooks.close,
     probe: async () => {
       await stores.records.ping();
       return true;

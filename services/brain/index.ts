@@ -1,4 +1,7 @@
+import type { ConnectRouter } from '@connectrpc/connect';
 import { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { EventOutboxService } from '../../gen/mindgate/events/v1/outbox_pb.js';
+import { outboxRoutes } from '../common/events/outbox-routes.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -11,8 +14,12 @@ export function createBrainModule(stores: Stores, logger: Logger): RpcServiceMod
   // Every replica reconciles; claims in the records store keep them off each other's items.
   const vectorSync = startVectorSync(ctx);
   return {
-    services: [BrainService],
-    routes: brainRoutes(ctx),
+    services: [BrainService, EventOutboxService],
+    routes: (router: ConnectRouter) => {
+      brainRoutes(ctx)(router);
+      // The Brain's events, taken by the webhooks relay (edge/webhooks/relay.ts).
+      outboxRoutes(router, ctx.events);
+    },
     probe: () => stores.probe(),
     close: () => vectorSync.stop(),
   };

@@ -16,8 +16,10 @@ import {
   type PutMemoryRequest,
   type SearchMemoriesRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { BrainContext } from '../context.ts';
+import { memoryDeleted, memorySubject, memoryWritten } from '../events.ts';
 import { toContradiction } from '../items-record.ts';
 import {
   isLive,
@@ -117,7 +119,9 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     // The vector is owed until verified (vector-sync.ts): one field, not a second write.
     vectorDue: now + VECTOR_GRACE_MS,
   };
-  const written = await ctx.memories.put(record, { expect: stored ? { rev: stored.rev } : null });
+  const written = await putWithEvents(ctx.events, memorySubject(ctx), record, stored, [memoryWritten(record, !existing)], {
+    expect: stored ? { rev: stored.rev } : null,
+  });
   if (!written) {
     throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   }
@@ -301,7 +305,8 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     expiresAt: now + TOMBSTONE_TTL_MS,
     vectorDue: now + VECTOR_GRACE_MS,
   };
-  const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
+  const events = [memoryDeleted(stored, sourceOf(req.source))];
+  const written = await putWithEvents(ctx.events, memorySubject(ctx), tombstone, stored, events, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
   await releaseDeleted(ctx, stored, sourceOf(req.source));
