@@ -19,6 +19,7 @@ import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import type { ServiceName } from '../services/common/config.ts';
 import type { Logger } from '../services/common/log.ts';
+import type { Metrics } from '../services/common/metrics/registry.ts';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '../services/common/rpc/context.ts';
 import { createRpcRoutes, rpcRouterOptions, type RpcServiceModule } from '../services/common/rpc/server.ts';
 import { requestScope } from './http/request-context.ts';
@@ -58,6 +59,8 @@ export interface ServiceClientsOptions {
   logger: Logger;
   /** Deadline of each internal call. */
   timeoutMs?: number;
+  /** Counts the calls that in-process services handle, as their gRPC ports do. */
+  metrics?: Metrics;
 }
 
 /** Adds the internal credential and the current request id to every outgoing call. */
@@ -80,7 +83,12 @@ function transportFor(name: ServiceName, target: ServiceTarget, options: Service
   }
   return createRouterTransport(createRpcRoutes({ module: target.module }), {
     transport: { interceptors, defaultTimeoutMs },
-    router: rpcRouterOptions({ module: target.module, internalToken: options.internalToken, logger: options.logger }),
+    router: rpcRouterOptions({
+      module: target.module,
+      internalToken: options.internalToken,
+      logger: options.logger,
+      metrics: options.metrics,
+    }),
   });
 }
 

@@ -4,6 +4,8 @@ import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../services/comm
 import { resolveInternalToken } from '../services/common/internal-token.ts';
 import { loadKeyEncryption } from '../services/common/key-encryption.ts';
 import type { Logger } from '../services/common/log.ts';
+import { startMetricsListener, type MetricsListener } from '../services/common/metrics/listener.ts';
+import { createMetrics, type Metrics } from '../services/common/metrics/registry.ts';
 import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
 import { openStores, type Stores } from '../services/common/stores.ts';
 import { SERVICE_MODULES } from '../services/modules.ts';
@@ -26,6 +28,8 @@ export interface Platform {
   urls: Record<SurfaceName, string>;
   /** host:port of each gRPC service run by this process. */
   grpc: Partial<Record<ServiceName, string>>;
+  /** URL of the Prometheus endpoint, when METRICS_PORT is set. */
+  metricsUrl?: string;
   internalToken: string;
   /** Drains the listeners and the services' ports together, then closes the stores. */
   stop(graceMs?: number): Promise<void>;
@@ -66,6 +70,7 @@ interface LocalServices {
   logger: Logger;
   stores: Stores;
   internalToken: string;
+  metrics: Metrics;
   /** Filled in: the servers started, where each service is reached, and the gRPC addresses. */
   servers: RpcServer[];
   targets: Record<ServiceName, ServiceTarget>;
@@ -91,6 +96,7 @@ async function startLocalServices(s: LocalServices): Promise<void> {
       idleTimeoutMs: service.idleTimeoutMs,
       internalToken: s.internalToken,
       logger: s.logger.child({ service: name }),
+      metrics: s.metrics,
     });
     s.servers.push(server);
     s.grpc[name] = server.address;
@@ -106,7 +112,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const servers: RpcServer[] = [];
   const targets = {} as Record<ServiceName, ServiceTarget>;
   const grpc: Partial<Record<ServiceName, string>> = {};
+  const metrics = createMetrics();
+  let metricsListener: MetricsListener | undefined;
   try {
+    if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
     const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
     const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
     // Opens, and seals again after an upgrade or a rotation, every stored secret before any
@@ -117,8 +126,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       { keyId: keyEncryption.keyId, resealed },
       `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
     );
-    await startLocalServices({ config, logger, stores, internalToken, servers, targets, grpc });
-    const clients = createServiceClients({ targets, internalToken, logger });
+    await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc });
+    const clients = createServiceClients({ targets, internalToken, logger, metrics });
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,
@@ -135,7 +144,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       logger: logger.child({ component: 'mail' }),
       now,
     });
-    const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, mail, authMetadata: metadata.load };
+    const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, mail, authMetadata: metadata.load, metrics };
     const edge = await startEdge(ctx);
     metadata.listening(edge.listeners.auth.url);
     mail.start();
@@ -148,15 +157,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       edge,
       urls,
       grpc,
+      metricsUrl: metricsListener?.url,
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
         await Promise.all([edge.close(graceMs), mail.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await metricsListener?.close();
         if (!options.stores) await stores.close();
       },
     };
   } catch (err) {
-    await Promise.allSettled(servers.map((s) => s.close(0)));
+    await Promise.allSettled([...servers.map((s) => s.close(0)), metricsListener?.close()]);
     if (!options.stores) await stores.close();
     throw err;
   }

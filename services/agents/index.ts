@@ -263,9 +263,7 @@ export function createAgentsModule(stores: Stores, logger: Logger, config: Modul
       webhooks.routes(router);
     },
     close: webhooks.close,
-    probe: async () => {
-      await stores.records.ping();
-      return true;
-    },
+    // Only the records store: this service keeps no vectors.
+    probe: () => stores.probe(['records']),
   };
 }

@@ -5,6 +5,7 @@ import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
 import type { MemoryRecord } from './memory-record.ts';
 import { IndexRegistry, type SequenceDoc } from './search/index-registry.ts';
+import { QueryEmbeddings } from './search/query-embeddings.ts';
 import { DEFAULT_WEIGHTS, type RankingWeights } from './search/ranking.ts';
 
 /** Everything the brain's handlers use, built once in createBrainModule. */
@@ -16,6 +17,8 @@ export interface BrainContext {
   /** The Brain's events, written with the changes that make them (events.ts). */
   events: EventOutbox;
   indexes: IndexRegistry;
+  /** Embeddings of recent queries (search and recall). */
+  queryEmbeddings: QueryEmbeddings;
   weights: RankingWeights;
   logger: Logger;
   now: () => number;
@@ -63,6 +66,7 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
     questions,
     events,
     indexes: new IndexRegistry({ memories, sequences, now }),
+    queryEmbeddings: new QueryEmbeddings(stores.embedder),
     weights: { ...DEFAULT_WEIGHTS, ...options.weights },
     logger,
     now,

@@ -144,6 +144,8 @@ export interface StorageConfig {
   embeddings: EmbeddingsConfig;
   /** The key-encryption key sealing the secrets kept in the records store (key-encryption.ts). */
   keyEncryption: KeyEncryptionConfig;
+  /** How long a store (or an internal service) has to answer a readiness check (readiness.ts). */
+  readinessTimeoutMs: number;
 }
 
 export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
@@ -177,6 +179,7 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
       generate: kekFile === undefined,
       previousFile: readString(env, 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE'),
     },
+    readinessTimeoutMs: readInt(env, 'READINESS_TIMEOUT_MS', 2_000, { min: 50, max: 60_000 }),
   };
 }
 
@@ -234,6 +237,18 @@ export interface ModuleConfig {
   keyEncryption: KeyEncryptionConfig;
 }
 
+/** The Prometheus endpoint of a process (services/common/metrics/listener.ts); absent: none. */
+export interface MetricsConfig {
+  host: string;
+  port: number;
+}
+
+/** `METRICS_PORT` unset serves no metrics: the endpoint is opt-in, and loopback unless told. */
+export function readMetricsConfig(env: Env): MetricsConfig | undefined {
+  if (readString(env, 'METRICS_PORT') === undefined) return undefined;
+  return { host: readString(env, 'METRICS_HOST', '127.0.0.1'), port: readPort(env, 'METRICS_PORT', 0) };
+}
+
 export interface ServiceConfig extends ModuleConfig {
   /** Address the gRPC listener binds to; loopback unless the deployment says otherwise. */
   host: string;
@@ -248,6 +263,8 @@ export interface ServiceConfig extends ModuleConfig {
   /** A gRPC HTTP/2 connection with no call in progress this long is closed. */
   idleTimeoutMs: number;
   storage: StorageConfig;
+  /** The process's Prometheus endpoint, when METRICS_PORT is set. */
+  metrics?: MetricsConfig;
 }
 
 export const SERVICE_PORTS = {
@@ -279,5 +296,6 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     accounts: readAccountsConfig(env),
     webhooks: readWebhooksConfig(env),
     keyEncryption: storage.keyEncryption,
+    metrics: readMetricsConfig(env),
   };
 }

@@ -1,5 +1,7 @@
 // The embedded vector store, the default on a single machine: exact (exhaustive) cosine search
-// over an in-memory matrix per organization, persisted in SQLite.
+// over an in-memory matrix per organization, persisted in SQLite. An organization past
+// `approximateFrom` points (20,000) is searched through an HNSW index built in the background,
+// whose candidates the matrix scores exactly (ann-index.ts).
 //
 // SQLite is the record of truth; the matrices are a cache built from it. An organization's rows
 // are loaded on its first search or count, and every later write goes to SQLite first and then to
@@ -45,7 +47,16 @@ export interface EmbeddedVectorStoreOptions {
    * 5000 ms. The wait blocks the thread (node:sqlite is synchronous).
    */
   busyTimeoutMs?: number;
+  /**
+   * Points of one organization from which its searches use an approximate index (HNSW, with
+   * exact scores: matrix-index.ts, ann-index.ts). Default 20,000: below it the exact scan takes
+   * about a millisecond. `Infinity` keeps every search exact.
+   */
+  approximateFrom?: number;
 }
+
+/** See EmbeddedVectorStoreOptions.approximateFrom. */
+export const APPROXIMATE_FROM = 20_000;
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
   // Rows are written and read as the platform's Float32Array bytes.
@@ -53,7 +64,7 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
 }
 
 export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): VectorStore {
-  const { path, dimensions, busyTimeoutMs = 5000 } = options;
+  const { path, dimensions, busyTimeoutMs = 5000, approximateFrom = APPROXIMATE_FROM } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
@@ -120,7 +131,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     // Empty organizations are not cached, so looking up unknown names allocates nothing.
     if (rows === 0) return undefined;
     // Room for some growth without a rounding to a power of two that can waste a third.
-    const index = new MatrixIndex(dimensions, Math.ceil(rows * 1.125));
+    const index = new MatrixIndex(dimensions, Math.ceil(rows * 1.125), approximateFrom);
     for (const row of statements.load.iterate(organizationId)) {
       const payload = JSON.parse(row.payload as string) as Record<string, PayloadValue>;
       index.setBytes(row.id as string, row.vector as Uint8Array, payload);
