@@ -24,6 +24,8 @@ const FILL: Record<string, string> = {
   user_id: 'usr_nobody',
   invitation_id: 'inv_nothing',
   team_id: 'team_nothing',
+  endpoint_id: 'whe_nothingnothingnothin',
+  delivery_id: 'dlv_000000000000000000000000',
 };
 
 interface Operation {
