@@ -7,7 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEventOutbox, deleteWithEvents, event, putWithEvents, SETTLE_MS, type EventOutbox } from '../../services/common/events/outbox.ts';
+import {
+  createEventOutbox,
+  deleteWithEvents,
+  event,
+  putWithEvents,
+  SETTLE_MS,
+  type EventOutbox,
+} from '../../services/common/events/outbox.ts';
 import { createLogger } from '../../services/common/log.ts';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import { createMongoRecordStore } from '../../services/common/storage/records/mongo.ts';
@@ -35,11 +42,27 @@ function outboxSuite(open: () => Promise<{ store: RecordStore; close: () => Prom
     return restart();
   };
   /** The outbox a process (re)started now opens over the same store and collection. */
-  const restart = (): EventOutbox => createEventOutbox({ records: store, collection: name, subjects: { api_keys: keys }, logger, now: () => clock });
+  const restart = (): EventOutbox =>
+    createEventOutbox({ records: store, collection: name, subjects: { api_keys: keys }, logger, now: () => clock });
   const subject = () => ({ collection: 'api_keys', records: keys });
-  const key = (id: string): KeyRecord => ({ _id: id, organizationId: 'org_a', name: id, prefix: 'mg_k', createdBy: 'u', createdAt: clock, rev: 1 });
+  const key = (id: string): KeyRecord => ({
+    _id: id,
+    organizationId: 'org_a',
+    name: id,
+    prefix: 'mg_k',
+    createdBy: 'u',
+    createdAt: clock,
+    rev: 1,
+  });
   const created = (r: KeyRecord) =>
-    event('api_key.created', r.organizationId, { id: r._id, name: r.name, prefix: r.prefix, scopes: ['read'], team_id: null, created_by: r.createdBy });
+    event('api_key.created', r.organizationId, {
+      id: r._id,
+      name: r.name,
+      prefix: r.prefix,
+      scopes: ['read'],
+      team_id: null,
+      created_by: r.createdBy,
+    });
   const claim = (outbox: EventOutbox) => outbox.claim({ maxEvents: 10, leaseMs: 30_000, waitMs: 0 });
 
   beforeAll(async () => {
@@ -102,9 +125,13 @@ function outboxSuite(open: () => Promise<{ store: RecordStore; close: () => Prom
     const kept = key('k5');
     await keys.put(gone);
     await keys.put(kept);
-    const deleted = await outbox.begin({ collection: 'api_keys', id: gone._id, kind: 'deleted', createdAt: gone.createdAt }, [created(gone)]);
+    const deleted = await outbox.begin({ collection: 'api_keys', id: gone._id, kind: 'deleted', createdAt: gone.createdAt }, [
+      created(gone),
+    ]);
     await keys.delete(gone._id);
-    const notDeleted = await outbox.begin({ collection: 'api_keys', id: kept._id, kind: 'deleted', createdAt: kept.createdAt }, [created(kept)]);
+    const notDeleted = await outbox.begin({ collection: 'api_keys', id: kept._id, kind: 'deleted', createdAt: kept.createdAt }, [
+      created(kept),
+    ]);
     clock += SETTLE_MS;
     expect((await claim(restart())).map((e) => e._id)).toEqual(deleted.ids);
     expect(notDeleted.ids).toHaveLength(1);
