@@ -3,8 +3,11 @@
 // on the field; the event catalogue with JSON Schemas; events of memory writes, contradictions,
 // questions, members, invitations and API keys delivered signed per Standard Webhooks (checked
 // with the `standardwebhooks` package); a secret rotation with both signatures during the
-// overlap; a test event; and the delivery log of a receiver outage, redelivered.
+// overlap; a test event; the delivery log of a receiver outage, retried with growing waits and
+// redelivered; tenant isolation of endpoints and deliveries; and malformed input answered with
+// RFC 9457 problems.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -16,10 +19,15 @@ let api: string;
 let org: string;
 let token: string;
 let receiver: WebhookReceiver;
+const BASE_MS = 200;
 const call = restClient(() => api);
 
 beforeAll(async () => {
-  platform = await startOAuthTestPlatform({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '200' });
+  platform = await startOAuthTestPlatform({
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_RETRY_BASE_MS: String(BASE_MS),
+    WEBHOOK_MAX_ATTEMPTS: '3',
+  });
   api = platform.ctx.config.publicUrls.api;
   const owner = await obtainAccessToken(platform, { resource: api });
   org = owner.organizationId;
@@ -141,5 +149,190 @@ describe('events delivered per Standard Webhooks', () => {
     const [deleted] = await receiver.waitFor(1, ofType('memory.deleted'));
     expect(updated.verified?.data).toMatchObject({ version: 2, content: 'Deploys run at 13:00 UTC.' });
     expect(deleted.verified?.data).toMatchObject({ key: 'deploy/steps', version: 2 });
+  });
+});
+
+let keyCount = 0;
+/** A memory written in the organization: a memory.created event. */
+async function writeMemory(organizationId = org): Promise<void> {
+  await platform.ctx.clients.brain.putMemory({
+    organizationId,
+    namespace: Namespace.KNOWLEDGE,
+    key: `retries/${++keyCount}`,
+    content: `Fact number ${keyCount} about the retry policy.`,
+  });
+}
+
+/** Polls the delivery until it is no longer pending. */
+async function settledDelivery(path: string): Promise<Json> {
+  for (;;) {
+    const r = await call(path, { token });
+    expect(r.status, r.text).toBe(200);
+    if (r.json.delivery.status !== 'pending') return r.json;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('retries and the delivery log', () => {
+  it('retries a failing receiver with growing waits, logs every attempt, and redelivers a failed delivery', async () => {
+    const flaky = await startWebhookReceiver();
+    try {
+      const { endpoint, secret } = await createEndpoint({ url: flaky.url, event_types: ['memory.created'] });
+      flaky.secrets.push(secret);
+      flaky.status = 503;
+      await writeMemory();
+      const failures = await flaky.waitFor(2);
+      flaky.status = 200;
+      const [ok] = await flaky.waitFor(1, (r) => r.status === 200);
+      const ids = new Set([...failures, ok].map((r) => r.headers['webhook-id']));
+      expect(ids.size).toBe(1);
+      const list = await call(`/organizations/${org}/webhook-deliveries?endpoint_id=${endpoint.id}`, { token });
+      expect(list.json.deliveries).toHaveLength(1);
+      const path = `/organizations/${org}/webhook-deliveries/${list.json.deliveries[0].id}`;
+      const detail = await settledDelivery(path);
+      expect(detail.delivery).toMatchObject({ status: 'succeeded', attempts: 3, event_id: [...ids][0], last_status_code: 200 });
+      expect(detail.attempts.map((a: Json) => a.response_status)).toEqual([503, 503, 200]);
+      expect(detail.attempts[0].response_body).toBe('failing with 503');
+      expect(detail.attempts[0].request_headers['webhook-id']).toBe([...ids][0]);
+      expect(new Webhook(secret).verify(detail.payload, ok.headers)).toMatchObject({ type: 'memory.created' });
+      // Each wait is 3 times the one before (±20%): at least 0.8 × 200 ms, then 0.8 × 600 ms.
+      const starts = detail.attempts.map((a: Json) => Date.parse(a.started_at));
+      expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(0.8 * BASE_MS);
+      expect(starts[2] - starts[1]).toBeGreaterThanOrEqual(0.8 * 3 * BASE_MS);
+
+      // An outage longer than WEBHOOK_MAX_ATTEMPTS: the delivery fails, then is redelivered.
+      flaky.status = 500;
+      await writeMemory();
+      const failedList = await call(`/organizations/${org}/webhook-deliveries?endpoint_id=${endpoint.id}`, { token });
+      const failedPath = `/organizations/${org}/webhook-deliveries/${failedList.json.deliveries[0].id}`;
+      const failed = await settledDelivery(failedPath);
+      expect(failed.delivery).toMatchObject({ status: 'failed', attempts: 3, last_status_code: 500, last_error: 'HTTP 500' });
+      flaky.status = 200;
+      const again = await call(`${failedPath}/redeliver`, { token, method: 'POST' });
+      expect(again.status, again.text).toBe(202);
+      expect(again.json).toMatchObject({ status: 'pending', attempts: 3 });
+      const redelivered = await settledDelivery(failedPath);
+      expect(redelivered.delivery).toMatchObject({ status: 'succeeded', attempts: 4 });
+      const sent = flaky.received.filter((r) => r.headers['webhook-id'] === failed.delivery.event_id);
+      expect(sent.map((r) => r.status)).toEqual([500, 500, 500, 200]);
+    } finally {
+      await flaky.close();
+    }
+  }, 60_000);
+});
+
+describe('secret rotation', () => {
+  it('signs with both secrets during the overlap, and only the new one once it is over', async () => {
+    const rotating = await startWebhookReceiver();
+    try {
+      const { endpoint, secret: first } = await createEndpoint({ url: rotating.url, event_types: ['webhook.test'] });
+      const path = `/organizations/${org}/webhook-endpoints/${endpoint.id}`;
+      const rotated = await call(`${path}/rotate-secret`, { token, body: { overlap_seconds: 3600 } });
+      expect(rotated.status, rotated.text).toBe(200);
+      const second: string = rotated.json.secret;
+      expect(second).not.toBe(first);
+      expect(rotated.json.endpoint.secret_prefix).toBe(second.slice(0, 10));
+      expect((await call(`${path}/test`, { token, method: 'POST' })).status).toBe(202);
+      const [during] = await rotating.waitFor(1);
+      expect(during.headers['webhook-signature'].split(' ')).toHaveLength(2);
+      for (const secret of [first, second])
+        expect(new Webhook(secret).verify(during.body, during.headers)).toMatchObject({ type: 'webhook.test' });
+
+      const ended = await call(`${path}/rotate-secret`, { token, body: { overlap_seconds: 0 } });
+      const third: string = ended.json.secret;
+      expect((await call(`${path}/test`, { token, method: 'POST' })).status).toBe(202);
+      const [, after] = await rotating.waitFor(2);
+      expect(new Webhook(third).verify(after.body, after.headers)).toMatchObject({ type: 'webhook.test' });
+      // Ended at once: the second secret no longer signs; the first keeps its own hour.
+      expect(after.headers['webhook-signature'].split(' ')).toHaveLength(2);
+      expect(() => new Webhook(second).verify(after.body, after.headers)).toThrow();
+      expect(new Webhook(first).verify(after.body, after.headers)).toMatchObject({ type: 'webhook.test' });
+    } finally {
+      await rotating.close();
+    }
+  });
+});
+
+describe('tenant isolation', () => {
+  it("never shows, changes or delivers one organization's endpoints and deliveries to another", async () => {
+    const other = await obtainAccessToken(platform, { resource: api });
+    expect(other.organizationId).not.toBe(org);
+    const theirs = await startWebhookReceiver();
+    try {
+      const { endpoint: mine } = await createEndpoint({ url: receiver.url, event_types: ['*'] });
+      const created = await call(`/organizations/${other.organizationId}/webhook-endpoints`, {
+        token: other.access_token,
+        body: { url: theirs.url, event_types: ['*'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      theirs.secrets.push(created.json.secret);
+      await writeMemory();
+      const [mineDelivered] = await receiver.waitFor(
+        1,
+        (r) => r.verified?.type === 'memory.created' && r.verified.data.key === `retries/${keyCount}`,
+      );
+      const deliveryList = await call(`/organizations/${org}/webhook-deliveries?event_id=${mineDelivered.headers['webhook-id']}`, {
+        token,
+      });
+      const deliveryId = deliveryList.json.deliveries[0].id;
+
+      const as = (path: string, init: Json = {}) =>
+        call(`/organizations/${other.organizationId}${path}`, { token: other.access_token, ...init });
+      expect((await as(`/webhook-endpoints/${mine.id}`)).status).toBe(404);
+      expect(
+        (await as(`/webhook-endpoints/${mine.id}`, { method: 'PATCH', body: { enabled: false }, headers: { 'if-match': '"1"' } })).status,
+      ).toBe(404);
+      expect((await as(`/webhook-endpoints/${mine.id}/rotate-secret`, { body: {} })).status).toBe(404);
+      expect((await as(`/webhook-endpoints/${mine.id}`, { method: 'DELETE' })).status).toBe(404);
+      expect((await as(`/webhook-deliveries/${deliveryId}`)).status).toBe(404);
+      expect((await as(`/webhook-deliveries/${deliveryId}/redeliver`, { method: 'POST' })).status).toBe(404);
+      const listed = await as('/webhook-endpoints?page_size=100');
+      expect(listed.json.endpoints.map((e: Json) => e.id)).toEqual([created.json.endpoint.id]);
+      expect((await as('/webhook-deliveries?page_size=100')).json.deliveries).toEqual([]);
+      // Another organization's path with one's own credentials: 403, whatever the id.
+      expect((await call(`/organizations/${org}/webhook-endpoints/${mine.id}`, { token: other.access_token })).status).toBe(403);
+      expect(theirs.received).toEqual([]);
+      expect((await call(`/organizations/${org}/webhook-endpoints/${mine.id}`, { token })).status).toBe(200);
+    } finally {
+      await theirs.close();
+    }
+  });
+});
+
+describe('malformed input', () => {
+  const problem = (r: { status: number; headers: Headers; json: Json }, status: number) => {
+    expect(r.status).toBe(status);
+    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(r.json).toMatchObject({ status, type: expect.stringMatching(/^tag:mindgate\.dev,2026:problem\//), title: expect.any(String) });
+    return r.json;
+  };
+
+  it('answers every kind with an RFC 9457 problem, never a 500', async () => {
+    const base = `/organizations/${org}`;
+    const { endpoint } = await createEndpoint({ url: receiver.url, event_types: ['webhook.test'] });
+    const path = `${base}/webhook-endpoints/${endpoint.id}`;
+    problem(await call(`${base}/webhook-endpoints`, { token, rawBody: '{"url": ' }), 422);
+    problem(await call(`${base}/webhook-endpoints`, { token, rawBody: 'url=x', contentType: 'application/x-www-form-urlencoded' }), 415);
+    const extra = problem(
+      await call(`${base}/webhook-endpoints`, { token, body: { url: receiver.url, event_types: ['*'], secret: 'mine' } }),
+      422,
+    );
+    expect(extra.errors[0]).toMatchObject({ loc: ['body'], msg: expect.stringContaining('secret') });
+    const types = problem(await call(`${base}/webhook-endpoints`, { token, body: { url: receiver.url, event_types: 'memory.*' } }), 422);
+    expect(types.errors[0].loc).toEqual(['body', 'event_types']);
+    const overlap = problem(await call(`${path}/rotate-secret`, { token, body: { overlap_seconds: -1 } }), 422);
+    expect(overlap.errors[0].loc).toEqual(['body', 'overlap_seconds']);
+    problem(await call(path, { token, method: 'PATCH', body: {}, headers: { 'if-match': '"1"' } }), 422);
+    problem(await call(path, { token, method: 'PATCH', body: { enabled: 'yes' }, headers: { 'if-match': '"1"' } }), 422);
+    problem(await call(`${base}/webhook-deliveries?status=lost`, { token }), 422);
+    problem(await call(`${base}/webhook-deliveries?since=yesterday`, { token }), 422);
+    problem(await call(`${base}/webhook-deliveries/dlv_nothex`, { token }), 422);
+    problem(await call(`${base}/webhook-deliveries/dlv_000000000000000000000000`, { token }), 404);
+    const range = problem(
+      await call(`${path}/redeliver`, { token, body: { since: '2026-05-02T00:00:00Z', until: '2026-05-01T00:00:00Z' } }),
+      422,
+    );
+    expect(range.errors[0].loc).toEqual(['body', 'since']);
+    problem(await call(`${path}/redeliver`, { token, body: {} }), 422);
   });
 });
