@@ -12,8 +12,14 @@ import {
 import { RequestValidationError } from '../http/validation.ts';
 import { iso, OrganizationId } from './rest-route.ts';
 
-export const EndpointId = z.string().regex(/^whe_[A-Za-z0-9]{20}$/, { error: 'must be a webhook endpoint id (whe_...)' });
-export const DeliveryId = z.string().regex(/^dlv_[0-9a-f]{24}$/, { error: 'must be a delivery id (dlv_...)' });
+export const EndpointId = z
+  .string()
+  .regex(/^whe_[A-Za-z0-9]{20}$/, { error: 'must be a webhook endpoint id (whe_...)' })
+  .meta({ description: 'Webhook endpoint id.', example: 'whe_4kT8pQ2wZr9xLm3N7bVc' });
+export const DeliveryId = z
+  .string()
+  .regex(/^dlv_[0-9a-f]{24}$/, { error: 'must be a delivery id (dlv_...)' })
+  .meta({ description: 'Delivery id: one per event and endpoint.', example: 'dlv_9f2c4e1a7b3d5f6081a2c3d4' });
 export const endpointParams = z.object({ organization_id: OrganizationId, endpoint_id: EndpointId });
 export const deliveryParams = z.object({ organization_id: OrganizationId, delivery_id: DeliveryId });
 
@@ -22,12 +28,19 @@ const EventTypes = z
   .array(z.string().max(100, { error: 'must be at most 100 characters' }))
   .min(1, { error: 'must name at least one event type (or "*")' })
   .max(100, { error: 'must have at most 100 items' })
-  .meta({ description: 'Types of the catalogue (`GET …/webhook-event-types`), `<noun>.*` for all of a noun, or `*` for every type.' });
+  .meta({
+    description: 'Types of the catalogue (`GET …/webhook-event-types`), `<noun>.*` for all of a noun, or `*` for every type.',
+    example: ['memory.*', 'contradiction.flagged', 'member.added'],
+  });
 const Url = z.string().max(2_000, { error: 'must be at most 2000 characters' }).meta({
   description:
     'An http(s) URL; it must not resolve to a loopback, private, link-local or metadata address unless the operator allows them.',
+  example: 'https://hooks.example.com/mindgate',
 });
-const Description = z.string().max(500, { error: 'must be at most 500 characters' });
+const Description = z
+  .string()
+  .max(500, { error: 'must be at most 500 characters' })
+  .meta({ description: 'What the endpoint is for.', example: 'Sync memories to the search index' });
 
 export const WebhookEndpointSchema = z
   .object({
@@ -55,7 +68,10 @@ export const WebhookEndpointSchema = z
 export const WebhookEndpointWithSecretSchema = z
   .object({
     endpoint: WebhookEndpointSchema,
-    secret: z.string().meta({ description: 'The signing secret (`whsec_…`). Shown only in this response.' }),
+    secret: z.string().meta({
+      description: 'The signing secret (`whsec_…`). Shown only in this response.',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    }),
   })
   .meta({ title: 'WebhookEndpointWithSecret' });
 
@@ -115,8 +131,9 @@ export const WebhookDeliverySchema = z
   .object({
     id: z.string(),
     endpoint_id: z.string(),
-    event_id: z.string().meta({ description: 'The `webhook-id` of every attempt.' }),
-    event_type: z.string(),
+    event_id: z.string().meta({ description: 'The `webhook-id` of every attempt.', example: 'evt_ayf3kqmz2vx7wbn5hd4tjr6sce' }),
+
+    event_type: z.string().meta({ example: 'memory.created' }),
     event_time: Time,
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.int(),

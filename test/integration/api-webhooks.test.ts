@@ -115,6 +115,24 @@ describe('webhook endpoints', () => {
     expect([...first.json.event_types, ...second.json.event_types].map((t: Json) => t.type)).toEqual(types.slice(0, 10));
     expect((await call(`/organizations/${org}/webhook-event-types?page_token=garbage`, { token })).status).toBe(422);
   });
+  it('describes every webhook operation in the OpenAPI document, with examples', async () => {
+    const doc = (await call('/openapi.json')).json;
+    const ops = Object.values(doc.paths as Record<string, Json>).flatMap((item) => Object.values(item).map((op: Json) => op.operationId));
+    for (const id of [
+      'createWebhookEndpoint',
+      'rotateWebhookEndpointSecret',
+      'sendWebhookTestEvent',
+      'listWebhookDeliveries',
+      'redeliverWebhookEndpoint',
+      'listWebhookEventTypes',
+      'getWebhookUsage',
+    ]) {
+      expect(ops).toContain(id);
+    }
+    const create = doc.components.schemas.CreateWebhookEndpoint;
+    expect(create.properties.url.example).toBe('https://hooks.example.com/mindgate');
+    expect(create.properties.event_types.example).toContain('memory.*');
+  });
 });
 
 describe('events delivered per Standard Webhooks', () => {
