@@ -6,6 +6,9 @@
 // overlap; a test event; the delivery log of a receiver outage, retried with growing waits and
 // redelivered; tenant isolation of endpoints and deliveries; and malformed input answered with
 // RFC 9457 problems.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
@@ -27,6 +30,8 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_RETRY_BASE_MS: String(BASE_MS),
     WEBHOOK_MAX_ATTEMPTS: '3',
+    WEBHOOK_DISABLE_AFTER_SECONDS: '0',
+    WEBHOOK_DISABLE_AFTER_FAILURES: '5',
   });
   api = platform.ctx.config.publicUrls.api;
   const owner = await obtainAccessToken(platform, { resource: api });
@@ -233,6 +238,7 @@ describe('retries and the delivery log', () => {
       expect(redelivered.delivery).toMatchObject({ status: 'succeeded', attempts: 4 });
       const sent = flaky.received.filter((r) => r.headers['webhook-id'] === failed.delivery.event_id);
       expect(sent.map((r) => r.status)).toEqual([500, 500, 500, 200]);
+      expect((await call(`/organizations/${org}/webhook-endpoints/${endpoint.id}`, { token, method: 'DELETE' })).status).toBe(204);
     } finally {
       await flaky.close();
     }
@@ -352,5 +358,61 @@ describe('malformed input', () => {
     );
     expect(range.errors[0].loc).toEqual(['body', 'since']);
     problem(await call(`${path}/redeliver`, { token, body: {} }), 422);
+  });
+});
+
+describe('sustained failure', () => {
+  it('disables an endpoint that keeps failing, tells the other endpoints and e-mails the owners', async () => {
+    const failing = await startWebhookReceiver();
+    const watcher = await startWebhookReceiver();
+    try {
+      failing.status = 500;
+      const { endpoint } = await createEndpoint({ url: failing.url, event_types: ['memory.created'] });
+      const { secret } = await createEndpoint({ url: watcher.url, event_types: ['webhook_endpoint.*'] });
+      watcher.secrets.push(secret);
+      await writeMemory();
+      await writeMemory();
+      const [told] = await watcher.waitFor(1, (r) => r.verified?.data.endpoint_id === endpoint.id);
+      expect(told.verified).toMatchObject({
+        type: 'webhook_endpoint.disabled',
+        data: { url: failing.url, reason: 'failing', consecutive_failures: 5 },
+      });
+      const got = await call(`/organizations/${org}/webhook-endpoints/${endpoint.id}`, { token });
+      expect(got.json).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+      // An attempt already in flight when it was disabled may count one more.
+      expect(got.json.consecutive_failures).toBeGreaterThanOrEqual(5);
+      const outbox = path.join(platform.dataDir, 'outbox.jsonl');
+      let mail = '';
+      for (let i = 0; i < 200 && !mail.includes(endpoint.id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        mail = fs.existsSync(outbox) ? fs.readFileSync(outbox, 'utf8') : '';
+      }
+      const message = mail.split('\n').find((line) => line.includes(endpoint.id));
+      expect(message).toContain('A webhook endpoint was disabled');
+    } finally {
+      await failing.close();
+      await watcher.close();
+    }
+  });
+});
+
+describe('the verification helper of docs/webhooks.md', () => {
+  it('accepts a real delivery in Python and refuses a tampered one', () => {
+    const docs = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/webhooks.md'), 'utf8');
+    const helper = /```python\n([\s\S]*?)```/.exec(docs)![1];
+    const delivery = receiver.received.find((r) => r.verifiedWith >= 0)!;
+    const driver = `
+import json, sys
+given = json.load(sys.stdin)
+body = given["body"].encode()
+verify(given["secret"], given["headers"], body)
+try:
+    verify(given["secret"], given["headers"], body + b" ")
+    print("tampered accepted")
+except ValueError:
+    print("ok")
+`;
+    const input = JSON.stringify({ secret: receiver.secrets[delivery.verifiedWith], headers: delivery.headers, body: delivery.body });
+    expect(execFileSync('python3', ['-c', `${helper}\n${driver}`], { input, encoding: 'utf8' }).trim()).toBe('ok');
   });
 });
