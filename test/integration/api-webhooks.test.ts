@@ -11,7 +11,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { EventSchema } from '../../gen/mindgate/events/v1/outbox_pb.js';
+import { newEventId } from '../../services/common/events/outbox.ts';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient, type Json } from '../support/rest.ts';
@@ -392,6 +396,41 @@ describe('sustained failure', () => {
     } finally {
       await failing.close();
       await watcher.close();
+    }
+  });
+});
+
+describe('plan limits', () => {
+  it("counts events over the month's limit as dropped, sends none of them, and shows the reason", async () => {
+    const usage = async () => (await call(`/organizations/${org}/webhook-usage`, { token })).json;
+    const before = await usage();
+    expect(before).toMatchObject({ limit: 100_000, dropped: 0, dropped_reason: null });
+    expect(before.published).toBeGreaterThan(0);
+    const counted = await startWebhookReceiver();
+    try {
+      await createEndpoint({ url: counted.url, event_types: ['memory.created'] });
+      const events = [1, 2, 3].map((n) =>
+        create(EventSchema, {
+          eventId: newEventId(Date.now()),
+          organizationId: org,
+          type: 'memory.created',
+          time: timestampFromMs(Date.now()),
+          dataJson: JSON.stringify({ namespace: 'knowledge', key: `limited/${n}` }),
+        }),
+      );
+      // As the relay would pass it: the plan leaves room for one more event this month.
+      const monthlyLimits = { [org]: BigInt(before.published + 1) };
+      const res = await platform.ctx.clients.webhooks.publishEvents({ events, monthlyLimits });
+      expect(res).toMatchObject({ published: 1, dropped: 2 });
+      const after = await usage();
+      expect(after).toMatchObject({ published: before.published + 1, dropped: 2 });
+      expect(after.dropped_reason).toContain('limit of 100000');
+      await counted.waitFor(1);
+      const dropped = await call(`/organizations/${org}/webhook-deliveries?event_id=${events[2]!.eventId}`, { token });
+      expect(dropped.json.deliveries).toEqual([]);
+      expect(counted.received.map((r) => JSON.parse(r.body).data.key)).toEqual(['limited/1']);
+    } finally {
+      await counted.close();
     }
   });
 });
