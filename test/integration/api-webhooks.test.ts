@@ -371,6 +371,7 @@ describe('sustained failure', () => {
     const watcher = await startWebhookReceiver();
     try {
       failing.status = 500;
+      const since = new Date(Date.now() - 1000).toISOString();
       const { endpoint } = await createEndpoint({ url: failing.url, event_types: ['memory.created'] });
       const { secret } = await createEndpoint({ url: watcher.url, event_types: ['webhook_endpoint.*'] });
       watcher.secrets.push(secret);
@@ -393,6 +394,25 @@ describe('sustained failure', () => {
       }
       const message = mail.split('\n').find((line) => line.includes(endpoint.id));
       expect(message).toContain('A webhook endpoint was disabled');
+
+      // The receiver recovers: enabled again, the failed range is redelivered with the same ids.
+      const endpointPath = `/organizations/${org}/webhook-endpoints/${endpoint.id}`;
+      expect((await call(`${endpointPath}/redeliver`, { token, body: { since } })).status).toBe(412);
+      failing.status = 200;
+      const etag = (await call(endpointPath, { token })).headers.get('etag')!;
+      const enabled = await call(endpointPath, { token, method: 'PATCH', body: { enabled: true }, headers: { 'if-match': etag } });
+      expect(enabled.json).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 });
+      let failed: Json[] = [];
+      do {
+        failed = (await call(`/organizations/${org}/webhook-deliveries?endpoint_id=${endpoint.id}&status=failed`, { token })).json
+          .deliveries;
+      } while (failed.length < 2 && (await new Promise((resolve) => setTimeout(resolve, 50, true))));
+      const range = await call(`${endpointPath}/redeliver`, { token, body: { since } });
+      expect(range.status, range.text).toBe(202);
+      expect(range.json.requeued).toBe(2);
+      const ids = failed.map((d) => d.event_id);
+      const redelivered = await failing.waitFor(2, (r) => r.status === 200);
+      expect(redelivered.map((r) => r.headers['webhook-id']).sort()).toEqual(ids.sort());
     } finally {
       await failing.close();
       await watcher.close();
