@@ -14,6 +14,9 @@ import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
 import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
+import { BrainPassService } from '../gen/mindgate/billing/v1/brain_pass_pb.js';
+import { CheckoutService } from '../gen/mindgate/billing/v1/checkout_pb.js';
+import { InvoicesService } from '../gen/mindgate/billing/v1/invoices_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
@@ -46,6 +49,12 @@ export interface ServiceClients {
   webhooks: Client<typeof WebhooksService>;
   /** Each event-producing service's outbox, by service: what the webhooks relay takes events from. */
   outboxes: { brain: Client<typeof EventOutboxService>; agents: Client<typeof EventOutboxService> };
+  /** Checkouts and the payment provider's webhooks (served by the billing service). */
+  checkouts: Client<typeof CheckoutService>;
+  /** Invoices (served by the billing service). */
+  invoices: Client<typeof InvoicesService>;
+  /** The brain-pass's challenges and settlements (served by the billing service). */
+  brainPass: Client<typeof BrainPassService>;
   /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
   health(service: ServiceName): Client<typeof Health>;
 }
@@ -109,6 +118,9 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     billing: client(BillingService, 'billing'),
     webhooks: client(WebhooksService, 'agents'),
     outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },
+    checkouts: client(CheckoutService, 'billing'),
+    invoices: client(InvoicesService, 'billing'),
+    brainPass: client(BrainPassService, 'billing'),
     health(name) {
       let health = healthClients.get(name);
       if (!health) healthClients.set(name, (health = client(Health, name)));

@@ -62,6 +62,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   getOrganization: read,
   updateOrganization: admin,
   transferOrganizationOwnership: { role: 'owner', machines: false },
+  deleteOrganization: { role: 'owner', machines: false },
   getOrganizationUsage: read,
   listMembers: read,
   getMember: read,
@@ -75,6 +76,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listTeamMembers: read,
   addTeamMember: automatable,
   removeTeamMember: automatable,
+  setTeamBrainAccess: automatable,
+  deleteTeamBrainAccess: automatable,
   createInvitation: automatable,
   listInvitations: automatable,
   resendInvitation: automatable,
@@ -111,6 +114,15 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   redeliverWebhookEndpoint: automatable,
   listWebhookEventTypes: read,
   getWebhookUsage: read,
+  // Billing: anyone reads the plans and the subscription; only owners spend the organization's money.
+  listPlans: read,
+  getSubscription: read,
+  changeSubscription: { role: 'owner', machines: false },
+  cancelSubscription: { role: 'owner', machines: false },
+  resumeSubscription: { role: 'owner', machines: false },
+  createCheckout: { role: 'owner', machines: false },
+  getCheckout: admin,
+  listInvoices: automatable,
 };
 
 export function accessOf(operationId: string): Access {

@@ -46,6 +46,10 @@ export function createAuthenticator(ctx: AppContext) {
   return async function authenticate(headers: Record<string, string | string[] | undefined>): Promise<Caller> {
     const apiKey = headers['x-api-key'];
     const authorization = headers.authorization;
+    if (apiKey !== undefined && authorization !== undefined) {
+      // Two credentials could act for two organizations: which one counts must not be a guess.
+      throw new UnauthenticatedError('send either Authorization or x-api-key, not both', `${base}, error="invalid_request"`);
+    }
     if (typeof apiKey === 'string' && apiKey !== '') {
       try {
         const { apiKey: key } = await ctx.clients.apiKeys.verifyApiKey({ secret: apiKey });

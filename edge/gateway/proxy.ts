@@ -101,113 +101,157 @@ export interface Proxy {
 const PROXY_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
 
 export function createProxy(options: ProxyOptions): Proxy {
-  const { registry, config, logger } = options;
-  const keys = config.keys;
-  const publicUrl = new URL(options.publicUrl);
-  const forwardedProto = publicUrl.protocol.slice(0, -1);
-  const forwardedHost = publicUrl.host;
-  const maxBody = config.maxBodyBytes;
+  const proxy = new StreamingProxy(options);
+  return { handle: (ctx) => proxy.handle(ctx), tryDirect: (ctx) => proxy.tryDirect(ctx) };
+}
 
-  /** Checks X-Gateway-Key in constant time against every configured key. */
-  function keyIsValid(given: string): boolean {
-    let ok = false;
-    for (const key of keys) ok = secretsEqual(given, key) || ok;
-    return ok;
+/** The proxy's settings, and its steps from a request to the backend exchange. */
+class StreamingProxy {
+  private readonly registry: ServerRegistry;
+  private readonly config: GatewayConfig;
+  private readonly logger: Logger;
+  private readonly keys: readonly string[];
+  private readonly forwardedProto: string;
+  private readonly forwardedHost: string;
+  private readonly maxBody: number;
+
+  constructor(options: ProxyOptions) {
+    this.registry = options.registry;
+    this.config = options.config;
+    this.logger = options.logger;
+    this.keys = options.config.keys;
+    const publicUrl = new URL(options.publicUrl);
+    this.forwardedProto = publicUrl.protocol.slice(0, -1);
+    this.forwardedHost = publicUrl.host;
+    this.maxBody = options.config.maxBodyBytes;
   }
 
-  function handle(ctx: RouteContext): void {
+  handle(ctx: RouteContext): void {
     const { req, res } = ctx;
     const name = ctx.params.server;
     const bad = serverNameError(name);
     if (bad) return sendValidationError(res, bad);
-    const server = registry.get(name);
+    const server = this.registry.get(name);
     if (!server) return unknownServer(res, name);
 
     // The raw remainder after `/{server}`: '' for `/{server}`, '/' for `/{server}/`.
     const path = ctx.path;
     const slash = path.indexOf('/', 1);
     const rest = slash === -1 ? '' : path.slice(slash);
-    // `/{server}/oauth` is the facade's: the binding's second half is scoped to it, and must
-    // never travel with a request a backend receives (oauth/binding.ts).
-    if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47) /* '/' */) {
-      return sendGatewayError(res, 404, 'not_found', 'Not Found');
-    }
-    if (isUnsafePath(rest)) {
-      return sendValidationError(
-        res,
-        new RequestValidationError([
-          {
-            type: 'value_error',
-            loc: ['path', 'path'],
-            msg: "Value error, the path must stay under the server's base path",
-            input: rest,
-            ctx: { error: "the path must stay under the server's base path" },
-          },
-        ]),
-      );
-    }
+    if (refusedPath(res, rest)) return;
+    const auth = this.authenticate(ctx, server);
+    if (auth === undefined) return;
 
+    const q = req.url!.indexOf('?');
+    const search = q === -1 ? '' : req.url!.slice(q);
+    if (server.local) return this.serveLocal(ctx, server, rest, search, auth);
+    if (!server.backend) {
+      return sendGatewayError(res, 503, 'backend_unavailable', `Server ${name} is not available on this gateway.`);
+    }
+    const bodyLength = this.bodyLength(ctx);
+    if (bodyLength === undefined) return;
+    this.forward(ctx, server, rest + search, auth, bodyLength);
+  }
+
+  /** Checks X-Gateway-Key in constant time against every configured key. */
+  private keyIsValid(given: string): boolean {
+    let ok = false;
+    for (const key of this.keys) ok = secretsEqual(given, key) || ok;
+    return ok;
+  }
+
+  /** How the request is authenticated; undefined when it was answered (401) instead. */
+  private authenticate(ctx: RouteContext, server: GatewayServer): GatewayAuthMode | undefined {
+    const { req, res } = ctx;
     const headers = req.headers;
-    let auth: GatewayAuthMode = 'none';
     const key = headers['x-gateway-key'];
     if (key !== undefined) {
-      if (typeof key !== 'string' || keys.length === 0 || !keyIsValid(key)) {
-        return sendGatewayError(
+      if (typeof key !== 'string' || this.keys.length === 0 || !this.keyIsValid(key)) {
+        sendGatewayError(
           res,
           401,
           'invalid_gateway_key',
           'The X-Gateway-Key is not valid.',
           server.usesOAuth ? { 'www-authenticate': server.challenge } : {},
         );
+        return undefined;
       }
-      auth = 'gateway-key';
-    } else if (headers.authorization !== undefined) {
-      auth = 'bearer';
-    } else if (server.usesOAuth) {
+      return 'gateway-key';
+    }
+    if (headers.authorization !== undefined) return 'bearer';
+    // The platform's own servers (the Brain) accept its API keys wherever they accept tokens.
+    if (server.local && headers['x-api-key'] !== undefined) return 'api-key';
+    if (server.usesOAuth) {
       // Mcp-Session-Id is never authentication: without credentials, every request is challenged.
-      return sendGatewayError(res, 401, 'unauthorized', `Server ${name} requires an access token.`, {
+      sendGatewayError(res, 401, 'unauthorized', `Server ${server.name} requires an access token.`, {
         'www-authenticate': server.challenge,
       });
+      return undefined;
     }
-
-    const q = req.url!.indexOf('?');
-    const search = q === -1 ? '' : req.url!.slice(q);
-
-    if (server.local) {
-      if (auth === 'gateway-key') {
-        delete headers['x-gateway-key'];
-      }
-      delete headers['x-gateway-authenticated'];
-      void Promise.resolve(
-        server.local({ req, res, server, path: rest, search, requestId: ctx.requestId, auth, maxBodyBytes: maxBody }),
-      ).catch((err) => {
-        logger.error({ requestId: ctx.requestId, server: name, err }, 'local MCP handler failed');
-        if (!res.headersSent) sendGatewayError(res, 500, 'internal_error', 'The server failed.');
-        else res.destroy();
-      });
-      return;
-    }
-    if (!server.backend) {
-      return sendGatewayError(res, 503, 'backend_unavailable', `Server ${name} is not available on this gateway.`);
-    }
-
-    // Node's parser accepts a Content-Length only alone and well-formed, and holds the body to
-    // it; a body without one is chunked, and counted as it streams.
-    const declared = headers['content-length'];
-    let bodyLength = 0;
-    if (declared !== undefined) {
-      bodyLength = Number(declared);
-      if (bodyLength > maxBody) return sendGatewayError(res, 413, 'payload_too_large', `The request body exceeds ${maxBody} bytes.`);
-    } else if (headers['transfer-encoding'] !== undefined) {
-      bodyLength = -1;
-    }
-
-    forward(ctx, server, rest + search, auth, bodyLength);
+    return 'none';
   }
 
-  function forward(ctx: RouteContext, server: GatewayServer, pathAndQuery: string, auth: GatewayAuthMode, bodyLength: number): void {
+  /** A server the platform serves in this process (the Brain): no backend exchange. */
+  private serveLocal(ctx: RouteContext, server: GatewayServer, rest: string, search: string, auth: GatewayAuthMode): void {
+    const { req, res } = ctx;
+    const headers = req.headers;
+    if (auth === 'gateway-key') {
+      delete headers['x-gateway-key'];
+    }
+    delete headers['x-gateway-authenticated'];
+    void Promise.resolve(
+      server.local!({ req, res, server, path: rest, search, requestId: ctx.requestId, auth, maxBodyBytes: this.maxBody }),
+    ).catch((err) => {
+      this.logger.error({ requestId: ctx.requestId, server: server.name, err }, 'local MCP handler failed');
+      if (!res.headersSent) sendGatewayError(res, 500, 'internal_error', 'The server failed.');
+      else res.destroy();
+    });
+  }
+
+  /**
+   * The request body's length: 0 for none, -1 when unknown (chunked); undefined when it was
+   * answered (413) instead. Node's parser accepts a Content-Length only alone and well-formed,
+   * and holds the body to it; a body without one is chunked, and counted as it streams.
+   */
+  private bodyLength(ctx: RouteContext): number | undefined {
+    const headers = ctx.req.headers;
+    const declared = headers['content-length'];
+    if (declared !== undefined) {
+      const length = Number(declared);
+      if (length <= this.maxBody) return length;
+      sendGatewayError(ctx.res, 413, 'payload_too_large', `The request body exceeds ${this.maxBody} bytes.`);
+      return undefined;
+    }
+    return headers['transfer-encoding'] !== undefined ? -1 : 0;
+  }
+
+  private forward(ctx: RouteContext, server: GatewayServer, pathAndQuery: string, auth: GatewayAuthMode, bodyLength: number): void {
     const { req, res } = ctx;
     const backend = server.backend!;
+    let target = backend.basePath + pathAndQuery;
+    if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
+    const handler = new ProxyHandler(req, res, server, this.logger, ctx.requestId, req.headers.origin !== undefined);
+    handler.exchange = backend.client.request(
+      {
+        method: req.method!,
+        path: target,
+        headerLines: this.headerLines(ctx, server, auth),
+        body: bodyLength === 0 ? null : req,
+        bodyLength,
+        maxBodyBytes: this.maxBody,
+      },
+      handler,
+    );
+    // The client went away, or its body never fully came (the listener answered 408): the
+    // backend must not be left waiting for the rest until its response deadline.
+    res.once('close', () => {
+      if (!res.writableFinished || !req.complete) handler.abort();
+    });
+  }
+
+  /** The header lines the backend gets: the client's end-to-end ones, then the gateway's own. */
+  private headerLines(ctx: RouteContext, server: GatewayServer, auth: GatewayAuthMode): string {
+    const req = ctx.req;
     const src = req.headers;
     const connectionTokens = src.connection;
     const named =
@@ -235,49 +279,54 @@ export function createProxy(options: ProxyOptions): Proxy {
     }
     const forwardedFor = src['x-forwarded-for'];
     const remote = req.socket.remoteAddress ?? '';
-    lines += `x-forwarded-for: ${config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote}\r\n`;
-    lines += `x-forwarded-proto: ${forwardedProto}\r\nx-forwarded-host: ${forwardedHost}\r\n`;
+    lines += `x-forwarded-for: ${this.config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote}\r\n`;
+    lines += `x-forwarded-proto: ${this.forwardedProto}\r\nx-forwarded-host: ${this.forwardedHost}\r\n`;
     lines += `x-forwarded-prefix: ${server.prefix}\r\nx-request-id: ${ctx.requestId}\r\n`;
     if (auth === 'gateway-key') lines += 'x-gateway-authenticated: key\r\n';
-
-    let target = backend.basePath + pathAndQuery;
-    if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
-    const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
-    handler.exchange = backend.client.request(
-      {
-        method: req.method!,
-        path: target,
-        headerLines: lines,
-        body: bodyLength === 0 ? null : req,
-        bodyLength,
-        maxBodyBytes: maxBody,
-      },
-      handler,
-    );
-    // The client went away, or its body never fully came (the listener answered 408): the
-    // backend must not be left waiting for the rest until its response deadline.
-    res.once('close', () => {
-      if (!res.writableFinished || !req.complete) handler.abort();
-    });
+    return lines;
   }
 
-  function tryDirect(ctx: RouteContext): boolean {
+  tryDirect(ctx: RouteContext): boolean {
     const path = ctx.path;
     if (!PROXY_METHODS.has(ctx.req.method!)) return false;
     const slash = path.indexOf('/', 1);
     const name = slash === -1 ? path.slice(1) : path.slice(1, slash);
-    if (name.indexOf('%') !== -1 || registry.get(name) === undefined) return false;
+    if (name.indexOf('%') !== -1 || this.registry.get(name) === undefined) return false;
     if (slash !== -1) {
       const next = path.indexOf('/', slash + 1);
       const second = next === -1 ? path.slice(slash + 1) : path.slice(slash + 1, next);
       if (second === 'oauth' || second === '.well-known') return false;
     }
     ctx.params = { server: name };
-    handle(ctx);
+    this.handle(ctx);
     return true;
   }
+}
 
-  return { handle, tryDirect };
+/**
+ * Answers a path no backend may be asked for, and says so: `/{server}/oauth` is the facade's
+ * (the binding's second half is scoped to it, and must never travel with a request a backend
+ * receives: oauth/binding.ts), and a path that could leave the server's base path is refused.
+ */
+function refusedPath(res: ServerResponse, rest: string): boolean {
+  if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47) /* '/' */) {
+    sendGatewayError(res, 404, 'not_found', 'Not Found');
+    return true;
+  }
+  if (!isUnsafePath(rest)) return false;
+  sendValidationError(
+    res,
+    new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['path', 'path'],
+        msg: "Value error, the path must stay under the server's base path",
+        input: rest,
+        ctx: { error: "the path must stay under the server's base path" },
+      },
+    ]),
+  );
+  return true;
 }
 
 export function unknownServer(res: ServerResponse, name: string): void {

@@ -14,6 +14,8 @@ import type { ModuleConfig } from '../common/config.ts';
 import { outboxRoutes } from '../common/events/outbox-routes.ts';
 import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
 import { loadKeyEncryption } from '../common/key-encryption.ts';
+import type { ServiceDeps } from '../modules.ts';
+import { withMemberLimit } from './handlers/member-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -52,6 +54,7 @@ import {
   type TeamRecord,
   type TeamsContext,
 } from './handlers/teams.ts';
+import { resolveBrainAccess, setTeamBrainAccess } from './handlers/team-brain-access.ts';
 import {
   acceptInvitation,
   createInvitation,
@@ -69,6 +72,8 @@ import { deleteUser } from './handlers/user-deletion.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
+import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
+import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 
 interface Contexts {
   agents: AgentsContext;
@@ -81,6 +86,7 @@ interface Contexts {
   /** The service's events (members, invitations, API keys, endpoints disabled), relayed to webhooks. */
   events: EventOutbox;
   webhooks: WebhookCollections;
+  deletion: OrganizationDeletionContext;
 }
 
 /** Opens every collection of the service, with its indexes, once. */
@@ -124,31 +130,48 @@ function openContexts(stores: Stores, config: ModuleConfig, logger: Logger, now:
     memberships: orgs.memberships,
     now,
   };
+  const agents: AgentsContext = {
+    agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    now,
+  };
+  const audit: AuditContext = {
+    events: records.collection<AuditRecord>('audit_events', {
+      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
+    }),
+    organizations: orgs.organizations,
+    now,
+  };
+  const keys: ApiKeysContext = { apiKeys, teams: teams.teams, events, now };
+  // What an organization's deletion purges: team members before teams and memberships, its
+  // webhooks (deliveries and their log before the endpoints), the audit log last.
+  const owned = [
+    teamMembers,
+    teams.teams,
+    invitations,
+    orgs.memberships,
+    agents.agents,
+    webhooks.attempts,
+    webhooks.deliveries,
+    webhooks.events,
+    webhooks.endpoints,
+    audit.events,
+  ];
+  const deletion: OrganizationDeletionContext = {
+    organizations: orgs.organizations as RecordCollection<RecordDoc>,
+    apiKeys: keys.apiKeys as RecordCollection<RecordDoc>,
+    owned: owned as RecordCollection<RecordDoc>[],
+  };
   return {
-    agents: { agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }), now },
+    agents,
     orgs,
-    audit: {
-      events: records.collection<AuditRecord>('audit_events', {
-        indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
-      }),
-      organizations: orgs.organizations,
-      now,
-    },
-    invitations: {
-      ...orgs,
-      teams: teams.teams,
-      invitations,
-    },
+    audit,
+    invitations: { ...orgs, teams: teams.teams, invitations },
     teams,
-    keys: {
-      apiKeys,
-      teams: teams.teams,
-      events,
-      now,
-    },
+    keys,
     users: openUsers(stores, config, orgs, now),
     events,
     webhooks,
+    deletion,
   };
 }
 
@@ -193,6 +216,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     updateOrganization: (req) => updateOrganization(c.orgs, req),
     transferOwnership: (req) => transferOwnership(c.orgs, req),
     countMembers: (req) => countMembers(c.orgs, req),
+    deleteOrganization: (req) => deleteOrganization(c.deletion, req),
+    purgeOrganizationData: (req) => purgeOrganizationData(c.deletion, req),
   });
   router.service(InvitationsService, {
     createInvitation: (req) => createInvitation(c.invitations, req),
@@ -211,6 +236,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     addTeamMember: (req) => addTeamMember(c.teams, req),
     removeTeamMember: (req) => removeTeamMember(c.teams, req),
     listTeamMembers: (req) => listTeamMembers(c.teams, req),
+    setTeamBrainAccess: (req) => setTeamBrainAccess(c.teams, req),
+    resolveBrainAccess: (req) => resolveBrainAccess(c.teams, req),
   });
 }
 
@@ -233,8 +260,16 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
   });
 }
 
-export function createAgentsModule(stores: Stores, logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
+export function createAgentsModule(
+  stores: Stores,
+  logger: Logger,
+  config: ModuleConfig,
+  deps?: Pick<ServiceDeps, 'now' | 'billing'>,
+): RpcServiceModule {
+  const now = deps?.now ?? Date.now;
   const contexts = openContexts(stores, config, logger, now);
+  // The plan's max_members, asked of the billing service (none for a module built without it).
+  contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   const webhooks = webhooksModule({
     collections: contexts.webhooks,
     outbox: contexts.events,

@@ -3,6 +3,7 @@ import type { Logger } from '../common/log.ts';
 import type { Stores } from '../common/stores.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
+import type { MemoryLimit } from './memory-limit.ts';
 import type { MemoryRecord } from './memory-record.ts';
 import { IndexRegistry, type SequenceDoc } from './search/index-registry.ts';
 import { QueryEmbeddings } from './search/query-embeddings.ts';
@@ -22,6 +23,8 @@ export interface BrainContext {
   weights: RankingWeights;
   logger: Logger;
   now: () => number;
+  /** The plan's max_memories (memory-limit.ts); absent: no limit (tools and tests built without billing). */
+  memoryLimit?: MemoryLimit;
 }
 
 export interface BrainContextOptions {

@@ -255,6 +255,8 @@ export interface ServiceConfig extends ModuleConfig {
   port: number;
   /** Shared secret every internal call carries; see resolveInternalToken. */
   internalToken?: string;
+  /** host:port of the billing service, which the brain and agents services ask for entitlements; unset: run its code in this process. */
+  billingAddress?: string;
   logLevel: string;
   /** How long SIGTERM waits for in-flight calls before closing them. */
   shutdownGraceMs: number;
@@ -288,6 +290,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     host: readString(env, 'GRPC_HOST', '127.0.0.1'),
     port: readPort(env, variable, port),
     internalToken: readSecret(env, 'INTERNAL_TOKEN', 32),
+    billingAddress: readString(env, 'BILLING_SERVICE_ADDR') ? readAddress(env, 'BILLING_SERVICE_ADDR', '') : undefined,
     logLevel: readLogLevel(env),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
     handshakeTimeoutMs: readInt(env, 'GRPC_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 50, max: 600_000 }),

@@ -2,11 +2,18 @@ import { EntityGraphService } from '../../gen/mindgate/entitygraph/v1/entity_gra
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
-import { assertRelationship, getEntity, type EntityRecord, type GraphContext, type RelationshipRecord } from './handlers/graph.ts';
+import {
+  assertRelationship,
+  deleteOrganizationData,
+  getEntity,
+  type EntityRecord,
+  type GraphContext,
+  type RelationshipRecord,
+} from './handlers/graph.ts';
 
 export function createEntityGraphModule(stores: Stores, _logger: Logger): RpcServiceModule {
   const ctx: GraphContext = {
-    entities: stores.records.collection<EntityRecord>('entities'),
+    entities: stores.records.collection<EntityRecord>('entities', { indexes: [{ fields: ['organizationId'] }] }),
     relationships: stores.records.collection<RelationshipRecord>('relationships', {
       indexes: [{ fields: ['organizationId', 'subjectId'] }, { fields: ['organizationId', 'objectId'] }],
     }),
@@ -17,6 +24,7 @@ export function createEntityGraphModule(stores: Stores, _logger: Logger): RpcSer
       router.service(EntityGraphService, {
         assertRelationship: (req) => assertRelationship(ctx, req),
         getEntity: (req) => getEntity(ctx, req),
+        deleteOrganizationData: (req) => deleteOrganizationData(ctx, req),
       });
     },
     // Only the records store: this service keeps no vectors.

@@ -26,6 +26,7 @@ const FILL: Record<string, string> = {
   team_id: 'team_nothing',
   endpoint_id: 'whe_nothingnothingnothin',
   delivery_id: 'dlv_000000000000000000000000',
+  checkout_id: 'chk_nothingnothingnothingnot',
 };
 
 interface Operation {

@@ -41,6 +41,10 @@ let agents: ServiceProcess | undefined;
 let receiver: WebhookReceiver;
 let stores: Stores | undefined;
 const replicas: RpcServiceModule[] = [];
+/** The replicas here only publish and deliver: nothing of theirs asks billing. */
+const noBilling = (): never => {
+  throw new Error('billing is not used by webhook delivery');
+};
 
 function clientsOf(target: { address: string } | { module: RpcServiceModule }): ServiceClients {
   return createServiceClients({
@@ -108,7 +112,7 @@ describe('a delivery whose process dies', () => {
     const config = readServiceConfig({ ...env, AGENTS_GRPC_PORT: '0' }, 'agents', 1);
     stores = await openStores(config.storage, { logger });
     const later = () => Date.now() + LATER_MS;
-    for (let i = 0; i < 2; i++) replicas.push(createAgentsModule(stores, logger, config, later));
+    for (let i = 0; i < 2; i++) replicas.push(createAgentsModule(stores, logger, config, { now: later, billing: noBilling }));
     const local = clientsOf({ module: replicas[0]! });
     const [done] = await receiver.waitFor(1, (r) => r.headers['webhook-id'] === first.eventId);
     expect(done.status).toBe(200);

@@ -18,6 +18,7 @@ import {
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { putWithEvents } from '../../common/events/outbox.ts';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { eventRange, optionalEventTime } from '../event-time.ts';
 import { memoryDeleted, memorySubject, memoryWritten } from '../events.ts';
@@ -91,15 +92,20 @@ export function validatePut(req: PutMemoryRequest): MemoryWrite {
   };
 }
 
-export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
-  return writeMemory(ctx, validatePut(req));
+export async function putMemory(ctx: BrainContext, req: PutMemoryRequest, access = MemoryAccess.everything) {
+  return writeMemory(ctx, validatePut(req), { access });
 }
 
 /**
  * One validated write. `vector` is the embedding of the memory's text when the caller already
- * has it (PutMemories embeds a batch in one call).
+ * has it (PutMemories embeds a batch in one call); `access` narrows the duplicate check to what
+ * the caller may reach (services/brain/access.ts), so a refusal never names a hidden memory.
  */
-export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Float32Array) {
+export async function writeMemory(
+  ctx: BrainContext,
+  w: MemoryWrite,
+  { vector, access = MemoryAccess.everything }: { vector?: Float32Array; access?: MemoryAccess } = {},
+) {
   const { organizationId, namespace, key, content, title, tags, entities, source } = w;
   const id = memoryId(organizationId, namespace, key);
   const stored = await ctx.memories.get(id);
@@ -123,12 +129,15 @@ export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Fl
   ) {
     return repeatedWrite(ctx, existing, source);
   }
+  // A new memory must fit the plan's max_memories; refused here, before anything is stored.
+  if (!existing) await ctx.memoryLimit?.(organizationId);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   vector ??= (await ctx.stores.embedder.embed([memoryText(draft)]))[0]!;
   const exclude = new Set([key]);
   if (supersedes?.namespace === namespace) exclude.add(supersedes.key);
-  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude });
+  const visible = access.keyFilter(namespace);
+  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude, visible });
   if (check.duplicates.length > 0 && !w.allowDuplicate) {
     return create(PutMemoryResponseSchema, {
       memory: existing ? toMemory(existing) : undefined,
@@ -261,9 +270,10 @@ export function resultTokens(record: MemoryRecord): number {
   return estimateTokens(`${record.key} ${record.title}\n${record.content}`) + 16;
 }
 
-export async function searchMemories(ctx: BrainContext, req: SearchMemoriesRequest) {
+export async function searchMemories(ctx: BrainContext, req: SearchMemoriesRequest, access = MemoryAccess.everything) {
   const organizationId = requireOrganization(req.organizationId);
   const namespace = requireNamespace(req.namespace);
+  access.requireNamespace(namespace);
   const query = requireText('query', req.query, 2_000, { required: true });
   if (req.limit > 50) invalid('limit', `must be at most 50, got ${req.limit}`);
   if (req.tokenBudget !== 0 && (req.tokenBudget < 100 || req.tokenBudget > 50_000)) {
@@ -283,7 +293,14 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
     namespace,
     query,
     limit,
-    filter: { tags, entities, updatedAfter: after, updatedBefore: before, ...eventRange(req.eventAfter, req.eventBefore) },
+    filter: {
+      tags,
+      entities,
+      updatedAfter: after,
+      updatedBefore: before,
+      ...eventRange(req.eventAfter, req.eventBefore),
+      allowKey: access.keyFilter(namespace),
+    },
   });
   let budget = req.tokenBudget || Infinity;
   let truncated = false;

@@ -10,6 +10,7 @@ import {
   type RecallContextRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { eventRange, eventTimeOf } from '../event-time.ts';
 import { toContradiction, toQuestion } from '../items-record.ts';
@@ -41,11 +42,13 @@ interface Recall {
   now: number;
   /** Event times asked for (event_after, event_before). */
   range: { eventAfter?: number; eventBefore?: number };
+  /** What the caller may reach (services/brain/access.ts). */
+  access: MemoryAccess;
 }
 
 type PickedMap = Map<string, Picked>;
 
-function validate(ctx: BrainContext, req: RecallContextRequest): Recall {
+function validate(ctx: BrainContext, req: RecallContextRequest, access: MemoryAccess): Recall {
   const organizationId = requireOrganization(req.organizationId);
   const task = requireText('task', req.task.trim(), 4_000);
   const keys = req.keys.length ? requireRefs('keys', req.keys, 1, 20) : [];
@@ -60,17 +63,10 @@ function validate(ctx: BrainContext, req: RecallContextRequest): Recall {
   }
   if (req.limit > 50) invalid('limit', `must be at most 50, got ${req.limit}`);
   const range = eventRange(req.eventAfter, req.eventBefore);
-  return {
-    organizationId,
-    task,
-    keys,
-    entities,
-    namespaces,
-    budget: req.tokenBudget || 2_000,
-    limit: req.limit || 12,
-    now: ctx.now(),
-    range,
-  };
+  // A narrowed caller searches only the namespaces it may reach.
+  const searched = namespaces.filter((n) => access.allowsNamespace(n));
+  const [budget, limit] = [req.tokenBudget || 2_000, req.limit || 12];
+  return { organizationId, task, keys, entities, namespaces: searched, budget, limit, now: ctx.now(), range, access };
 }
 
 /** 1. The keys asked for, first and in order; returns the ones that do not exist. */
@@ -79,7 +75,8 @@ async function pickKeys(ctx: BrainContext, r: Recall, picked: PickedMap): Promis
   const records = (await ctx.memories.getMany(r.keys.map((k) => memoryId(r.organizationId, k.namespace, k.key)))).filter(isLive);
   const missing: MemoryRef[] = [];
   r.keys.forEach((k, i) => {
-    const record = records.find((m) => m.namespace === k.namespace && m.key === k.key);
+    // A memory the caller may not reach is missing to it, like one that does not exist.
+    const record = records.find((m) => m.namespace === k.namespace && m.key === k.key && r.access.allows(m.namespace, m.key));
     if (!record) {
       missing.push(create(MemoryRefSchema, { namespace: namespaceEnum(k.namespace), key: k.key }));
       return;
@@ -94,7 +91,14 @@ async function pickSearch(ctx: BrainContext, r: Recall, picked: PickedMap): Prom
   const vector = await ctx.queryEmbeddings.embed(r.task);
   const found = await Promise.all(
     r.namespaces.map((namespace) =>
-      hybridSearch(ctx, { organizationId: r.organizationId, namespace, query: r.task, vector, limit: r.limit, filter: r.range }),
+      hybridSearch(ctx, {
+        organizationId: r.organizationId,
+        namespace,
+        query: r.task,
+        vector,
+        limit: r.limit,
+        filter: { ...r.range, allowKey: r.access.keyFilter(namespace) },
+      }),
     ),
   );
   for (const result of found.flatMap((f) => f.results)) {
@@ -123,7 +127,7 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
   for (const namespace of r.namespaces) {
     const index = await ctx.indexes.fresh(r.organizationId, namespace);
     for (const entity of r.entities) {
-      const keys = index.keysForEntity(entity).filter((key) => index.matches(key, r.range));
+      const keys = index.keysForEntity(entity).filter((key) => index.matches(key, { ...r.range, allowKey: r.access.keyFilter(namespace) }));
       for (const key of keys.slice(0, r.limit)) wanted.push({ namespace, key });
     }
   }
@@ -148,8 +152,8 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
   }
 }
 
-export async function recallContext(ctx: BrainContext, req: RecallContextRequest) {
-  const r = validate(ctx, req);
+export async function recallContext(ctx: BrainContext, req: RecallContextRequest, access = MemoryAccess.everything) {
+  const r = validate(ctx, req, access);
   const picked: PickedMap = new Map();
   const missing = await pickKeys(ctx, r, picked);
   if (r.task) await pickSearch(ctx, r, picked);
@@ -159,10 +163,13 @@ export async function recallContext(ctx: BrainContext, req: RecallContextRequest
   const chosen = ordered.slice(0, Math.max(r.limit, ordered.filter((p) => p.reasons.includes('KEY')).length));
   // 4. Open contradictions and questions touching the chosen memories or the entities.
   const refs = chosen.map((p) => ({ namespace: p.record.namespace, key: p.record.key }));
-  const [contradictions, questions] = await Promise.all([
+  const [allContradictions, allQuestions] = await Promise.all([
     refs.length ? listContradictionRecords(ctx, r.organizationId, refs, 'open', 4 * MAX_CONTRADICTIONS) : [],
     refs.length || r.entities.length ? listQuestionRecords(ctx, r.organizationId, refs, r.entities, 'open', 4 * MAX_QUESTIONS) : [],
   ]);
+  // Items naming a memory the caller may not reach are left out.
+  const contradictions = allContradictions.filter((c) => access.allowsRefs(c.refs));
+  const questions = allQuestions.filter((q) => access.allowsRefs(q.refs));
   // 5. Render within the budget (recall-render.ts).
   const header = r.task ? `Organization memory for: ${r.task.length > 300 ? `${r.task.slice(0, 299)}…` : r.task}` : 'Organization memory';
   const composed = composeContext({ header, chosen, contradictions, questions, entities: r.entities, budget: r.budget });

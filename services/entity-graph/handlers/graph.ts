@@ -2,14 +2,17 @@ import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
   AssertRelationshipResponseSchema,
+  DeleteOrganizationDataResponseSchema,
   EntitySchema,
   GetEntityResponseSchema,
   RelationshipSchema,
   type AssertRelationshipRequest,
+  type DeleteOrganizationDataRequest,
   type GetEntityRequest,
 } from '../../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import { purgeBatch, purgeBatchOf } from '../../common/storage/records/purge.ts';
 
 export interface EntityRecord extends RecordDoc {
   organizationId: string;
@@ -101,4 +104,15 @@ export async function getEntity(ctx: GraphContext, req: GetEntityRequest) {
     outgoing: outgoing.map(toRelationship),
     incoming: incoming.map(toRelationship),
   });
+}
+
+/** Deletes the organization's entities and relationships, a batch per call (its deletion). */
+export async function deleteOrganizationData(ctx: GraphContext, req: DeleteOrganizationDataRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  const targets = [ctx.relationships, ctx.entities].map((c) => ({
+    collection: c as RecordCollection<RecordDoc>,
+    filter: { organizationId },
+  }));
+  const { deleted, done } = await purgeBatchOf(targets, purgeBatch(req.batchSize));
+  return create(DeleteOrganizationDataResponseSchema, { deleted: BigInt(deleted), done });
 }

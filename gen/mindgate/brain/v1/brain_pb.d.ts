@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { DeleteOrganizationDataRequestSchema, DeleteOrganizationDataResponseSchema } from "./organization_data_pb.js";
 
 /**
  * Describes the file mindgate/brain/v1/brain.proto.
@@ -2059,6 +2060,19 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof GetUsageRequestSchema;
     output: typeof GetUsageResponseSchema;
+  },
+  /**
+   * DeleteOrganizationData deletes the organization's memory: memories with their vectors,
+   * contradictions, questions and key sequences, a batch per call. Repeat until `done`; every
+   * call is safe to repeat, so an interrupted deletion is finished by calling again.
+   * PERMISSION_DENIED for a narrowed caller (MemoryAccess).
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.DeleteOrganizationData
+   */
+  deleteOrganizationData: {
+    methodKind: "unary";
+    input: typeof DeleteOrganizationDataRequestSchema;
+    output: typeof DeleteOrganizationDataResponseSchema;
   },
 }>;
 

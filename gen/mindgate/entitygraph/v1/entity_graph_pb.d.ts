@@ -213,6 +213,58 @@ export declare type GetEntityResponse = Message<"mindgate.entitygraph.v1.GetEnti
 export declare const GetEntityResponseSchema: GenMessage<GetEntityResponse>;
 
 /**
+ * DeleteOrganizationDataRequest names the organization whose data is deleted.
+ *
+ * @generated from message mindgate.entitygraph.v1.DeleteOrganizationDataRequest
+ */
+export declare type DeleteOrganizationDataRequest = Message<"mindgate.entitygraph.v1.DeleteOrganizationDataRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Most records deleted by this call (1-10000; 0 means 2000); call again while `done` is false.
+   *
+   * @generated from field: uint32 batch_size = 2;
+   */
+  batchSize: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.DeleteOrganizationDataRequest.
+ * Use `create(DeleteOrganizationDataRequestSchema)` to create a new message.
+ */
+export declare const DeleteOrganizationDataRequestSchema: GenMessage<DeleteOrganizationDataRequest>;
+
+/**
+ * DeleteOrganizationDataResponse says what this call deleted and whether anything is left.
+ *
+ * @generated from message mindgate.entitygraph.v1.DeleteOrganizationDataResponse
+ */
+export declare type DeleteOrganizationDataResponse = Message<"mindgate.entitygraph.v1.DeleteOrganizationDataResponse"> & {
+  /**
+   * Entities and relationships deleted by this call.
+   *
+   * @generated from field: uint64 deleted = 1;
+   */
+  deleted: bigint;
+
+  /**
+   * True when nothing of the organization is left.
+   *
+   * @generated from field: bool done = 2;
+   */
+  done: boolean;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.DeleteOrganizationDataResponse.
+ * Use `create(DeleteOrganizationDataResponseSchema)` to create a new message.
+ */
+export declare const DeleteOrganizationDataResponseSchema: GenMessage<DeleteOrganizationDataResponse>;
+
+/**
  * EntityGraphService holds the entities an organization's memories mention and the
  * relationships between them. Every relationship cites the memory that asserted it. Every RPC
  * needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming
@@ -243,6 +295,17 @@ export declare const EntityGraphService: GenService<{
     methodKind: "unary";
     input: typeof GetEntityRequestSchema;
     output: typeof GetEntityResponseSchema;
+  },
+  /**
+   * DeleteOrganizationData deletes the organization's entities and relationships (its deletion),
+   * a batch per call; repeat until `done`. Safe to repeat.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.DeleteOrganizationData
+   */
+  deleteOrganizationData: {
+    methodKind: "unary";
+    input: typeof DeleteOrganizationDataRequestSchema;
+    output: typeof DeleteOrganizationDataResponseSchema;
   },
 }>;
 

@@ -79,6 +79,11 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     release();
     throw error;
   }
+  return new EmbeddedVectorStore(db, { dimensions, busyTimeoutMs, approximateFrom }, release);
+}
+
+/** The table of one dimensionality, and the statements every operation uses. */
+function openTable(db: DatabaseSync, dimensions: number, busyTimeoutMs: number) {
   const table = `vectors_${dimensions}`;
   db.exec(`
     -- A 512-dimensional row is about 2 KB: on SQLite's default 4 KB pages only one fits per page,
@@ -95,13 +100,13 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       UNIQUE (organization, id)
     );
   `);
-
-  const statements = {
+  return {
     upsert: db.prepare(
       `INSERT INTO ${table} (organization, id, vector, payload) VALUES (?, ?, ?, ?)
        ON CONFLICT (organization, id) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
     ),
     remove: db.prepare(`DELETE FROM ${table} WHERE organization = ? AND id = ?`),
+    removeOrganization: db.prepare(`DELETE FROM ${table} WHERE organization = ?`),
     count: db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE organization = ?`),
     load: db.prepare(`SELECT id, vector, payload FROM ${table} WHERE organization = ?`),
     ping: db.prepare('SELECT 1 AS ok'),
@@ -111,136 +116,158 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       `SELECT organization, id, payload FROM ${table} WHERE (organization, id) > (?, ?) ORDER BY organization, id LIMIT ?`,
     ),
   };
+}
 
-  const loaded = new Map<string, MatrixIndex>();
-  let closed = false;
+class EmbeddedVectorStore implements VectorStore {
+  readonly kind = 'embedded';
+  readonly dimensions: number;
+  /** See EmbeddedVectorStoreOptions.approximateFrom. */
+  private readonly approximateFrom: number;
+  private readonly db: DatabaseSync;
+  private readonly statements: ReturnType<typeof openTable>;
+  /** Releases the process lock on the file. */
+  private readonly release: () => void;
+  /** The organizations' matrices loaded so far. */
+  private readonly loaded = new Map<string, MatrixIndex>();
+  private closed = false;
 
-  function assertOpen(): void {
-    if (closed) throw new Error('the embedded vector store is closed');
+  constructor(db: DatabaseSync, settings: { dimensions: number; busyTimeoutMs: number; approximateFrom: number }, release: () => void) {
+    this.db = db;
+    this.dimensions = settings.dimensions;
+    this.approximateFrom = settings.approximateFrom;
+    this.release = release;
+    this.statements = openTable(db, settings.dimensions, settings.busyTimeoutMs);
   }
 
-  function rowCount(organizationId: string): number {
-    return Number((statements.count.get(organizationId) as { n: number | bigint }).n);
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the embedded vector store is closed');
+  }
+
+  private rowCount(organizationId: string): number {
+    return Number((this.statements.count.get(organizationId) as { n: number | bigint }).n);
   }
 
   /** The organization's matrix, loading it on first use; undefined when it has no vectors. */
-  function indexOf(organizationId: string): MatrixIndex | undefined {
-    const existing = loaded.get(organizationId);
+  private indexOf(organizationId: string): MatrixIndex | undefined {
+    const existing = this.loaded.get(organizationId);
     if (existing) return existing;
-    const rows = rowCount(organizationId);
+    const rows = this.rowCount(organizationId);
     // Empty organizations are not cached, so looking up unknown names allocates nothing.
     if (rows === 0) return undefined;
     // Room for some growth without a rounding to a power of two that can waste a third.
-    const index = new MatrixIndex(dimensions, Math.ceil(rows * 1.125), approximateFrom);
-    for (const row of statements.load.iterate(organizationId)) {
+    const index = new MatrixIndex(this.dimensions, Math.ceil(rows * 1.125), this.approximateFrom);
+    for (const row of this.statements.load.iterate(organizationId)) {
       const payload = JSON.parse(row.payload as string) as Record<string, PayloadValue>;
       index.setBytes(row.id as string, row.vector as Uint8Array, payload);
     }
-    loaded.set(organizationId, index);
+    this.loaded.set(organizationId, index);
     return index;
   }
 
-  function transaction(work: () => void): void {
-    db.exec('BEGIN IMMEDIATE');
+  private transaction(work: () => void): void {
+    this.db.exec('BEGIN IMMEDIATE');
     try {
       work();
-      db.exec('COMMIT');
+      this.db.exec('COMMIT');
     } catch (error) {
-      db.exec('ROLLBACK');
+      this.db.exec('ROLLBACK');
       throw error;
     }
   }
 
-  return {
-    kind: 'embedded',
-    dimensions,
-
-    async upsert(points: VectorPoint[]): Promise<void> {
-      assertOpen();
-      const checked = checkPoints(points, dimensions);
-      if (checked.length === 0) return;
-      transaction(() => {
-        for (const point of checked) {
-          const bytes = new Uint8Array(point.vector.buffer, point.vector.byteOffset, point.vector.byteLength);
-          statements.upsert.run(point.organizationId, point.id, bytes, JSON.stringify(point.payload));
-        }
-      });
+  async upsert(points: VectorPoint[]): Promise<void> {
+    this.assertOpen();
+    const checked = checkPoints(points, this.dimensions);
+    if (checked.length === 0) return;
+    this.transaction(() => {
       for (const point of checked) {
-        loaded.get(point.organizationId)?.set(point.id, point.vector, point.payload);
+        const bytes = new Uint8Array(point.vector.buffer, point.vector.byteOffset, point.vector.byteLength);
+        this.statements.upsert.run(point.organizationId, point.id, bytes, JSON.stringify(point.payload));
       }
-    },
+    });
+    for (const point of checked) {
+      this.loaded.get(point.organizationId)?.set(point.id, point.vector, point.payload);
+    }
+  }
 
-    async delete(organizationId: string, ids: string[]): Promise<void> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const checked = checkIds(ids);
-      if (checked.length === 0) return;
-      transaction(() => {
-        for (const id of checked) statements.remove.run(organizationId, id);
-      });
-      const index = loaded.get(organizationId);
-      if (index) {
-        for (const id of checked) index.delete(id);
-        if (index.size === 0) loaded.delete(organizationId);
-      }
-    },
+  async delete(organizationId: string, ids: string[]): Promise<void> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const checked = checkIds(ids);
+    if (checked.length === 0) return;
+    this.transaction(() => {
+      for (const id of checked) this.statements.remove.run(organizationId, id);
+    });
+    const index = this.loaded.get(organizationId);
+    if (index) {
+      for (const id of checked) index.delete(id);
+      if (index.size === 0) this.loaded.delete(organizationId);
+    }
+  }
 
-    async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const query = normaliseVector(vector, dimensions, 'query vector');
-      const { limit, filter } = checkSearchOptions(options);
-      return indexOf(organizationId)?.search(query, limit, filter) ?? [];
-    },
+  async deleteOrganization(organizationId: string): Promise<void> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    this.statements.removeOrganization.run(organizationId);
+    this.loaded.delete(organizationId);
+  }
 
-    async count(organizationId: string, filter?: VectorFilter): Promise<number> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const checked = checkFilter(filter);
-      if (!checked || Object.keys(checked).length === 0) {
-        // SQLite answers without loading the organization's matrix.
-        return loaded.get(organizationId)?.size ?? rowCount(organizationId);
-      }
-      return indexOf(organizationId)?.count(checked) ?? 0;
-    },
+  async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const query = normaliseVector(vector, this.dimensions, 'query vector');
+    const { limit, filter } = checkSearchOptions(options);
+    return this.indexOf(organizationId)?.search(query, limit, filter) ?? [];
+  }
 
-    async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const found: StoredPoint[] = [];
-      for (const id of new Set(checkIds(ids))) {
-        const row = statements.get.get(organizationId, id) as { payload: string } | undefined;
-        if (row) found.push({ organizationId, id, payload: JSON.parse(row.payload) });
-      }
-      return found;
-    },
+  async count(organizationId: string, filter?: VectorFilter): Promise<number> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const checked = checkFilter(filter);
+    if (!checked || Object.keys(checked).length === 0) {
+      // SQLite answers without loading the organization's matrix.
+      return this.loaded.get(organizationId)?.size ?? this.rowCount(organizationId);
+    }
+    return this.indexOf(organizationId)?.count(checked) ?? 0;
+  }
 
-    async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
-      assertOpen();
-      const { after, limit } = checkScanOptions(options);
-      const rows = (after === undefined ? statements.scanFirst.all(limit) : statements.scanAfter.all(...scanCursor(after), limit)) as {
-        organization: string;
-        id: string;
-        payload: string;
-      }[];
-      const points = rows.map((row) => ({ organizationId: row.organization, id: row.id, payload: JSON.parse(row.payload) }));
-      const last = rows.at(-1);
-      return { points, next: rows.length === limit && last ? JSON.stringify([last.organization, last.id]) : undefined };
-    },
+  async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const found: StoredPoint[] = [];
+    for (const id of new Set(checkIds(ids))) {
+      const row = this.statements.get.get(organizationId, id) as { payload: string } | undefined;
+      if (row) found.push({ organizationId, id, payload: JSON.parse(row.payload) });
+    }
+    return found;
+  }
 
-    async ping(): Promise<void> {
-      assertOpen();
-      statements.ping.get();
-    },
+  async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
+    this.assertOpen();
+    const { after, limit } = checkScanOptions(options);
+    const { scanFirst, scanAfter } = this.statements;
+    const rows = (after === undefined ? scanFirst.all(limit) : scanAfter.all(...scanCursor(after), limit)) as {
+      organization: string;
+      id: string;
+      payload: string;
+    }[];
+    const points = rows.map((row) => ({ organizationId: row.organization, id: row.id, payload: JSON.parse(row.payload) }));
+    const last = rows.at(-1);
+    return { points, next: rows.length === limit && last ? JSON.stringify([last.organization, last.id]) : undefined };
+  }
 
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      loaded.clear();
-      db.close();
-      release();
-    },
-  };
+  async ping(): Promise<void> {
+    this.assertOpen();
+    this.statements.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.loaded.clear();
+    this.db.close();
+    this.release();
+  }
 }
 
 /** The (organization, id) a scan page ended at, from its `next`. */
