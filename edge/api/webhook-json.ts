@@ -35,7 +35,7 @@ const EventTypes = z
 const Url = z.string().max(2_000, { error: 'must be at most 2000 characters' }).meta({
   description:
     'An http(s) URL; it must not resolve to a loopback, private, link-local or metadata address unless the operator allows them.',
-  example: 'https://hooks.example.com/mindgate',
+  example: 'https://93.184.215.14/mindgate',
 });
 const Description = z
   .string()
@@ -84,7 +84,7 @@ export const UpdateWebhookEndpointSchema = z
   .object({ url: Url.optional(), event_types: EventTypes.optional(), description: Description.optional(), enabled: z.boolean().optional() })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), { error: 'give at least one of url, event_types, description, enabled' })
-  .meta({ title: 'UpdateWebhookEndpoint' });
+  .meta({ title: 'UpdateWebhookEndpoint', minProperties: 1 });
 
 export const RotateSecretSchema = z
   .object({

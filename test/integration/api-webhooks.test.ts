@@ -139,7 +139,7 @@ describe('webhook endpoints', () => {
       expect(ops).toContain(id);
     }
     const create = doc.components.schemas.CreateWebhookEndpoint;
-    expect(create.properties.url.example).toBe('https://hooks.example.com/mindgate');
+    expect(create.properties.url.example).toBe('https://93.184.215.14/mindgate');
     expect(create.properties.event_types.example).toContain('memory.*');
   });
 });
