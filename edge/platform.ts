@@ -154,8 +154,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     metadata.listening(edge.listeners.auth.url);
     mail.start();
     // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
+    // Replicas share the work; an operator may leave it to some of them (WEBHOOK_RELAY=false).
     const relay = createEventRelay(ctx);
-    relay.start();
+    if (config.webhookRelay) relay.start();
     const urls = Object.fromEntries(Object.entries(edge.listeners).map(([name, l]) => [name, l.url])) as Record<SurfaceName, string>;
     return {
       ctx,
