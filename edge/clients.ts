@@ -13,6 +13,8 @@ import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
+import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
+import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainPassService } from '../gen/mindgate/billing/v1/brain_pass_pb.js';
 import { CheckoutService } from '../gen/mindgate/billing/v1/checkout_pb.js';
@@ -49,6 +51,10 @@ export interface ServiceClients {
   /** Runs on threads, their queue and leases (served by the agents service). */
   runs: Client<typeof RunsService>;
   billing: Client<typeof BillingService>;
+  /** Webhook endpoints, deliveries and publishing (served by the agents service). */
+  webhooks: Client<typeof WebhooksService>;
+  /** Each event-producing service's outbox, by service: what the webhooks relay takes events from. */
+  outboxes: { brain: Client<typeof EventOutboxService>; agents: Client<typeof EventOutboxService> };
   /** Checkouts and the payment provider's webhooks (served by the billing service). */
   checkouts: Client<typeof CheckoutService>;
   /** Invoices (served by the billing service). */
@@ -118,6 +124,8 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     threads: client(ThreadsService, 'agents'),
     runs: client(RunsService, 'agents'),
     billing: client(BillingService, 'billing'),
+    webhooks: client(WebhooksService, 'agents'),
+    outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },
     checkouts: client(CheckoutService, 'billing'),
     invoices: client(InvoicesService, 'billing'),
     brainPass: client(BrainPassService, 'billing'),

@@ -46,6 +46,8 @@ export interface EdgeConfig {
   logLevel: string;
   /** Log every successful request at info (true) or debug (false). */
   accessLog: boolean;
+  /** Whether this replica relays the services' events to the webhooks service (edge/webhooks/relay.ts). */
+  webhookRelay: boolean;
   shutdownGraceMs: number;
   /** Every listener: a request body with no progress this long gets a 408 (edge/http/body-deadlines.ts). */
   bodyTimeoutMs: number;
@@ -112,6 +114,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     internalToken: readSecret(env, 'INTERNAL_TOKEN', 32),
     logLevel: readLogLevel(env),
     accessLog: readBool(env, 'ACCESS_LOG', true),
+    webhookRelay: readBool(env, 'WEBHOOK_RELAY', true),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
     bodyTimeoutMs: readInt(env, 'BODY_TIMEOUT_MS', 30_000, { min: 50, max: 3_600_000 }),
     requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 120_000, { min: 50, max: 86_400_000 }),

@@ -119,6 +119,21 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   updateCurrentUser: account,
   deleteCurrentUser: account,
   listCurrentUserMemberships: account,
+  // Webhooks: a signed-in owner or admin creates endpoints and rotates their secrets (credentials
+  // of the receiving side); automation manages and redelivers with an "admin" key.
+  createWebhookEndpoint: admin,
+  listWebhookEndpoints: automatable,
+  getWebhookEndpoint: automatable,
+  updateWebhookEndpoint: automatable,
+  deleteWebhookEndpoint: automatable,
+  rotateWebhookEndpointSecret: admin,
+  sendWebhookTestEvent: automatable,
+  listWebhookDeliveries: automatable,
+  getWebhookDelivery: automatable,
+  redeliverWebhookDelivery: automatable,
+  redeliverWebhookEndpoint: automatable,
+  listWebhookEventTypes: read,
+  getWebhookUsage: read,
   // Billing: anyone reads the plans and the subscription; only owners spend the organization's money.
   listPlans: read,
   getSubscription: read,

@@ -34,6 +34,8 @@ import { billingCheckoutRoutes } from './billing-checkouts.ts';
 import { billingInvoiceRoutes } from './billing-invoices.ts';
 import { billingSubscriptionRoutes } from './billing-subscription.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
+import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
+import { webhookEndpointRoutes } from './webhook-endpoints.ts';
 import {
   errors,
   iso,
@@ -158,6 +160,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...threadRoutes(deps),
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
+    ...webhookEndpointRoutes(deps),
+    ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),
     ...billingCheckoutRoutes(deps),
     ...billingInvoiceRoutes(deps),

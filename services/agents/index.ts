@@ -12,7 +12,11 @@ import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations
 import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadsService } from '../../gen/mindgate/agents/v1/threads_pb.js';
+import { EventOutboxService } from '../../gen/mindgate/events/v1/outbox_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import { outboxRoutes } from '../common/events/outbox-routes.ts';
+import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
+import { loadKeyEncryption } from '../common/key-encryption.ts';
 import type { ServiceDeps } from '../modules.ts';
 import { withMemberLimit } from './handlers/member-limit.ts';
 import type { Logger } from '../common/log.ts';
@@ -92,6 +96,9 @@ import {
   type StepRecord,
 } from './handlers/runs.ts';
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
+import { SUBJECTS } from './events.ts';
+import { webhooksModule } from './webhooks/module.ts';
+import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 
@@ -104,21 +111,43 @@ interface Contexts {
   keys: ApiKeysContext;
   users: UsersContext;
   runs: RunsContext;
+  /** The service's events (members, invitations, API keys, endpoints disabled), relayed to webhooks. */
+  events: EventOutbox;
+  webhooks: WebhookCollections;
   deletion: OrganizationDeletionContext;
 }
 
 /** Opens every collection of the service, with its indexes, once. */
-function openContexts(stores: Stores, config: ModuleConfig, now: () => number): Contexts {
+function openContexts(stores: Stores, config: ModuleConfig, logger: Logger, now: () => number): Contexts {
   const records = stores.records;
+  const memberships = records.collection<MembershipRecord>('memberships', {
+    indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
+  });
+  const invitations = records.collection<InvitationRecord>('invitations', {
+    indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+  });
+  const apiKeys = records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] });
+  const webhooks = openWebhookCollections(records);
+  const events = createEventOutbox({
+    records,
+    collection: 'agents_event_outbox',
+    subjects: {
+      [SUBJECTS.memberships]: memberships,
+      [SUBJECTS.invitations]: invitations,
+      [SUBJECTS.apiKeys]: apiKeys,
+      [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
+    },
+    logger,
+    now,
+  });
   const teamMembers = records.collection<TeamMemberRecord>('team_members', {
     indexes: [{ fields: ['teamId', 'addedAt'] }, { fields: ['organizationId', 'userId'] }, { fields: ['userId'] }],
   });
   const orgs: OrganizationsContext = {
     teamMembers,
     organizations: records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
-    memberships: records.collection<MembershipRecord>('memberships', {
-      indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
-    }),
+    memberships,
+    events,
     now,
   };
   const teams: TeamsContext = {
@@ -140,23 +169,28 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     organizations: orgs.organizations,
     now,
   };
-  const invitations: InvitationsContext = {
-    ...orgs,
-    teams: teams.teams,
-    invitations: records.collection<InvitationRecord>('invitations', {
-      indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
-    }),
-  };
-  const keys: ApiKeysContext = {
-    apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-    teams: teams.teams,
-    now,
-  };
+  const keys: ApiKeysContext = { apiKeys, teams: teams.teams, events, now };
   // What an organization's deletion purges: investigations (steps before their runs, messages
-  // before their threads), team members before teams and memberships, the audit log last.
+  // before their threads), team members before teams and memberships, its webhooks (deliveries
+  // and their log before the endpoints), the audit log last.
   const runs = openRuns(stores, now);
-  const investigations = [runs.steps, runs.runs, runs.threads.messages, runs.threads.counters, runs.threads.threads];
-  const owned = [...investigations, teamMembers, teams.teams, invitations.invitations, orgs.memberships, agents.agents, audit.events];
+  const owned = [
+    runs.steps,
+    runs.runs,
+    runs.threads.messages,
+    runs.threads.counters,
+    runs.threads.threads,
+    teamMembers,
+    teams.teams,
+    invitations,
+    orgs.memberships,
+    agents.agents,
+    webhooks.attempts,
+    webhooks.deliveries,
+    webhooks.events,
+    webhooks.endpoints,
+    audit.events,
+  ];
   const deletion: OrganizationDeletionContext = {
     organizations: orgs.organizations as RecordCollection<RecordDoc>,
     apiKeys: keys.apiKeys as RecordCollection<RecordDoc>,
@@ -166,11 +200,13 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     agents,
     orgs,
     audit,
-    invitations,
+    invitations: { ...orgs, teams: teams.teams, invitations },
     teams,
     keys,
     users: openUsers(stores, config, orgs, now),
     runs,
+    events,
+    webhooks,
     deletion,
   };
 }
@@ -239,6 +275,7 @@ function openUsers(stores: Stores, config: ModuleConfig, orgs: OrganizationsCont
     attempts: records.collection('auth_sign_in_attempts'),
     memberships: orgs.memberships,
     teamMembers: orgs.teamMembers,
+    events: orgs.events,
     signInAttempts: config.accounts.signInAttempts,
     signInWindowMs: config.accounts.signInWindowSeconds * 1000,
     now,
@@ -318,9 +355,18 @@ export function createAgentsModule(
   config: ModuleConfig,
   deps?: Pick<ServiceDeps, 'now' | 'billing'>,
 ): RpcServiceModule {
-  const contexts = openContexts(stores, config, deps?.now ?? Date.now);
+  const now = deps?.now ?? Date.now;
+  const contexts = openContexts(stores, config, logger, now);
   // The plan's max_members, asked of the billing service (none for a module built without it).
   contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
+  const webhooks = webhooksModule({
+    collections: contexts.webhooks,
+    outbox: contexts.events,
+    kek: loadKeyEncryption(config.keyEncryption),
+    config: config.webhooks,
+    logger,
+    now,
+  });
   return {
     services: [
       AgentsService,
@@ -332,12 +378,18 @@ export function createAgentsModule(
       TeamsService,
       ThreadsService,
       RunsService,
+      EventOutboxService,
+      ...webhooks.services,
     ],
     routes: (router) => {
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
+      // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
+      outboxRoutes(router, contexts.events);
+      webhooks.routes(router);
     },
+    close: webhooks.close,
     // Only the records store: this service keeps no vectors.
     probe: () => stores.probe(['records']),
   };

@@ -1,3 +1,4 @@
+import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
 import type { Logger } from '../common/log.ts';
 import type { Stores } from '../common/stores.ts';
 import type { GraphClient } from './graph-sync.ts';
@@ -15,6 +16,8 @@ export interface BrainContext {
   memories: RecordCollection<MemoryRecord>;
   contradictions: RecordCollection<ContradictionRecord>;
   questions: RecordCollection<QuestionRecord>;
+  /** The Brain's events, written with the changes that make them (events.ts). */
+  events: EventOutbox;
   indexes: IndexRegistry;
   /** Embeddings of recent queries (search and recall). */
   queryEmbeddings: QueryEmbeddings;
@@ -57,11 +60,19 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
   const questions = stores.records.collection<QuestionRecord>('memory_questions', {
     indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
   });
+  const events = createEventOutbox({
+    records: stores.records,
+    collection: 'brain_event_outbox',
+    subjects: { memories, memory_contradictions: contradictions, memory_questions: questions },
+    logger,
+    now,
+  });
   return {
     stores,
     memories,
     contradictions,
     questions,
+    events,
     indexes: new IndexRegistry({ memories, sequences, now }),
     queryEmbeddings: new QueryEmbeddings(stores.embedder),
     weights: { ...DEFAULT_WEIGHTS, ...options.weights },

@@ -1,5 +1,8 @@
+import type { ConnectRouter } from '@connectrpc/connect';
 import { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { EventOutboxService } from '../../gen/mindgate/events/v1/outbox_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import { outboxRoutes } from '../common/events/outbox-routes.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -30,8 +33,12 @@ export function createBrainModule(
   const vectorSync = startVectorSync(ctx, { onPass: metrics.countPass });
   const graphSync = startGraphSync(ctx);
   return {
-    services: [BrainService],
-    routes: brainRoutes(ctx),
+    services: [BrainService, EventOutboxService],
+    routes: (router: ConnectRouter) => {
+      brainRoutes(ctx)(router);
+      // The Brain's events, taken by the webhooks relay (edge/webhooks/relay.ts).
+      outboxRoutes(router, ctx.events);
+    },
     probe: () => stores.probe(),
     registerMetrics: metrics.register,
     close: async () => {

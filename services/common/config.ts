@@ -199,11 +199,46 @@ export function readAccountsConfig(env: Env): AccountsConfig {
   };
 }
 
+/** Webhooks (the agents service's WebhooksService): where and how events are delivered. */
+export interface WebhooksConfig {
+  /** Endpoints may resolve to loopback, private, link-local and metadata addresses (tests, closed networks). */
+  allowPrivateUrls: boolean;
+  /** One attempt's deadline: connecting, sending, and the answer. */
+  timeoutMs: number;
+  /** The wait after the first failed attempt; each next one is 3 times longer (up to 6 hours), ±20%. */
+  retryBaseMs: number;
+  /** Attempts before a delivery is given up (11 at the default base: about a day). */
+  maxAttempts: number;
+  /** Attempts in flight to one endpoint at once, across replicas. */
+  endpointConcurrency: number;
+  /** An endpoint whose attempts have all failed this long (and at least disableAfterFailures of them) is disabled. */
+  disableAfterMs: number;
+  disableAfterFailures: number;
+  /** How long a rotated-out secret keeps signing, unless the rotation says otherwise. */
+  secretOverlapSeconds: number;
+}
+
+export function readWebhooksConfig(env: Env): WebhooksConfig {
+  return {
+    allowPrivateUrls: readBool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    timeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+    retryBaseMs: readInt(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, { min: 10, max: 3_600_000 }),
+    maxAttempts: readInt(env, 'WEBHOOK_MAX_ATTEMPTS', 11, { min: 1, max: 30 }),
+    endpointConcurrency: readInt(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, { min: 1, max: 64 }),
+    disableAfterMs: readInt(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 259_200, { min: 0, max: 31_536_000 }) * 1000,
+    disableAfterFailures: readInt(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 20, { min: 1, max: 100_000 }),
+    secretOverlapSeconds: readInt(env, 'WEBHOOK_SECRET_OVERLAP_SECONDS', 86_400, { min: 0, max: 604_800 }),
+  };
+}
+
 /** What a service module is built with besides its stores (SERVICE_MODULES). */
 export interface ModuleConfig {
   accounts: AccountsConfig;
   /** The entity-graph service's own settings (its model extractor). */
   entityGraph: EntityGraphConfig;
+  webhooks: WebhooksConfig;
+  /** The key-encryption key that seals the secrets a service keeps (webhook signing secrets). */
+  keyEncryption: KeyEncryptionConfig;
 }
 
 /** The Prometheus endpoint of a process (services/common/metrics/listener.ts); absent: none. */
@@ -256,6 +291,7 @@ export function readLogLevel(env: Env): string {
 
 export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number): ServiceConfig {
   const { variable, port } = SERVICE_PORTS[name];
+  const storage = readStorageConfig(env, cpuCount);
   return {
     host: readString(env, 'GRPC_HOST', '127.0.0.1'),
     port: readPort(env, variable, port),
@@ -265,8 +301,10 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
     handshakeTimeoutMs: readInt(env, 'GRPC_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 50, max: 600_000 }),
     idleTimeoutMs: readInt(env, 'GRPC_IDLE_TIMEOUT_MS', 300_000, { min: 50, max: 86_400_000 }),
-    storage: readStorageConfig(env, cpuCount),
+    storage,
     accounts: readAccountsConfig(env),
+    webhooks: readWebhooksConfig(env),
+    keyEncryption: storage.keyEncryption,
     metrics: readMetricsConfig(env),
     entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,
     entityGraph: readEntityGraphConfig(env),

@@ -26,6 +26,8 @@ const FILL: Record<string, string> = {
   team_id: 'team_nothing',
   thread_id: 'thr_nothing',
   run_id: 'run_nothing',
+  endpoint_id: 'whe_nothingnothingnothin',
+  delivery_id: 'dlv_000000000000000000000000',
   checkout_id: 'chk_nothingnothingnothingnot',
   entity_id: 'no-such-entity',
   relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',

@@ -295,6 +295,8 @@ describe('grpcurl through reflection', () => {
       'grpc.reflection.v1.ServerReflection',
       'grpc.reflection.v1alpha.ServerReflection',
       'mindgate.brain.v1.BrainService',
+      // The Brain's events, taken by the webhooks relay.
+      'mindgate.events.v1.EventOutboxService',
     ]);
     const describe = await run(grpcurl!, ['-plaintext', brainAddress, 'describe', 'mindgate.brain.v1.BrainService']);
     expect(describe.stdout).toContain(

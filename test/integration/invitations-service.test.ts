@@ -27,6 +27,8 @@ import {
 } from '../../services/agents/handlers/invitations.ts';
 import { createOrganization, type MembershipRecord, type OrganizationRecord } from '../../services/agents/handlers/organizations.ts';
 import type { TeamMemberRecord, TeamRecord } from '../../services/agents/handlers/teams.ts';
+import { createEventOutbox } from '../../services/common/events/outbox.ts';
+import { createLogger } from '../../services/common/log.ts';
 import type { RecordStore } from '../../services/common/storage/records/interface.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 
@@ -39,12 +41,21 @@ let org: string;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-invitations-'));
   store = createSqliteRecordStore({ path: path.join(dir, 'records.sqlite'), now: () => clock });
+  const memberships = store.collection<MembershipRecord>('memberships');
+  const invitations = store.collection<InvitationRecord>('invitations');
   ctx = {
     organizations: store.collection<OrganizationRecord>('organizations'),
-    memberships: store.collection<MembershipRecord>('memberships'),
-    invitations: store.collection<InvitationRecord>('invitations'),
+    memberships,
+    invitations,
     teamMembers: store.collection<TeamMemberRecord>('team_members'),
     teams: store.collection<TeamRecord>('teams'),
+    events: createEventOutbox({
+      records: store,
+      collection: 'agents_event_outbox',
+      subjects: { memberships, invitations },
+      logger: createLogger({ level: 'silent' }),
+      now: () => clock,
+    }),
     now: () => clock,
   };
   org = (await createOrganization(ctx, create(CreateOrganizationRequestSchema, { name: 'Clockwork', ownerUserId: 'usr_owner' })))

@@ -77,7 +77,12 @@ describe('the brain process dies in the middle of calls', () => {
   let api: { organizationId: string; key: string };
   beforeAll(async () => {
     await startBrain();
-    platform = await startTestPlatform({ BRAIN_SERVICE_ADDR: brain!.address, INTERNAL_TOKEN: TOKEN, GATEWAY_KEYS: GATEWAY_KEY });
+    platform = await startTestPlatform({
+      BRAIN_SERVICE_ADDR: brain!.address,
+      INTERNAL_TOKEN: TOKEN,
+      GATEWAY_KEYS: GATEWAY_KEY,
+      WEBHOOK_RELAY: 'false',
+    });
     api = await apiKeyOf(platform);
     mcp = await mcpClient(platform, api.organizationId);
   }, 120_000);
@@ -146,7 +151,8 @@ describe('a connection cut under a call', () => {
   beforeAll(async () => {
     if (!brain || brain.child.exitCode !== null || brain.child.signalCode !== null) await startBrain();
     proxy = await startCuttingProxy(brain!.address);
-    platform = await startTestPlatform({ BRAIN_SERVICE_ADDR: proxy.address, INTERNAL_TOKEN: TOKEN });
+    // No webhooks relay: its long poll of the brain's outbox would share the connection being cut.
+    platform = await startTestPlatform({ BRAIN_SERVICE_ADDR: proxy.address, INTERNAL_TOKEN: TOKEN, WEBHOOK_RELAY: 'false' });
   }, 120_000);
   afterAll(async () => {
     await platform?.stop();

@@ -18,7 +18,9 @@ import {
   type RotateApiKeyRequest,
   type VerifyApiKeyRequest,
 } from '../../../gen/mindgate/agents/v1/api_keys_pb.js';
+import { deleteWithEvents, putWithEvents, type EventOutbox } from '../../common/events/outbox.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { apiKeyEvent, apiKeySubject } from '../events.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/api-key-scopes.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
@@ -42,6 +44,8 @@ export interface ApiKeysContext {
   apiKeys: RecordCollection<ApiKeyRecord>;
   /** To check that a key's team belongs to its organization. */
   teams: RecordCollection<TeamRecord>;
+  /** The service's events, written with the changes that make them (../events.ts). */
+  events: EventOutbox;
   now: () => number;
 }
 
@@ -132,7 +136,9 @@ export async function createApiKey(ctx: ApiKeysContext, req: CreateApiKeyRequest
     scopes,
     teamId,
   };
-  await ctx.apiKeys.put(record, { expect: null });
+  await putWithEvents(ctx.events, apiKeySubject(ctx.apiKeys), record, undefined, [apiKeyEvent('api_key.created', record)], {
+    expect: null,
+  });
   return create(CreateApiKeyResponseSchema, { apiKey: toApiKey(record), secret });
 }
 
@@ -153,7 +159,8 @@ export async function rotateApiKey(ctx: ApiKeysContext, req: RotateApiKeyRequest
   const record = await ownedKey(ctx, organizationId, keyId);
   const secret = newSecret(keyId);
   const rotated: ApiKeyRecord = { ...record, prefix: secret.slice(0, 12), hash: hashOf(secret), rotatedAt: ctx.now() };
-  if (!(await ctx.apiKeys.put(rotated, { expect: { hash: record.hash } }))) {
+  const events = [apiKeyEvent('api_key.rotated', rotated)];
+  if (!(await putWithEvents(ctx.events, apiKeySubject(ctx.apiKeys), rotated, record, events, { expect: { hash: record.hash } }))) {
     throw new ConnectError('the key was rotated or revoked concurrently; retry', Code.Aborted);
   }
   return create(RotateApiKeyResponseSchema, { apiKey: toApiKey(rotated), secret });
@@ -162,8 +169,8 @@ export async function rotateApiKey(ctx: ApiKeysContext, req: RotateApiKeyRequest
 export async function revokeApiKey(ctx: ApiKeysContext, req: RevokeApiKeyRequest) {
   const organizationId = requireOrganization(req.organizationId);
   const keyId = requireKeyId(req.keyId);
-  await ownedKey(ctx, organizationId, keyId);
-  await ctx.apiKeys.delete(keyId);
+  const record = await ownedKey(ctx, organizationId, keyId);
+  await deleteWithEvents(ctx.events, apiKeySubject(ctx.apiKeys), record, [apiKeyEvent('api_key.revoked', record)]);
   return create(RevokeApiKeyResponseSchema, {});
 }
 

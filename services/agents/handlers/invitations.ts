@@ -21,6 +21,7 @@ import {
   type ResendInvitationRequest,
   type RevokeInvitationRequest,
 } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { invalid, requireList, requireOrganization } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import type { MemberLimit } from './member-limit.ts';
@@ -36,6 +37,7 @@ import {
   type OrganizationsContext,
   type RoleName,
 } from './organizations.ts';
+import { invitationEvent, invitationSubject, memberAdded, memberUpdated, membershipSubject } from '../events.ts';
 import type { TeamMemberRecord, TeamRecord } from './teams.ts';
 
 export const INVITATION_TTL_MS = 7 * 86_400_000;
@@ -151,7 +153,9 @@ export async function createInvitation(ctx: InvitationsContext, req: CreateInvit
     expireAt: now + INVITATION_TTL_MS,
     teamIds,
   };
-  await ctx.invitations.put(record, { expect: null });
+  await putWithEvents(ctx.events, invitationSubject(ctx.invitations), record, undefined, [invitationEvent('invitation.created', record)], {
+    expect: null,
+  });
   return create(CreateInvitationResponseSchema, { invitation: toInvitation(record, now), token });
 }
 
@@ -178,7 +182,9 @@ export async function resendInvitation(ctx: InvitationsContext, req: ResendInvit
   const token = newToken();
   const now = ctx.now();
   const next: InvitationRecord = { ...current, tokenHash: hashOf(token), invitedBy, expireAt: now + INVITATION_TTL_MS };
-  if (!(await ctx.invitations.put(next, { expect: { tokenHash: current.tokenHash, state: 'pending' } }))) {
+  const resent = [invitationEvent('invitation.resent', next)];
+  const expect = { tokenHash: current.tokenHash, state: 'pending' };
+  if (!(await putWithEvents(ctx.events, invitationSubject(ctx.invitations), next, current, resent, { expect }))) {
     throw new ConnectError('the invitation changed concurrently; try again', Code.Aborted);
   }
   return create(ResendInvitationResponseSchema, { invitation: toInvitation(next, now), token });
@@ -189,7 +195,12 @@ export async function revokeInvitation(ctx: InvitationsContext, req: RevokeInvit
   const current = await owned(ctx, organizationId, req.invitationId);
   if (current.state === 'accepted') throw new ConnectError('the invitation was already accepted', Code.FailedPrecondition);
   const next: InvitationRecord = { ...current, state: 'revoked' };
-  if (current.state === 'pending' && !(await ctx.invitations.put(next, { expect: { state: 'pending' } }))) {
+  const revoked = [invitationEvent('invitation.revoked', next)];
+  const subject = invitationSubject(ctx.invitations);
+  if (
+    current.state === 'pending' &&
+    !(await putWithEvents(ctx.events, subject, next, current, revoked, { expect: { state: 'pending' } }))
+  ) {
     throw new ConnectError('the invitation changed concurrently; try again', Code.Aborted);
   }
   return create(RevokeInvitationResponseSchema, { invitation: toInvitation(next, ctx.now()) });
@@ -227,7 +238,9 @@ export async function acceptInvitation(ctx: InvitationsContext, req: AcceptInvit
   const now = ctx.now();
   const accepted: InvitationRecord = { ...invitation, state: 'accepted', acceptedBy: userId, acceptedAt: now };
   // The compare-and-set on the token hash and state is what makes the link single-use.
-  if (!(await ctx.invitations.put(accepted, { expect: { tokenHash: invitation.tokenHash, state: 'pending' } }))) {
+  const events = [invitationEvent('invitation.accepted', accepted)];
+  const expect = { tokenHash: invitation.tokenHash, state: 'pending' };
+  if (!(await putWithEvents(ctx.events, invitationSubject(ctx.invitations), accepted, invitation, events, { expect }))) {
     throw new ConnectError('this invitation link is not valid: it was used, replaced, withdrawn or has expired', Code.NotFound);
   }
   const role = existing && RANK[existing.role] >= RANK[invitation.role] ? existing.role : invitation.role;
@@ -240,7 +253,8 @@ export async function acceptInvitation(ctx: InvitationsContext, req: AcceptInvit
     version: (existing?.version ?? (existing ? 1 : 0)) + 1,
     updatedAt: now,
   };
-  await ctx.memberships.put(membership);
+  const joined = existing ? memberUpdated(membership, existing.role) : [memberAdded(membership, 'invitation')];
+  await putWithEvents(ctx.events, membershipSubject(ctx.memberships), membership, existing, joined);
   const teamIds = await joinTeams(ctx, invitation, userId, now);
   return create(AcceptInvitationResponseSchema, {
     invitation: toInvitation(accepted, now),

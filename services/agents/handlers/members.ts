@@ -16,7 +16,9 @@ import {
   type RemoveMemberRequest,
   type UpdateMemberRoleRequest,
 } from '../../../gen/mindgate/agents/v1/organizations_pb.js';
+import { deleteWithEvents, putWithEvents } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
+import { memberAdded, memberRemoved, memberUpdated, membershipSubject } from '../events.ts';
 import { invalid, requireOrganization } from '../../common/rpc/validate.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import { leaveTeams } from './teams.ts';
@@ -52,7 +54,10 @@ async function requireAnotherOwner(ctx: OrganizationsContext, organizationId: st
 async function restoreIfOwnerless(ctx: OrganizationsContext, previous: MembershipRecord): Promise<void> {
   if (previous.role !== 'owner') return;
   if ((await ctx.memberships.count({ organizationId: previous.organizationId, role: 'owner' })) > 0) return;
-  await ctx.memberships.put({ ...previous, version: (previous.version ?? 1) + 2, updatedAt: ctx.now() });
+  const current = await ctx.memberships.get(previous._id);
+  const restored = { ...previous, version: (previous.version ?? 1) + 2, updatedAt: ctx.now() };
+  const events = current ? memberUpdated(restored, current.role) : [memberAdded(restored, 'direct')];
+  await putWithEvents(ctx.events, membershipSubject(ctx.memberships), restored, current, events);
   throw failure(LAST_OWNER, Code.FailedPrecondition, REASONS.lastOwner);
 }
 
@@ -85,7 +90,12 @@ export async function updateMemberRole(ctx: OrganizationsContext, req: UpdateMem
     if (current.role === role) return create(UpdateMemberRoleResponseSchema, { membership: toMembership(current) });
     if (current.role === 'owner') await requireAnotherOwner(ctx, organizationId);
     const next: MembershipRecord = { ...current, role, version: version + 1, updatedAt: ctx.now() };
-    if (await ctx.memberships.put(next, { expect: { version: current.version ?? null } })) {
+    const events = memberUpdated(next, current.role);
+    if (
+      await putWithEvents(ctx.events, membershipSubject(ctx.memberships), next, current, events, {
+        expect: { version: current.version ?? null },
+      })
+    ) {
       await restoreIfOwnerless(ctx, current);
       return create(UpdateMemberRoleResponseSchema, { membership: toMembership(next) });
     }
@@ -109,7 +119,7 @@ export async function removeMember(ctx: OrganizationsContext, req: RemoveMemberR
     throw new ConnectError('only an owner or admin may remove another member', Code.PermissionDenied);
   }
   if (current.role === 'owner') await requireAnotherOwner(ctx, organizationId);
-  await ctx.memberships.delete(current._id);
+  await deleteWithEvents(ctx.events, membershipSubject(ctx.memberships), current, [memberRemoved(current, leaving ? 'left' : 'removed')]);
   await restoreIfOwnerless(ctx, current);
   await leaveTeams(ctx.teamMembers, organizationId, userId);
   return create(RemoveMemberResponseSchema, {});

@@ -8,7 +8,9 @@ import {
   type TransferOwnershipRequest,
   type UpdateOrganizationRequest,
 } from '../../../gen/mindgate/agents/v1/organizations_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
+import { memberUpdated, membershipSubject } from '../events.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { UniqueViolationError } from '../../common/storage/records/errors.ts';
 import { requireSlug } from './slug.ts';
@@ -81,8 +83,8 @@ export async function transferOwnership(ctx: OrganizationsContext, req: Transfer
   const now = ctx.now();
   // The new owner first, so the organization is never without one.
   const promoted: MembershipRecord = { ...to, role: 'owner', version: (to.version ?? 1) + 1, updatedAt: now };
-  await ctx.memberships.put(promoted);
+  await putWithEvents(ctx.events, membershipSubject(ctx.memberships), promoted, to, memberUpdated(promoted, to.role));
   const stepped: MembershipRecord = { ...from, role: 'admin', version: (from.version ?? 1) + 1, updatedAt: now };
-  await ctx.memberships.put(stepped);
+  await putWithEvents(ctx.events, membershipSubject(ctx.memberships), stepped, from, memberUpdated(stepped, from.role));
   return create(TransferOwnershipResponseSchema, { from: toMembership(stepped), to: toMembership(promoted) });
 }

@@ -18,10 +18,12 @@ import {
   type GetOrganizationRequest,
   type ListOrganizationsRequest,
 } from '../../../gen/mindgate/agents/v1/organizations_pb.js';
+import { putWithEvents, type EventOutbox } from '../../common/events/outbox.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { UniqueViolationError } from '../../common/storage/records/errors.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
+import { memberAdded, memberUpdated, membershipSubject } from '../events.ts';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.ts';
 import { randomSuffix, requireSlug, slugFrom } from './slug.ts';
 import type { TeamMemberRecord } from './teams.ts';
@@ -60,6 +62,8 @@ export interface OrganizationsContext {
   memberships: RecordCollection<MembershipRecord>;
   /** Team memberships, which a member leaving the organization leaves too (teams.ts). */
   teamMembers: RecordCollection<TeamMemberRecord>;
+  /** The service's events, written with the changes that make them (../events.ts). */
+  events: EventOutbox;
   now: () => number;
 }
 
@@ -145,7 +149,9 @@ export async function createOrganization(ctx: OrganizationsContext, req: CreateO
     version: 1,
     updatedAt: organization.createdAt,
   };
-  await ctx.memberships.put(membership);
+  await putWithEvents(ctx.events, membershipSubject(ctx.memberships), membership, undefined, [
+    memberAdded(membership, 'organization_created'),
+  ]);
   return create(CreateOrganizationResponseSchema, {
     organization: toOrganization(organization),
     membership: toMembership(membership),
@@ -210,6 +216,7 @@ export async function addMember(ctx: OrganizationsContext, req: AddMemberRequest
     version: (existing?.version ?? (existing ? 1 : 0)) + 1,
     updatedAt: ctx.now(),
   };
-  await ctx.memberships.put(membership);
+  const events = existing ? memberUpdated(membership, existing.role) : [memberAdded(membership, 'direct')];
+  await putWithEvents(ctx.events, membershipSubject(ctx.memberships), membership, existing, events);
   return create(AddMemberResponseSchema, { membership: toMembership(membership) });
 }

@@ -6,7 +6,9 @@
 import { create } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { DeleteUserResponseSchema, type DeleteUserRequest } from '../../../gen/mindgate/agents/v1/users_pb.js';
+import { deleteWithEvents, putWithEvents } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
+import { memberAdded, memberRemoved, membershipSubject } from '../events.ts';
 import type { MembershipRecord } from './organizations.ts';
 import { existingUser, signInCounterId, type UsersContext } from './users.ts';
 
@@ -37,10 +39,11 @@ async function soleOwnerships(ctx: UsersContext, memberships: MembershipRecord[]
 async function removeMemberships(ctx: UsersContext, memberships: MembershipRecord[]): Promise<void> {
   const removed: MembershipRecord[] = [];
   for (const m of memberships) {
-    await ctx.memberships.delete(m._id);
+    await deleteWithEvents(ctx.events, membershipSubject(ctx.memberships), m, [memberRemoved(m, 'account_deleted')]);
     removed.push(m);
     if (m.role === 'owner' && (await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) === 0) {
-      for (const r of removed) await ctx.memberships.put(r);
+      for (const r of removed)
+        await putWithEvents(ctx.events, membershipSubject(ctx.memberships), r, undefined, [memberAdded(r, 'direct')]);
       throw lastOwner([m.organizationId]);
     }
   }

@@ -18,6 +18,7 @@ import {
   type GetUserRequest,
   type UpdateUserRequest,
 } from '../../../gen/mindgate/agents/v1/users_pb.js';
+import type { EventOutbox } from '../../common/events/outbox.ts';
 import { failure, REASON_KEY, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
@@ -51,6 +52,8 @@ export interface UsersContext {
   attempts: RecordCollection;
   memberships: RecordCollection<MembershipRecord>;
   teamMembers: RecordCollection<TeamMemberRecord>;
+  /** The service's events: a deleted account's memberships end with member.removed. */
+  events: EventOutbox;
   signInAttempts: number;
   signInWindowMs: number;
   now: () => number;

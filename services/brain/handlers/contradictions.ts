@@ -10,9 +10,11 @@ import {
   type ListContradictionsRequest,
   type ResolveContradictionRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { Filter } from '../../common/storage/records/interface.ts';
 import type { BrainContext } from '../context.ts';
+import { contradictionClosed, contradictionFlagged, contradictionSubject } from '../events.ts';
 import {
   ITEM_ID,
   itemDocId,
@@ -60,7 +62,7 @@ async function createOrFind(
     createdAt: ctx.now(),
     rev: 1,
   };
-  await ctx.contradictions.put(record, { expect: null });
+  await putWithEvents(ctx.events, contradictionSubject(ctx), record, undefined, [contradictionFlagged(record)], { expect: null });
   return { record, created: true };
 }
 
@@ -169,7 +171,8 @@ export async function resolveContradiction(ctx: BrainContext, req: ResolveContra
     resolvedBy: sourceOf(req.source),
     rev: record.rev + 1,
   };
-  if (!(await ctx.contradictions.put(updated, { expect: { rev: record.rev } }))) {
+  const events = [contradictionClosed(updated)];
+  if (!(await putWithEvents(ctx.events, contradictionSubject(ctx), updated, record, events, { expect: { rev: record.rev } }))) {
     throw new ConnectError(`contradiction ${id} changed concurrently: fetch it again`, Code.Aborted);
   }
   return create(ResolveContradictionResponseSchema, { contradiction: toContradiction(updated) });
@@ -207,7 +210,10 @@ export async function closeContradictions(ctx: BrainContext, organizationId: str
       resolvedBy: reason.source,
       rev: record.rev + 1,
     };
-    if (await ctx.contradictions.put(updated, { expect: { rev: record.rev } })) closed.push(updated);
+    const events = [contradictionClosed(updated)];
+    if (await putWithEvents(ctx.events, contradictionSubject(ctx), updated, record, events, { expect: { rev: record.rev } })) {
+      closed.push(updated);
+    }
   }
   return closed;
 }

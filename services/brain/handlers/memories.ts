@@ -16,10 +16,12 @@ import {
   type PutMemoryRequest,
   type SearchMemoriesRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { eventRange, optionalEventTime } from '../event-time.ts';
+import { memoryDeleted, memorySubject, memoryWritten } from '../events.ts';
 import { toContradiction } from '../items-record.ts';
 import {
   isLive,
@@ -173,7 +175,9 @@ export async function writeMemory(
     relationships: relationships.length > 0 ? relationships : undefined,
     graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
-  const written = await ctx.memories.put(record, { expect: stored ? { rev: stored.rev } : null });
+  const written = await putWithEvents(ctx.events, memorySubject(ctx), record, stored, [memoryWritten(record, !existing)], {
+    expect: stored ? { rev: stored.rev } : null,
+  });
   if (!written) {
     throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   }
@@ -379,7 +383,8 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     relationships: undefined,
     graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
-  const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
+  const events = [memoryDeleted(stored, sourceOf(req.source))];
+  const written = await putWithEvents(ctx.events, memorySubject(ctx), tombstone, stored, events, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
   await syncGraphNow(ctx, tombstone);

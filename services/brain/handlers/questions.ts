@@ -8,9 +8,11 @@ import {
   type ListQuestionsRequest,
   type ResolveQuestionRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { Filter } from '../../common/storage/records/interface.ts';
 import type { BrainContext } from '../context.ts';
+import { questionOpened, questionResolved, questionSubject } from '../events.ts';
 import { itemDocId, newItemId, toQuestion, type ItemStatusName, type QuestionRecord, type RefRecord } from '../items-record.ts';
 import { refString } from '../memory-record.ts';
 import { normalizeEntity } from '../search/lexical-index.ts';
@@ -38,7 +40,7 @@ export async function askQuestion(ctx: BrainContext, req: AskQuestionRequest) {
     createdAt: ctx.now(),
     rev: 1,
   };
-  await ctx.questions.put(record, { expect: null });
+  await putWithEvents(ctx.events, questionSubject(ctx), record, undefined, [questionOpened(record)], { expect: null });
   return create(AskQuestionResponseSchema, { question: toQuestion(record) });
 }
 
@@ -93,7 +95,8 @@ export async function resolveQuestion(ctx: BrainContext, req: ResolveQuestionReq
     throw new ConnectError(`question ${id} is already ${record.status}: ${record.resolution}`, Code.FailedPrecondition);
   }
   const updated: QuestionRecord = { ...record, ...change, resolvedAt: ctx.now(), resolvedBy: sourceOf(req.source), rev: record.rev + 1 };
-  if (!(await ctx.questions.put(updated, { expect: { rev: record.rev } }))) {
+  const events = [questionResolved(updated)];
+  if (!(await putWithEvents(ctx.events, questionSubject(ctx), updated, record, events, { expect: { rev: record.rev } }))) {
     throw new ConnectError(`question ${id} changed concurrently: fetch it again`, Code.Aborted);
   }
   return create(ResolveQuestionResponseSchema, { question: toQuestion(updated) });

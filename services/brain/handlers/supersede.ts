@@ -4,8 +4,10 @@
 // current again.
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { MemoryRef } from '../../../gen/mindgate/brain/v1/brain_pb.js';
+import { putWithEvents } from '../../common/events/outbox.ts';
 import { invalid } from '../../common/rpc/validate.ts';
 import type { BrainContext } from '../context.ts';
+import { memorySubject, memorySuperseded } from '../events.ts';
 import type { ContradictionRecord } from '../items-record.ts';
 import { isLive, memoryId, refString, type MemoryRecord, type MemoryRefRecord, type SourceRecord } from '../memory-record.ts';
 import { closeContradictions } from './contradictions.ts';
@@ -41,7 +43,9 @@ async function setSupersededBy(ctx: BrainContext, id: string, to: MemoryRefRecor
     if (!to && !current) return;
     const updated: MemoryRecord = { ...record, supersededBy: to, rev: record.rev + 1 };
     if (!to) delete updated.supersededBy;
-    if (await ctx.memories.put(updated, { expect: { rev: record.rev } })) return;
+    // Marking is an event (memory.superseded); making a memory current again has no type yet.
+    const events = to ? [memorySuperseded(record, to)] : [];
+    if (await putWithEvents(ctx.events, memorySubject(ctx), updated, record, events, { expect: { rev: record.rev } })) return;
   }
   throw new ConnectError(`memory ${id.split('/').slice(1).join('/')} is being changed by many writers: retry`, Code.Aborted);
 }

@@ -1,0 +1,156 @@
+// The event catalogue: every type of event the platform publishes as a webhook, with the schema
+// of its `data`. Producers emit with `event(type, data)`, typed by the schema, and the webhooks
+// service lists the catalogue with each schema as JSON Schema. Adding an event type is an entry
+// here and an emit call where the change is made (see services/common/events/outbox.ts).
+// Types are `noun.verb`; adding a field to a type's data is not a breaking change (Standard
+// Webhooks), removing or renaming one is.
+import * as z from 'zod';
+
+const Time = z.string().meta({ description: 'RFC 3339 time.' });
+const Namespace = z.enum(['knowledge', 'episodes']);
+const MemoryRef = z.object({ namespace: Namespace, key: z.string() });
+const Writer = z
+  .object({ client_id: z.string(), client_name: z.string(), user_id: z.string(), user_name: z.string() })
+  .meta({ description: 'Who made the change: the OAuth client and the user it acted for.' });
+
+const Memory = z.object({
+  namespace: Namespace,
+  key: z.string(),
+  title: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  entities: z.array(z.string()),
+  version: z.int().meta({ description: '1 on create, +1 on every content update.' }),
+  written_by: Writer,
+  created_at: Time,
+  updated_at: Time,
+  supersedes: MemoryRef.nullable().meta({ description: 'The memory this one corrects.' }),
+});
+
+const ItemStatus = z.enum(['open', 'resolved', 'dismissed', 'obsolete']);
+const Contradiction = z.object({
+  id: z.string(),
+  memories: z.array(MemoryRef.extend({ version: z.int() })),
+  reason: z.string(),
+  status: ItemStatus,
+  resolution: z.string(),
+  flagged_by: z.enum(['detector', 'client']),
+});
+const Question = z.object({
+  id: z.string(),
+  question: z.string(),
+  memories: z.array(MemoryRef),
+  entities: z.array(z.string()),
+  status: ItemStatus,
+  resolution: z.string(),
+});
+
+const Role = z.enum(['owner', 'admin', 'member', 'viewer']);
+const Invitation = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: Role,
+  team_ids: z.array(z.string()),
+  invited_by: z.string(),
+  expires_at: Time,
+});
+const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(z.string()),
+  team_id: z.string().nullable(),
+  created_by: z.string(),
+});
+
+/** Every event type: its description and the schema of its data. */
+export const EVENT_TYPES = {
+  'memory.created': { description: 'A memory was written under a new key.', data: Memory },
+  'memory.updated': { description: "A memory's content changed (a new version).", data: Memory },
+  'memory.deleted': {
+    description: 'A memory was deleted.',
+    data: z.object({ namespace: Namespace, key: z.string(), version: z.int(), deleted_by: Writer }),
+  },
+  'memory.superseded': {
+    description: 'A memory was corrected by another one (written with supersedes): it is history now.',
+    data: z.object({ namespace: Namespace, key: z.string(), version: z.int(), superseded_by: MemoryRef }),
+  },
+  'contradiction.flagged': {
+    description: 'Memories that disagree were flagged, by the write-time detector or a client.',
+    data: Contradiction.extend({ flagged: Writer }),
+  },
+  'contradiction.resolved': {
+    description: 'A contradiction was closed: resolved, dismissed, or obsolete (a memory it names was deleted or superseded).',
+    data: Contradiction.extend({ resolved_by: Writer }),
+  },
+  'question.opened': { description: 'An open question was asked.', data: Question.extend({ asked_by: Writer }) },
+  'question.resolved': { description: 'An open question was answered or dropped.', data: Question.extend({ resolved_by: Writer }) },
+  'member.added': {
+    description: 'Someone became a member of the organization.',
+    data: z.object({ user_id: z.string(), role: Role, via: z.enum(['organization_created', 'invitation', 'direct']) }),
+  },
+  'member.updated': {
+    description: "A member's role changed.",
+    data: z.object({ user_id: z.string(), role: Role, previous_role: Role }),
+  },
+  'member.removed': {
+    description: 'A member left or was removed from the organization (also when their account was deleted).',
+    data: z.object({ user_id: z.string(), role: Role, reason: z.enum(['removed', 'left', 'account_deleted']) }),
+  },
+  'invitation.created': { description: 'An invitation was sent.', data: Invitation },
+  'invitation.resent': { description: 'An invitation was sent again with a new link.', data: Invitation },
+  'invitation.revoked': { description: 'An invitation was withdrawn.', data: Invitation },
+  'invitation.accepted': { description: 'An invitation was accepted.', data: Invitation.extend({ user_id: z.string() }) },
+  'api_key.created': { description: 'An API key was created.', data: ApiKey },
+  'api_key.rotated': { description: "An API key's secret was replaced.", data: ApiKey },
+  'api_key.revoked': { description: 'An API key was revoked.', data: ApiKey },
+  'webhook_endpoint.disabled': {
+    description: 'A webhook endpoint was disabled automatically after failing for a sustained time; its owners are e-mailed too.',
+    data: z.object({
+      endpoint_id: z.string(),
+      url: z.string(),
+      reason: z.literal('failing'),
+      failing_since: Time,
+      consecutive_failures: z.int(),
+    }),
+  },
+  'webhook.test': {
+    description: 'A test event, sent to one endpoint on request (never to subscribers).',
+    data: z.object({ endpoint_id: z.string(), message: z.string() }),
+  },
+} as const satisfies Record<string, { description: string; data: z.ZodObject }>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+export type EventData<T extends EventType> = z.input<(typeof EVENT_TYPES)[T]['data']>;
+
+/** A noun's every type ("memory.*") or all of them ("*"). */
+export const WILDCARD = /^(\*|[a-z_]+\.\*)$/;
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_TYPES, value);
+}
+
+/** Whether an endpoint subscribed to `patterns` receives events of `type`. */
+export function subscribes(patterns: readonly string[], type: string): boolean {
+  return patterns.some((p) => p === '*' || p === type || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))));
+}
+
+/** A pattern that names at least one type of the catalogue. */
+export function isEventPattern(value: string): boolean {
+  if (isEventType(value)) return true;
+  if (!WILDCARD.test(value)) return false;
+  return Object.keys(EVENT_TYPES).some((t) => subscribes([value], t));
+}
+
+let schemas: Map<string, string> | undefined;
+
+/** The JSON Schema (draft 2020-12) of each type's data, built once. */
+export function eventSchemas(): Map<string, string> {
+  schemas ??= new Map(
+    Object.entries(EVENT_TYPES).map(([type, entry]) => [
+      type,
+      JSON.stringify(z.toJSONSchema(entry.data, { target: 'draft-2020-12', io: 'output' })),
+    ]),
+  );
+  return schemas;
+}
