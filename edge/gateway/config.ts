@@ -4,6 +4,13 @@ import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, readBool, readEnum, readInt, readString, type Env } from '../../services/common/config.ts';
+import {
+  isHttpUrl,
+  isMcpPath,
+  RESERVED_SERVER_NAMES,
+  SCOPE_TOKEN,
+  SERVER_NAME_PATTERN,
+} from '../../services/common/gateway-server-names.ts';
 
 /** The upstream identity provider behind a server's OAuth facade, and the gateway's client there. */
 export interface UpstreamOAuthConfig {
@@ -91,21 +98,7 @@ export interface GatewayConfig {
 export const BACKEND_CLIENTS = ['builtin', 'undici'] as const;
 export type BackendClientKind = (typeof BACKEND_CLIENTS)[number];
 
-/** Names that routes of the gateway itself occupy at the root. */
-export const RESERVED_SERVER_NAMES = new Set([
-  '.',
-  '..',
-  '.well-known',
-  'health',
-  'openapi.json',
-  'docs',
-  'authorize',
-  'token',
-  'register',
-  'callback',
-]);
-
-export const SERVER_NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
+export { RESERVED_SERVER_NAMES, SERVER_NAME_PATTERN };
 
 /** The registry without a servers file: just the Brain, served by this platform. */
 export const BRAIN_SERVER: GatewayServerConfig = {
@@ -152,16 +145,9 @@ function readList(env: Env, name: string, minLength: number): string[] {
 
 // --- the servers file --------------------------------------------------------------------------
 
-const httpUrl = z.string().refine((value) => {
-  try {
-    const u = new URL(value);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.hash;
-  } catch {
-    return false;
-  }
-}, 'expected an http(s) URL without credentials or fragment');
+const httpUrl = z.string().refine(isHttpUrl, 'expected an http(s) URL without credentials or fragment');
 
-const scopeList = z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'invalid scope token'));
+const scopeList = z.array(z.string().regex(SCOPE_TOKEN, 'invalid scope token'));
 
 const upstreamSchema = z
   .object({
@@ -194,11 +180,7 @@ const serverSchema = z
       .refine((n) => !RESERVED_SERVER_NAMES.has(n), 'is reserved by the gateway'),
     url: httpUrl.optional(),
     local: z.boolean().optional(),
-    mcp_path: z
-      .string()
-      .regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"')
-      .refine((p) => p.split('/').every((seg) => seg !== '.' && seg !== '..'), 'must not contain . or .. segments')
-      .optional(),
+    mcp_path: z.string().refine(isMcpPath, 'must be a relative path such as "mcp", without . or .. segments').optional(),
     scopes: scopeList.optional(),
     oauth: upstreamSchema.optional(),
     authorization_server: z.union([z.literal('platform'), httpUrl]).optional(),

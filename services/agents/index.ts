@@ -53,6 +53,7 @@ import {
   type InvitationsContext,
 } from './handlers/invitations.ts';
 import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
+import { gatewayModule } from './gateway-module.ts';
 
 export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
   const ctx: AgentsContext = {
@@ -97,9 +98,12 @@ export function createAgentsModule(stores: Stores, _logger: Logger, now: () => n
     teams: teams.teams,
     now,
   };
+  // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
+  const gateway = gatewayModule(stores.records, now);
   return {
-    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService],
+    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService, ...gateway.services],
     routes: (router) => {
+      gateway.routes(router);
       router.service(AgentsService, {
         registerAgent: (req) => registerAgent(ctx, req),
         listAgents: (req) => listAgents(ctx, req),
