@@ -4,11 +4,11 @@
 // it arrives, with backpressure both ways (backend-client.ts). This is the hot path: no
 // per-request URL parsing, no stream.pipeline, no logging beyond the listener's one line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { secretsEqual } from '../../services/common/rpc/interceptors.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
 import type { GatewayConfig } from './config.ts';
+import type { GatewayKeyring } from './keyring.ts';
 import type { BackendError, Exchange, ResponseHandler } from './backend-client.ts';
 import { isCorsHeader } from './cors.ts';
 import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
@@ -18,6 +18,8 @@ import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRe
 export interface ProxyOptions {
   registry: ServerRegistry;
   config: GatewayConfig;
+  /** The operator keys accepted in X-Gateway-Key. */
+  keyring: GatewayKeyring;
   /** `{base_url}`: its scheme and host are what X-Forwarded-Proto and -Host announce. */
   publicUrl: string;
   logger: Logger;
@@ -101,19 +103,11 @@ export interface Proxy {
 const PROXY_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
 
 export function createProxy(options: ProxyOptions): Proxy {
-  const { registry, config, logger } = options;
-  const keys = config.keys;
+  const { registry, config, keyring, logger } = options;
   const publicUrl = new URL(options.publicUrl);
   const forwardedProto = publicUrl.protocol.slice(0, -1);
   const forwardedHost = publicUrl.host;
   const maxBody = config.maxBodyBytes;
-
-  /** Checks X-Gateway-Key in constant time against every configured key. */
-  function keyIsValid(given: string): boolean {
-    let ok = false;
-    for (const key of keys) ok = secretsEqual(given, key) || ok;
-    return ok;
-  }
 
   function handle(ctx: RouteContext): void {
     const { req, res } = ctx;
@@ -122,6 +116,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (bad) return sendValidationError(res, bad);
     const server = registry.get(name);
     if (!server) return unknownServer(res, name);
+    if (!server.enabled) return sendGatewayError(res, 503, 'server_disabled', `Server ${name} is disabled by its owner.`);
 
     // The raw remainder after `/{server}`: '' for `/{server}`, '/' for `/{server}/`.
     const path = ctx.path;
@@ -151,7 +146,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     let auth: GatewayAuthMode = 'none';
     const key = headers['x-gateway-key'];
     if (key !== undefined) {
-      if (typeof key !== 'string' || keys.length === 0 || !keyIsValid(key)) {
+      if (typeof key !== 'string' || !keyring.any || !keyring.isValid(key)) {
         return sendGatewayError(
           res,
           401,

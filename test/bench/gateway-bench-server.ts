@@ -16,6 +16,10 @@ import { startListener } from '../../edge/http/listener.ts';
 import { disableAllocationSitePretenuring } from '../../edge/gateway/v8-tuning.ts';
 import { createLogger, createTurnBatchedDestination } from '../../services/common/log.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
+import { createClient, createRouterTransport } from '@connectrpc/connect';
+import { GatewayRegistryService } from '../../gen/mindgate/agents/v1/gateway_registry_pb.js';
+import { gatewayModule } from '../../services/agents/gateway-module.ts';
+import { createKeyEncryption } from '../../services/common/key-encryption.ts';
 
 const backend = process.argv[2];
 const logMode = process.argv[3] || 'turn';
@@ -57,11 +61,18 @@ const logger = createLogger(
 // This file is the process entry point here, as edge/main.ts is in production.
 if (!config.gateway.v8Pretenuring) disableAllocationSitePretenuring();
 const records = await createRecordStore(config.storage);
+// The registry the gateway polls, served by the agents service's own code over an in-memory transport.
+const gateway = gatewayModule(records, Date.now);
+const gatewayRegistry = createClient(
+  GatewayRegistryService,
+  createRouterTransport((router) => gateway.routes(router)),
+);
 const ctx = {
   config,
   logger,
-  clients: {},
+  clients: { gatewayRegistry },
   stores: { records },
+  keyEncryption: createKeyEncryption(['bench-key-encryption-key-0123456789abcdef']),
   now: Date.now,
 } as unknown as AppContext;
 const listener = await startListener(createGatewaySurface(ctx), {
