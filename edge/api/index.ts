@@ -176,7 +176,13 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     if (route.access) {
       const roles = rolesAllowed(route.access);
       const scope = route.access.machines ? machineScope(route.access, route.method) : null;
-      op['x-mindgate-access'] = { roles, api_keys: route.access.machines, api_key_scope: scope, self: route.access.self ?? false };
+      op['x-mindgate-access'] = {
+        roles,
+        api_keys: route.access.machines,
+        api_key_scope: scope,
+        self: route.access.self ?? false,
+        ...(route.access.operator ? { operator: true } : {}),
+      };
       const machines = scope ? `with the ${scope} scope` : 'no';
       op.description =
         `${op.description ?? ''}\n\nRoles: ${roles.join(', ')}${route.access.self ? ' (any member on themselves)' : ''}; API keys and client credentials: ${machines}.`.trim();

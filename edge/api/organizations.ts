@@ -24,6 +24,8 @@ import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
+import { mcpServerRoutes } from './mcp-servers.ts';
+import { gatewayKeyRoutes } from './gateway-keys.ts';
 import {
   errors,
   iso,
@@ -148,6 +150,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...invitationRoutes(deps, createInvitationMail(ctx, mailer)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
+    ...mcpServerRoutes(deps),
+    ...gatewayKeyRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

@@ -194,9 +194,10 @@ export function createBackendClient(options: BackendClientOptions): BackendClien
             port,
             servername: net.isIP(hostname) ? undefined : hostname,
             ALPNProtocols: ['http/1.1'],
+            lookup: options.lookup,
             ...options.tls,
           })
-        : net.connect({ host: hostname, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 30_000 });
+        : net.connect({ host: hostname, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 30_000, lookup: options.lookup });
       if (secure) this.socket.setNoDelay(true);
       this.socket.once(secure ? 'secureConnect' : 'connect', () => this.connected());
       this.socket.on('data', (chunk: Buffer) => this.received(chunk));

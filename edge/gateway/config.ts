@@ -95,6 +95,8 @@ export interface GatewayConfig {
   keys: string[];
   /** How often each replica asks the agents service whether the managed registry changed. */
   registryPollMs: number;
+  /** Organizations' servers may reach loopback, private and link-local addresses (backend-addresses.ts). */
+  allowPrivateBackends: boolean;
   /** HMAC/encryption secrets of the facade (first one signs; all verify). Empty: generated. */
   stateSecrets: string[];
   maxBodyBytes: number;
@@ -137,6 +139,7 @@ export function readGatewayConfig(env: Env): GatewayConfig {
     defaultServer,
     keys: readList(env, 'GATEWAY_KEYS', 16),
     registryPollMs: readInt(env, 'GATEWAY_REGISTRY_POLL_MS', 1_000, { min: 50, max: 60_000 }),
+    allowPrivateBackends: readBool(env, 'GATEWAY_ALLOW_PRIVATE_BACKENDS', false),
     stateSecrets: readList(env, 'GATEWAY_STATE_SECRET', 32),
     maxBodyBytes: readInt(env, 'GATEWAY_MAX_BODY_BYTES', 4 * 1_048_576, { min: 1_024, max: 1_073_741_824 }),
     connectTimeoutMs: readInt(env, 'GATEWAY_CONNECT_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),

@@ -4,7 +4,9 @@
 import type { McpServer } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
-import type { GatewayServerAuth, GatewayServerConfig } from './config.ts';
+import { defaultScopes, type GatewayServerAuth, type GatewayServerConfig } from './config.ts';
+
+const DEFAULT_UPSTREAM_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
 /** Binds a sealed client secret to its server: an envelope copied to another server does not open. */
 export function clientSecretContext(serverName: string): string {
@@ -25,7 +27,8 @@ function authOf(server: McpServer, kek: KeyEncryption): GatewayServerAuth {
           clientId: u.clientId,
           clientSecret: u.sealedClientSecret ? kek.open(u.sealedClientSecret, clientSecretContext(server.name)) : undefined,
           tokenEndpointAuthMethod: u.tokenEndpointAuthMethod as 'client_secret_basic' | 'client_secret_post' | 'none',
-          scopes: u.scopes,
+          // As for a servers-file entry: the server's scopes when the upstream names none.
+          scopes: u.scopes.length > 0 ? [...u.scopes] : server.scopes.length > 0 ? [...server.scopes] : [...DEFAULT_UPSTREAM_SCOPES],
           resource: u.resource || undefined,
           audience: u.audience || undefined,
           extraAuthorizeParams: { ...u.extraAuthorizeParams },
@@ -44,12 +47,13 @@ function authOf(server: McpServer, kek: KeyEncryption): GatewayServerAuth {
 /** The gateway's settings of a managed server; throws KeyEncryptionError when its secret does not open. */
 export function managedServerConfig(server: McpServer, kek: KeyEncryption): GatewayServerConfig {
   const policy = server.toolPolicy;
+  const auth = authOf(server, kek);
   return {
     name: server.name,
     url: server.url,
     mcpPath: server.mcpPath || 'mcp',
-    scopes: [...server.scopes],
-    auth: authOf(server, kek),
+    scopes: server.scopes.length > 0 ? [...server.scopes] : defaultScopes(auth),
+    auth,
     toolPolicy:
       policy && (policy.allow.length > 0 || policy.deny.length > 0) ? { allow: [...policy.allow], deny: [...policy.deny] } : undefined,
     managed: { id: server.serverId, owner: server.shared ? undefined : server.organizationId, enabled: server.enabled },

@@ -9,6 +9,7 @@ import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayKeyring } from './keyring.ts';
+import type { OrganizationAccess } from './organization-access.ts';
 import type { BackendError, Exchange, ResponseHandler } from './backend-client.ts';
 import { isCorsHeader } from './cors.ts';
 import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
@@ -17,6 +18,8 @@ import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRe
 
 export interface ProxyOptions {
   registry: ServerRegistry;
+  /** Who may use a server an organization owns. */
+  organizations: OrganizationAccess;
   config: GatewayConfig;
   /** The operator keys accepted in X-Gateway-Key. */
   keyring: GatewayKeyring;
@@ -47,6 +50,7 @@ const DROP_REQUEST = new Set([
   'http2-settings',
   'x-gateway-key',
   'x-gateway-authenticated',
+  'x-gateway-organization',
   'x-request-id',
   'x-forwarded-for',
   'x-forwarded-host',
@@ -103,7 +107,7 @@ export interface Proxy {
 const PROXY_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
 
 export function createProxy(options: ProxyOptions): Proxy {
-  const { registry, config, keyring, logger } = options;
+  const { registry, config, keyring, organizations, logger } = options;
   const publicUrl = new URL(options.publicUrl);
   const forwardedProto = publicUrl.protocol.slice(0, -1);
   const forwardedHost = publicUrl.host;
@@ -156,6 +160,8 @@ export function createProxy(options: ProxyOptions): Proxy {
         );
       }
       auth = 'gateway-key';
+    } else if (server.owner !== undefined) {
+      return admitToOwned(ctx, server, rest);
     } else if (headers.authorization !== undefined) {
       auth = 'bearer';
     } else if (server.usesOAuth) {
@@ -164,7 +170,31 @@ export function createProxy(options: ProxyOptions): Proxy {
         'www-authenticate': server.challenge,
       });
     }
+    dispatch(ctx, server, rest, auth, undefined);
+  }
 
+  /** A server an organization owns: only that organization's credentials (organization-access.ts). */
+  function admitToOwned(ctx: RouteContext, server: GatewayServer, rest: string): void {
+    const { req, res } = ctx;
+    organizations
+      .check(req.headers, server)
+      .then((result) => {
+        if (res.destroyed) return;
+        if (!result.ok) return sendGatewayError(res, result.status, result.error, result.detail, result.headers);
+        // The platform's key was for the gateway; the backend gets the organization instead.
+        if (result.via === 'api-key') delete req.headers['x-api-key'];
+        dispatch(ctx, server, rest, req.headers.authorization !== undefined ? 'bearer' : 'none', result.organizationId);
+      })
+      .catch((err: unknown) => {
+        logger.warn({ requestId: ctx.requestId, server: server.name, err: (err as Error).message }, 'organization check failed');
+        if (!res.headersSent) sendGatewayError(res, 503, 'unavailable', 'The platform could not check the credentials; retry shortly.');
+      });
+  }
+
+  function dispatch(ctx: RouteContext, server: GatewayServer, rest: string, auth: GatewayAuthMode, organization: string | undefined): void {
+    const { req, res } = ctx;
+    const headers = req.headers;
+    const name = server.name;
     const q = req.url!.indexOf('?');
     const search = q === -1 ? '' : req.url!.slice(q);
 
@@ -197,10 +227,17 @@ export function createProxy(options: ProxyOptions): Proxy {
       bodyLength = -1;
     }
 
-    forward(ctx, server, rest + search, auth, bodyLength);
+    forward(ctx, server, rest + search, auth, bodyLength, organization);
   }
 
-  function forward(ctx: RouteContext, server: GatewayServer, pathAndQuery: string, auth: GatewayAuthMode, bodyLength: number): void {
+  function forward(
+    ctx: RouteContext,
+    server: GatewayServer,
+    pathAndQuery: string,
+    auth: GatewayAuthMode,
+    bodyLength: number,
+    organization: string | undefined,
+  ): void {
     const { req, res } = ctx;
     const backend = server.backend!;
     const src = req.headers;
@@ -234,6 +271,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     lines += `x-forwarded-proto: ${forwardedProto}\r\nx-forwarded-host: ${forwardedHost}\r\n`;
     lines += `x-forwarded-prefix: ${server.prefix}\r\nx-request-id: ${ctx.requestId}\r\n`;
     if (auth === 'gateway-key') lines += 'x-gateway-authenticated: key\r\n';
+    if (organization !== undefined) lines += `x-gateway-organization: ${organization}\r\n`;
 
     let target = backend.basePath + pathAndQuery;
     if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;

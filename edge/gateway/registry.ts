@@ -12,6 +12,7 @@ import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { createUndiciBackendClient } from './backend-client-undici.ts';
 import type { GatewayConfig, GatewayServerConfig, UpstreamOAuthConfig } from './config.ts';
 import { compileToolPolicy, type ToolPolicy } from './tool-policy.ts';
+import { hostOf, isPrivateAddress, publicOnlyLookup } from './backend-addresses.ts';
 
 /** How the gateway let a request through to a server. */
 export type GatewayAuthMode = 'bearer' | 'gateway-key' | 'none';
@@ -176,9 +177,9 @@ export function createServerRegistry(options: RegistryOptions): ServerRegistry {
       const fingerprint = JSON.stringify(sc);
       if (applied.get(sc.name) === fingerprint) continue;
       const previous = servers.get(sc.name);
-      const reuse = previous?.backend && previous.config.url === sc.url ? previous.backend : undefined;
+      const reuse = previous?.backend && sameBackend(previous.config, sc) ? previous.backend : undefined;
       if (previous?.backend && !reuse) retire(previous.backend);
-      const server = { ...describeServer(sc, options), backend: reuse ?? (sc.url ? createBackend(sc.url, config) : undefined) };
+      const server = { ...describeServer(sc, options), backend: reuse ?? managedBackend(sc, config) };
       servers.set(sc.name, server);
       applied.set(sc.name, fingerprint);
       change.updated.push(server);
@@ -214,7 +215,10 @@ export function createServerRegistry(options: RegistryOptions): ServerRegistry {
   };
 }
 
-function createBackend(url: string, config: GatewayConfig): Backend {
+/** A pool serves a new version of a server when it goes to the same place under the same rules. */
+const sameBackend = (a: GatewayServerConfig, b: GatewayServerConfig) => a.url === b.url && a.managed?.owner === b.managed?.owner;
+
+function createBackend(url: string, config: GatewayConfig, publicOnly = false): Backend {
   const u = new URL(url);
   return {
     origin: u.origin,
@@ -226,8 +230,20 @@ function createBackend(url: string, config: GatewayConfig): Backend {
       responseTimeoutMs: config.responseTimeoutMs,
       idleTimeoutMs: config.idleTimeoutMs,
       queueTimeoutMs: config.backendQueueTimeoutMs,
+      lookup: publicOnly ? publicOnlyLookup : undefined,
     }),
   };
+}
+
+/**
+ * The backend of a managed server: an organization's may reach public addresses only, unless the
+ * operator allows private ones (backend-addresses.ts); none when its URL is a private IP literal.
+ */
+function managedBackend(sc: GatewayServerConfig, config: GatewayConfig): Backend | undefined {
+  if (!sc.url) return undefined;
+  const limited = sc.managed?.owner !== undefined && !config.allowPrivateBackends;
+  if (limited && isPrivateAddress(hostOf(sc.url))) return undefined;
+  return createBackend(sc.url, config, limited);
 }
 
 /** `Bearer …` with the given parameters, quoted per RFC 6750 §3. */
