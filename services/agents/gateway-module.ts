@@ -17,6 +17,7 @@ import { getGatewayRegistry, type GatewayRegistryContext, type RegistryVersionRe
 import {
   createMcpServer,
   deleteMcpServer,
+  findMcpServer,
   getMcpServer,
   listMcpServers,
   updateMcpServer,
@@ -48,6 +49,7 @@ export function gatewayModule(records: RecordStore, now: () => number) {
         listMcpServers: (req) => listMcpServers(servers, req),
         updateMcpServer: (req) => updateMcpServer(servers, req),
         deleteMcpServer: (req) => deleteMcpServer(servers, req),
+        findMcpServer: (req) => findMcpServer(servers, req),
       });
       router.service(GatewayKeysService, {
         createGatewayKey: (req) => createGatewayKey(keys, req),

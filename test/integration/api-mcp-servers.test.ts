@@ -159,6 +159,64 @@ describe('MCP servers through the API', () => {
     expect((await call(servers(), { token: other.access_token })).status).toBe(403);
   });
 
+  it('admits to a server authorized by the platform only tokens issued for it that name its organization', async () => {
+    const auth = platform.ctx.config.publicUrls.auth;
+    const resource = `${gateway}/org-platform/mcp`;
+    const verifying = await startMcpBackend({
+      mode: 'json',
+      name: 'org-platform',
+      issuer: auth,
+      jwksUri: `${auth}/jwks`,
+      audience: resource,
+    });
+    try {
+      const created = await call(servers(), {
+        token: owner.access_token,
+        body: { name: 'org-platform', url: verifying.url, authorization_server: 'platform' },
+      });
+      expect(created.json.authorization_server).toBe('platform');
+      const metadata = await eventually(
+        () => fetch(`${gateway}/.well-known/oauth-protected-resource/org-platform/mcp`),
+        (r) => r.status === 200,
+      );
+      expect(await metadata.json()).toMatchObject({ resource, authorization_servers: [auth] });
+      const challenge = await mcpPost('org-platform');
+      expect(challenge.status).toBe(401);
+      expect(challenge.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource/org-platform/mcp');
+
+      // A member of the organization, who also has an organization of their own, signs in twice:
+      // picking the server's organization, then their own.
+      const member = await joinAs(platform, org, 'member');
+      const forOrg = await obtainAccessToken(platform, {
+        resource,
+        user: member.user,
+        mode: 'sign-in',
+        organizationId: org,
+        client: member.client,
+      });
+      const own = await obtainAccessToken(platform, { resource, user: member.user, mode: 'sign-in', client: member.client });
+      expect(own.organizationId).not.toBe(org);
+      const client = await connect('org-platform', { authorization: `Bearer ${forOrg.access_token}` });
+      const who = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(JSON.parse((who.content as { text: string }[])[0].text)).toMatchObject({ aud: resource });
+      await client.close();
+      const foreign = await mcpPost('org-platform', { authorization: `Bearer ${own.access_token}` });
+      expect(foreign.status).toBe(403);
+      expect(await foreign.json()).toMatchObject({ error: 'forbidden_organization' });
+      // A token of the platform for another resource (the REST API) is not one for this server.
+      const wrongAudience = await mcpPost('org-platform', { authorization: `Bearer ${owner.access_token}` });
+      expect(wrongAudience.status).toBe(401);
+      expect(wrongAudience.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      // The authorization server issues tokens only for servers it authorizes.
+      await call(servers(), { token: owner.access_token, body: { name: 'not-platform', url: verifying.url } });
+      await expect(
+        obtainAccessToken(platform, { resource: `${gateway}/not-platform/mcp`, user: member.user, mode: 'sign-in', client: member.client }),
+      ).rejects.toThrow();
+    } finally {
+      await verifying.close();
+    }
+  });
+
   it('keeps the upstream client secret write-only and sealed at rest', async () => {
     const secret = 'upstream-client-secret-that-must-never-show';
     const oauth = { issuer: 'https://idp.example.com', client_id: 'gw', client_secret: secret, scopes: ['openid', 'repo'] };

@@ -9,6 +9,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import {
   CreateMcpServerResponseSchema,
   DeleteMcpServerResponseSchema,
+  FindMcpServerResponseSchema,
   GetMcpServerResponseSchema,
   ListMcpServersResponseSchema,
   McpAuthKind,
@@ -16,6 +17,7 @@ import {
   UpdateMcpServerResponseSchema,
   type CreateMcpServerRequest,
   type DeleteMcpServerRequest,
+  type FindMcpServerRequest,
   type GetMcpServerRequest,
   type ListMcpServersRequest,
   type McpServer,
@@ -195,4 +197,11 @@ export async function deleteMcpServer(ctx: McpServersContext, req: DeleteMcpServ
   const server = await findServer(ctx, requireOrganization(req.organizationId), req.serverId, true);
   if (await ctx.servers.delete(server._id)) await bumpRegistryVersion(ctx.state);
   return create(DeleteMcpServerResponseSchema, {});
+}
+
+export async function findMcpServer(ctx: McpServersContext, req: FindMcpServerRequest) {
+  const name = requireServerName(req.name);
+  const [server] = await ctx.servers.find({ name }, { limit: 1 });
+  if (!server) throw new ConnectError(`no MCP server is named "${name}"`, Code.NotFound);
+  return create(FindMcpServerResponseSchema, { server: toMcpServer(server) });
 }

@@ -505,6 +505,42 @@ export declare type DeleteMcpServerResponse = Message<"mindgate.agents.v1.Delete
 export declare const DeleteMcpServerResponseSchema: GenMessage<DeleteMcpServerResponse>;
 
 /**
+ * FindMcpServerRequest names the server.
+ *
+ * @generated from message mindgate.agents.v1.FindMcpServerRequest
+ */
+export declare type FindMcpServerRequest = Message<"mindgate.agents.v1.FindMcpServerRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.FindMcpServerRequest.
+ * Use `create(FindMcpServerRequestSchema)` to create a new message.
+ */
+export declare const FindMcpServerRequestSchema: GenMessage<FindMcpServerRequest>;
+
+/**
+ * FindMcpServerResponse holds the server, secrets included.
+ *
+ * @generated from message mindgate.agents.v1.FindMcpServerResponse
+ */
+export declare type FindMcpServerResponse = Message<"mindgate.agents.v1.FindMcpServerResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.McpServer server = 1;
+   */
+  server?: McpServer | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.FindMcpServerResponse.
+ * Use `create(FindMcpServerResponseSchema)` to create a new message.
+ */
+export declare const FindMcpServerResponseSchema: GenMessage<FindMcpServerResponse>;
+
+/**
  * McpAuthKind says how the gateway authorizes requests to a server.
  *
  * @generated from enum mindgate.agents.v1.McpAuthKind
@@ -616,6 +652,18 @@ export declare const McpServersService: GenService<{
     methodKind: "unary";
     input: typeof DeleteMcpServerRequestSchema;
     output: typeof DeleteMcpServerResponseSchema;
+  },
+  /**
+   * FindMcpServer reads a server by its name, whoever owns it: for the platform's own parts (the
+   * authorization server checks that a resource it is asked for is a server it authorizes).
+   * NOT_FOUND when no server has the name.
+   *
+   * @generated from rpc mindgate.agents.v1.McpServersService.FindMcpServer
+   */
+  findMcpServer: {
+    methodKind: "unary";
+    input: typeof FindMcpServerRequestSchema;
+    output: typeof FindMcpServerResponseSchema;
   },
 }>;
 
