@@ -3,18 +3,21 @@
 // parser hands it over, and each response chunk (an SSE event, say) is written to the client as
 // it arrives, with backpressure both ways (backend-client.ts). This is the hot path: no
 // per-request URL parsing, no stream.pipeline, no logging beyond the listener's one line.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../services/common/log.ts';
 import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayKeyring } from './keyring.ts';
 import type { OrganizationAccess } from './organization-access.ts';
-import type { BackendError, Exchange, ResponseHandler } from './backend-client.ts';
-import { isCorsHeader } from './cors.ts';
-import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
+import { Readable } from 'node:stream';
+import { BodyTooLargeError, readBody, sendJson } from '../http/respond.ts';
+import { inspectRequest } from './tool-filter.ts';
+import { ToolPolicyHandler, type ToolPolicyRequest } from './tool-policy-handler.ts';
+import { withoutPlatformCookies } from './platform-cookies.ts';
+import { ProxyHandler } from './proxy-handler.ts';
 import { sendGatewayError, serverNameError } from './errors.ts';
-import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRegistry } from './registry.ts';
+import type { GatewayAuthMode, GatewayServer, ServerRegistry } from './registry.ts';
 
 export interface ProxyOptions {
   registry: ServerRegistry;
@@ -227,7 +230,39 @@ export function createProxy(options: ProxyOptions): Proxy {
       bodyLength = -1;
     }
 
-    forward(ctx, server, rest + search, auth, bodyLength, organization);
+    const mcp = server.toolPolicy !== undefined && rest === server.mcpEndpoint;
+    if (mcp && req.method === 'POST') return forwardWithToolPolicy(ctx, server, rest + search, auth, organization);
+    forward(ctx, server, rest + search, auth, bodyLength, organization, mcp ? { denied: [], batch: false } : undefined);
+  }
+
+  /**
+   * A POST to the MCP endpoint of a server with a tool policy: the body is read and checked first;
+   * calls of tools the policy does not allow are answered here and never forwarded.
+   */
+  function forwardWithToolPolicy(
+    ctx: RouteContext,
+    server: GatewayServer,
+    pathAndQuery: string,
+    auth: GatewayAuthMode,
+    organization?: string,
+  ): void {
+    const { req, res } = ctx;
+    readBody(req, maxBody)
+      .then((raw) => {
+        if (res.destroyed) return;
+        const verdict = inspectRequest(raw, server.toolPolicy!, server.name);
+        if (verdict.answerAlone) return sendJson(res, 200, verdict.batch ? verdict.denied : verdict.denied[0]);
+        forward(ctx, server, pathAndQuery, auth, raw.length, organization, {
+          body: verdict.body ?? raw,
+          denied: verdict.denied,
+          batch: verdict.batch,
+        });
+      })
+      .catch((err: unknown) => {
+        if (res.headersSent) return;
+        if (err instanceof BodyTooLargeError) return sendGatewayError(res, 413, 'payload_too_large', err.message, { connection: 'close' });
+        res.destroy();
+      });
   }
 
   function forward(
@@ -237,6 +272,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     auth: GatewayAuthMode,
     bodyLength: number,
     organization: string | undefined,
+    policy?: ToolPolicyRequest,
   ): void {
     const { req, res } = ctx;
     const backend = server.backend!;
@@ -255,6 +291,8 @@ export function createProxy(options: ProxyOptions): Proxy {
     let lines = '';
     for (const name in src) {
       if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
+      // The tool policy reads the response: it must come unencoded.
+      if (policy && name === 'accept-encoding') continue;
       let value = src[name]!;
       // The gateway's and the other listeners' cookies are for them, never for a backend.
       if (name === 'cookie') {
@@ -275,14 +313,18 @@ export function createProxy(options: ProxyOptions): Proxy {
 
     let target = backend.basePath + pathAndQuery;
     if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
-    const handler = new ProxyHandler(req, res, server, logger, ctx.requestId, req.headers.origin !== undefined);
+    const cors = req.headers.origin !== undefined;
+    const handler = policy
+      ? new ToolPolicyHandler(req, res, server, logger, ctx.requestId, cors, { ...policy, maxBytes: maxBody })
+      : new ProxyHandler(req, res, server, logger, ctx.requestId, cors);
+    const body = policy?.body ? Readable.from([policy.body]) : bodyLength === 0 ? null : req;
     handler.exchange = backend.client.request(
       {
         method: req.method!,
         path: target,
         headerLines: lines,
-        body: bodyLength === 0 ? null : req,
-        bodyLength,
+        body,
+        bodyLength: policy?.body ? policy.body.length : bodyLength,
         maxBodyBytes: maxBody,
       },
       handler,
@@ -315,135 +357,4 @@ export function createProxy(options: ProxyOptions): Proxy {
 
 export function unknownServer(res: ServerResponse, name: string): void {
   sendGatewayError(res, 404, 'unknown_server', `No MCP server named ${name} is registered on this gateway.`);
-}
-
-/** Relays one backend response to the client, chunk by chunk. */
-class ProxyHandler implements ResponseHandler {
-  exchange: Exchange | undefined;
-  private aborted = false;
-  private readonly req: IncomingMessage;
-  private readonly res: ServerResponse;
-  private readonly server: GatewayServer;
-  private readonly logger: Logger;
-  private readonly requestId: string;
-  private readonly cors: boolean;
-
-  constructor(req: IncomingMessage, res: ServerResponse, server: GatewayServer, logger: Logger, requestId: string, cors: boolean) {
-    this.req = req;
-    this.res = res;
-    this.server = server;
-    this.logger = logger;
-    this.requestId = requestId;
-    this.cors = cors;
-  }
-
-  /** The client went away: the backend request is closed too. */
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.exchange?.abort();
-  }
-
-  onHead(status: number, reason: string, headers: string[]): void {
-    const res = this.res;
-    if (res.destroyed) return this.abort();
-    if ((status === 401 || status === 403) && this.server.usesOAuth) {
-      let challenge: string | undefined;
-      for (let i = headers.length - 2; i >= 0; i -= 2) {
-        if (headers[i] === 'www-authenticate') {
-          challenge = challenge === undefined ? headers[i + 1] : `${headers[i + 1]}, ${challenge}`;
-          headers.splice(i, 2);
-        }
-      }
-      headers.push('www-authenticate', rewriteChallenge(challenge, this.server, status));
-    }
-    // The gateway's CORS headers (set before routing) replace the backend's own, and its
-    // X-Accel-Buffering replaces the backend's (both were sent: `no, no`).
-    // A backend may not set, overwrite or clear the platform's cookies (platform-cookies.ts),
-    // nor wipe the whole site's (Clear-Site-Data: "cookies" would sign the user out of the
-    // authorization server on the same host too).
-    const cors = this.cors;
-    for (let i = headers.length - 2; i >= 0; i -= 2) {
-      const name = headers[i]!;
-      if (
-        name === 'x-accel-buffering' ||
-        name === 'clear-site-data' ||
-        (cors && isCorsHeader(name)) ||
-        (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))
-      ) {
-        headers.splice(i, 2);
-      }
-    }
-    headers.push('x-accel-buffering', 'no');
-    res.writeHead(status, reason || undefined, headers);
-    // Headers go out now for streams, so that a client sees the stream open before any event.
-    for (let i = 0; i < headers.length; i += 2) {
-      if (headers[i] === 'content-type') {
-        if (headers[i + 1]!.startsWith('text/event-stream')) res.flushHeaders();
-        break;
-      }
-    }
-  }
-
-  onData(chunk: Buffer, last: boolean): boolean {
-    // The last chunk of a sized body goes out with end(): one write, and less work in Node.
-    if (last) {
-      this.res.end(chunk);
-      return true;
-    }
-    if (this.res.write(chunk)) return true;
-    this.res.once('drain', () => this.exchange?.resume());
-    return false;
-  }
-
-  onEnd(): void {
-    if (!this.res.writableEnded) this.res.end();
-  }
-
-  onError(err: BackendError): void {
-    const res = this.res;
-    if (err.code === 'body_too_large') {
-      if (!res.headersSent) {
-        sendGatewayError(res, 413, 'payload_too_large', 'The request body is too large.', { connection: 'close' });
-      } else {
-        res.destroy();
-      }
-      this.req.resume();
-      return;
-    }
-    if (this.aborted) return;
-    if (res.headersSent) {
-      this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend stream failed');
-      res.destroy();
-      return;
-    }
-    this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend request failed');
-    if (err.code === 'queue_timeout') {
-      // Every connection to the backend is busy: a short wait, then a clear "try again".
-      sendGatewayError(res, 503, 'backend_busy', `Server ${this.server.name} is busy; try again shortly.`, { 'retry-after': '1' });
-    } else if (err.code === 'connect_timeout' || err.code === 'response_timeout' || err.code === 'idle_timeout') {
-      sendGatewayError(res, 504, 'gateway_timeout', `Server ${this.server.name} did not answer in time.`);
-    } else {
-      sendGatewayError(res, 502, 'bad_gateway', `Server ${this.server.name} is unreachable.`);
-    }
-  }
-}
-
-/**
- * A backend's challenge names the backend's own metadata; clients must see the gateway's.
- * The error, its description and the scopes of the backend's challenge are kept.
- */
-export function rewriteChallenge(original: string | undefined, server: GatewayServer, status: number): string {
-  const header = original ?? '';
-  const extra: Record<string, string> = {};
-  let scope: string | undefined;
-  const param = /([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g;
-  for (let m = param.exec(header); m; m = param.exec(header)) {
-    const key = m[1].toLowerCase();
-    const value = (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1');
-    if (key === 'error' || key === 'error_description') extra[key] = value;
-    else if (key === 'scope') scope = value;
-  }
-  if (status === 403 && !extra.error) extra.error = 'insufficient_scope';
-  return buildChallenge(server.resourceMetadataUrl, scope ? scope.split(' ').filter(Boolean) : server.config.scopes, extra);
 }

@@ -72,6 +72,8 @@ export interface GatewayServer {
   local?: LocalHandler;
   /** The tools the proxy lets through; undefined when all (nothing is parsed then). */
   toolPolicy?: ToolPolicy;
+  /** `/{mcpPath}`: the path under `/{name}` whose messages the tool policy reads. */
+  mcpEndpoint: string;
   /** The organization that alone may use the server; undefined when it is shared. */
   owner?: string;
   /** False when its owner disabled it: registered, but not proxied. */
@@ -133,6 +135,7 @@ function describeServer(sc: GatewayServerConfig, options: RegistryOptions): Gate
     upstream: sc.auth.kind === 'facade' ? sc.auth.upstream : undefined,
     challenge: buildChallenge(resourceMetadataUrl, sc.scopes),
     toolPolicy: compileToolPolicy(sc.toolPolicy),
+    mcpEndpoint: `/${sc.mcpPath}`,
     owner: sc.managed?.owner,
     enabled: sc.managed?.enabled ?? true,
   };
