@@ -13,6 +13,10 @@ import {
   UPSTREAM_ENDPOINTS_MESSAGE,
   UPSTREAM_FIELDS,
 } from '../gateway/server-schema.ts';
+import { OrganizationId } from './rest-route.ts';
+
+export const ServerId = z.string().regex(/^mcs_[A-Za-z0-9]{1,60}$/, { error: 'must be an MCP server id (mcs_...)' });
+export const serverParams = z.object({ organization_id: OrganizationId, server_id: ServerId });
 
 const Description = z.string().max(1_000, { error: 'must be at most 1000 characters' });
 const ClientSecret = z

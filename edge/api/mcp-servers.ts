@@ -3,7 +3,7 @@
 // validated as an entry of the gateway's servers file is; every replica's gateway serves a change
 // within about GATEWAY_REGISTRY_POLL_MS. docs/api.md, "MCP servers and integrations".
 import { Code, ConnectError } from '@connectrpc/connect';
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { McpServer } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
@@ -12,8 +12,15 @@ import { callerOf } from './access.ts';
 import { ForbiddenError } from './auth.ts';
 import { ETAG_HEADER, ifMatch, quoteEtag } from './etag.ts';
 import { editableOf, mcpServerJson, mergePatch, sealClientSecret, serverMessage } from './mcp-server-json.ts';
-import { CreateMcpServerSchema, McpServerSchema, UpdateMcpServerSchema, type CreateMcpServerBody } from './mcp-server-schemas.ts';
+import {
+  CreateMcpServerSchema,
+  McpServerSchema,
+  serverParams,
+  UpdateMcpServerSchema,
+  type CreateMcpServerBody,
+} from './mcp-server-schemas.ts';
 import { checkBackendAddresses } from './mcp-server-addresses.ts';
+import { testMcpServerRoute } from './mcp-server-test.ts';
 import {
   ConflictError,
   errors,
@@ -21,7 +28,6 @@ import {
   listEnvelope,
   listing,
   notFoundAs404,
-  OrganizationId,
   orgParams,
   pageArgs,
   pageQuery,
@@ -31,8 +37,6 @@ import {
   type RouteDeps,
 } from './rest-route.ts';
 
-export const ServerId = z.string().regex(/^mcs_[A-Za-z0-9]{1,60}$/, { error: 'must be an MCP server id (mcs_...)' });
-export const serverParams = z.object({ organization_id: OrganizationId, server_id: ServerId });
 const tags = ['MCP servers'];
 const withEtag = (description: string) => ({ ...json(McpServerSchema, description), headers: ETAG_HEADER });
 
@@ -227,5 +231,5 @@ function deleteRoute({ ctx }: RouteDeps): RestRoute {
 }
 
 export function mcpServerRoutes(deps: RouteDeps): RestRoute[] {
-  return [createRoute(deps), listRoute(deps), getRoute(deps), updateRoute(deps), deleteRoute(deps)];
+  return [createRoute(deps), listRoute(deps), getRoute(deps), updateRoute(deps), deleteRoute(deps), testMcpServerRoute(deps)];
 }

@@ -26,6 +26,7 @@ import { memberRoutes } from './members.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import { mcpServerRoutes } from './mcp-servers.ts';
 import { gatewayKeyRoutes } from './gateway-keys.ts';
+import { integrationRoutes } from './integrations/routes.ts';
 import {
   errors,
   iso,
@@ -152,6 +153,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...auditRoutes(deps),
     ...mcpServerRoutes(deps),
     ...gatewayKeyRoutes(deps),
+    ...integrationRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

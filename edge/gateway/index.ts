@@ -22,6 +22,7 @@ import { createUpstreamClient, type UpstreamClient } from './oauth/upstream.ts';
 import { buildGatewayOpenApi, GATEWAY_VERSION } from './openapi.ts';
 import { createProxy } from './proxy.ts';
 import { createGatewayKeyring } from './keyring.ts';
+import { createConnectionTickets } from './connection-test.ts';
 import { createOrganizationAccess } from './organization-access.ts';
 import { createServerRegistry, type LocalHandler, type RegistryChange, type ServerRegistry } from './registry.ts';
 import { startRegistrySync, type RegistrySync } from './registry-sync.ts';
@@ -94,7 +95,12 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
     logger,
     now: ctx.now,
   };
-  const organizations = createOrganizationAccess({ apiKeys: ctx.clients.apiKeys, tokens: ctx.tokens, now: ctx.now });
+  const organizations = createOrganizationAccess({
+    apiKeys: ctx.clients.apiKeys,
+    tokens: ctx.tokens,
+    tickets: createConnectionTickets(stateSecrets, ctx.now),
+    now: ctx.now,
+  });
   const proxy = createProxy({ registry, config, keyring, organizations, publicUrl, logger });
   const openapi = JSON.stringify(buildGatewayOpenApi({ publicUrl, defaultServer: config.defaultServer }));
 

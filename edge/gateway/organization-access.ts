@@ -15,10 +15,11 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { InvalidTokenError, type TokenVerifier } from '../oauth/verify.ts';
+import { CONNECTION_TEST_HEADER, type ConnectionTickets } from './connection-test.ts';
 import { buildChallenge, type GatewayServer } from './registry.ts';
 
 export type OrganizationCheck =
-  | { ok: true; organizationId: string; via: 'api-key' | 'token' }
+  | { ok: true; organizationId: string; via: 'api-key' | 'token' | 'connection-test' }
   | { ok: false; status: 401 | 403; error: string; detail: string; headers: Record<string, string> };
 
 export interface OrganizationAccess {
@@ -29,6 +30,8 @@ export interface OrganizationAccess {
 export interface OrganizationAccessOptions {
   apiKeys: Client<typeof ApiKeysService>;
   tokens: TokenVerifier;
+  /** The Agents API's connection test, acting for the organization (connection-test.ts). */
+  tickets: ConnectionTickets;
   now?: () => number;
 }
 
@@ -66,6 +69,12 @@ export function createOrganizationAccess(options: OrganizationAccessOptions): Or
     refuse(403, 'forbidden_organization', `Server ${server.name} belongs to another organization.`);
 
   async function check(headers: IncomingHttpHeaders, server: GatewayServer): Promise<OrganizationCheck> {
+    const ticket = headers[CONNECTION_TEST_HEADER];
+    if (typeof ticket === 'string') {
+      const organizationId = options.tickets.open(ticket, server.name);
+      if (organizationId === undefined) return refuse(401, 'invalid_ticket', 'The connection test ticket is not valid.');
+      return organizationId === server.owner ? { ok: true, organizationId, via: 'connection-test' } : otherOrganization(server);
+    }
     const key = headers['x-api-key'];
     if (typeof key === 'string' && key !== '') {
       const organizationId = await organizationOfKey(key);

@@ -54,6 +54,7 @@ const DROP_REQUEST = new Set([
   'x-gateway-key',
   'x-gateway-authenticated',
   'x-gateway-organization',
+  'x-mindgate-connection-test',
   'x-request-id',
   'x-forwarded-for',
   'x-forwarded-host',

@@ -25,6 +25,7 @@ const FILL: Record<string, string> = {
   invitation_id: 'inv_nothing',
   team_id: 'team_nothing',
   server_id: 'mcs_nothing',
+  integration: 'nothing',
   key_id_gateway: 'gk0000000000000000',
 };
 
