@@ -3,7 +3,7 @@
 // parser hands it over, and each response chunk (an SSE event, say) is written to the client as
 // it arrives, with backpressure both ways (backend-client.ts). This is the hot path: no
 // per-request URL parsing, no stream.pipeline, no logging beyond the listener's one line.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../services/common/log.ts';
 import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
@@ -11,7 +11,7 @@ import type { GatewayConfig } from './config.ts';
 import type { GatewayKeyring } from './keyring.ts';
 import type { OrganizationAccess } from './organization-access.ts';
 import { Readable } from 'node:stream';
-import { BodyTooLargeError, readBody, sendJson } from '../http/respond.ts';
+import { BodyTooLargeError, sendJson } from '../http/respond.ts';
 import { inspectRequest } from './tool-filter.ts';
 import { ToolPolicyHandler, type ToolPolicyRequest } from './tool-policy-handler.ts';
 import { withoutPlatformCookies } from './platform-cookies.ts';
@@ -233,7 +233,7 @@ export function createProxy(options: ProxyOptions): Proxy {
 
     const mcp = server.toolPolicy !== undefined && rest === server.mcpEndpoint;
     if (mcp && req.method === 'POST') return forwardWithToolPolicy(ctx, server, rest + search, auth, organization);
-    forward(ctx, server, rest + search, auth, bodyLength, organization, mcp ? { denied: [], batch: false } : undefined);
+    forward(ctx, server, rest + search, auth, bodyLength, organization, mcp ? { denied: [], batch: false, readsAnswer: true } : undefined);
   }
 
   /**
@@ -248,22 +248,18 @@ export function createProxy(options: ProxyOptions): Proxy {
     organization?: string,
   ): void {
     const { req, res } = ctx;
-    readBody(req, maxBody)
-      .then((raw) => {
-        if (res.destroyed) return;
-        const verdict = inspectRequest(raw, server.toolPolicy!, server.name);
-        if (verdict.answerAlone) return sendJson(res, 200, verdict.batch ? verdict.denied : verdict.denied[0]);
-        forward(ctx, server, pathAndQuery, auth, raw.length, organization, {
-          body: verdict.body ?? raw,
-          denied: verdict.denied,
-          batch: verdict.batch,
-        });
-      })
-      .catch((err: unknown) => {
-        if (res.headersSent) return;
-        if (err instanceof BodyTooLargeError) return sendGatewayError(res, 413, 'payload_too_large', err.message, { connection: 'close' });
-        res.destroy();
+    collectBody(req, maxBody, (err, raw) => {
+      if (res.destroyed) return;
+      if (err) return sendGatewayError(res, 413, 'payload_too_large', err.message, { connection: 'close' });
+      const verdict = inspectRequest(raw!, server.toolPolicy!, server.name);
+      if (verdict.answerAlone) return sendJson(res, 200, verdict.batch ? verdict.denied : verdict.denied[0]);
+      forward(ctx, server, pathAndQuery, auth, raw!.length, organization, {
+        body: verdict.body ?? raw!,
+        denied: verdict.denied,
+        batch: verdict.batch,
+        readsAnswer: verdict.readsAnswer,
       });
+    });
   }
 
   function forward(
@@ -293,7 +289,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     for (const name in src) {
       if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
       // The tool policy reads the response: it must come unencoded.
-      if (policy && name === 'accept-encoding') continue;
+      if (policy?.readsAnswer && name === 'accept-encoding') continue;
       let value = src[name]!;
       // The gateway's and the other listeners' cookies are for them, never for a backend.
       if (name === 'cookie') {
@@ -315,7 +311,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     let target = backend.basePath + pathAndQuery;
     if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
     const cors = req.headers.origin !== undefined;
-    const handler = policy
+    const handler = policy?.readsAnswer
       ? new ToolPolicyHandler(req, res, server, logger, ctx.requestId, cors, { ...policy, maxBytes: maxBody })
       : new ProxyHandler(req, res, server, logger, ctx.requestId, cors);
     const body = policy?.body ? Readable.from([policy.body]) : bodyLength === 0 ? null : req;
@@ -354,6 +350,25 @@ export function createProxy(options: ProxyOptions): Proxy {
   }
 
   return { handle, tryDirect };
+}
+
+/** Reads a request body of at most `limit` bytes (a small JSON-RPC message usually comes in one chunk). */
+function collectBody(req: IncomingMessage, limit: number, done: (err: BodyTooLargeError | undefined, body?: Buffer) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return done(new BodyTooLargeError(limit));
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) return void chunks.push(chunk);
+    req.off('data', onData).off('end', onEnd).resume();
+    done(new BodyTooLargeError(limit));
+  };
+  const onEnd = () => done(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  req.on('data', onData).on('end', onEnd);
 }
 
 export function unknownServer(res: ServerResponse, name: string): void {

@@ -21,6 +21,11 @@ export interface RequestVerdict {
   answerAlone: boolean;
   /** The request was a batch (the answer is an array). */
   batch: boolean;
+  /**
+   * The answer must be read: it may hold a tools/list result, or the gateway's errors join it.
+   * A POST's answer holds results of its own requests only, so a call alone streams through.
+   */
+  readsAnswer: boolean;
 }
 
 function deniedCall(message: unknown, policy: ToolPolicy): string | undefined {
@@ -39,14 +44,21 @@ export function toolNotAllowed(id: unknown, tool: string, server: string): Json 
   };
 }
 
+const BACKSLASH = 0x5c;
+
 /** What to do with a request body bound for the server's MCP endpoint. */
 export function inspectRequest(raw: Buffer, policy: ToolPolicy, server: string): RequestVerdict {
+  // Most messages call no tool: a byte search spares them the parse. It is sound only without
+  // escapes (`"tools\/call"` is the same JSON string), so a body with a backslash is parsed.
+  const escaped = raw.indexOf(BACKSLASH) !== -1;
+  const readsAnswer = escaped || raw.indexOf('tools/list') !== -1;
+  if (!escaped && raw.indexOf('tools/call') === -1) return { denied: [], answerAlone: false, batch: false, readsAnswer };
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch {
     // Not JSON: the backend answers its parse error.
-    return { denied: [], answerAlone: false, batch: false };
+    return { denied: [], answerAlone: false, batch: false, readsAnswer: false };
   }
   const batch = Array.isArray(parsed);
   const messages = batch ? (parsed as unknown[]) : [parsed];
@@ -57,9 +69,9 @@ export function inspectRequest(raw: Buffer, policy: ToolPolicy, server: string):
     if (tool === undefined) kept.push(message);
     else denied.push(toolNotAllowed((message as Json).id, tool, server));
   }
-  if (denied.length === 0) return { denied, answerAlone: false, batch };
-  if (kept.length === 0) return { denied, answerAlone: true, batch };
-  return { body: Buffer.from(JSON.stringify(kept)), denied, answerAlone: false, batch };
+  if (denied.length === 0) return { denied, answerAlone: false, batch, readsAnswer };
+  if (kept.length === 0) return { denied, answerAlone: true, batch, readsAnswer: true };
+  return { body: Buffer.from(JSON.stringify(kept)), denied, answerAlone: false, batch, readsAnswer: true };
 }
 
 /** Filters a tools/list result in place; true when it was one. */

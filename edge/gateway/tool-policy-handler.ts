@@ -17,6 +17,8 @@ export interface ToolPolicyRequest {
   denied: Record<string, unknown>[];
   /** The request was a batch. */
   batch: boolean;
+  /** The answer is read and filtered (ToolPolicyHandler); otherwise it streams through as it is. */
+  readsAnswer: boolean;
 }
 
 function headerOf(headers: string[], name: string): string | undefined {

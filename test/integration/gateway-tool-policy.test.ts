@@ -202,6 +202,25 @@ describe('tool policies', () => {
     expect(json.seen.length).toBe(before);
   });
 
+  it('sees a method or a tool name spelled with JSON escapes as the backend does', async () => {
+    const before = json.seen.length;
+    // `\/` and `\u0077` are `/` and `w` to any JSON parser: the gateway must read them so too.
+    const raw = '{"jsonrpc":"2.0","id":"e","method":"tools\\/call","params":{"name":"\\u0077hoami"}}';
+    const sent = await fetch(`${gateway}/json-tools/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+      body: raw,
+    });
+    expect(await sent.json()).toMatchObject({ id: 'e', error: { code: -32602 } });
+    expect(json.seen.length).toBe(before);
+    const listed = await fetch(`${gateway}/json-tools/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+      body: '{"jsonrpc":"2.0","id":"l","method":"tools\\/list"}',
+    });
+    expect((await listed.json()).result.tools.map((t: Json) => t.name).sort()).toEqual(['count', 'echo']);
+  });
+
   it('applies a policy from the servers file the same way', async () => {
     const client = await sdkClient('file-tools', {});
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);

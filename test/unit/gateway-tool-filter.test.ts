@@ -70,6 +70,17 @@ describe('the tool filter', () => {
     expect(JSON.parse(mixed.body!.toString())).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
   });
 
+  it('reads the answer only when it may list tools or must carry the gateway’s errors, escapes included', () => {
+    const verdict = (body: string) => inspectRequest(Buffer.from(body), policy, 's');
+    expect(verdict('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}').readsAnswer).toBe(false);
+    expect(verdict('{"jsonrpc":"2.0","id":1,"method":"ping"}').readsAnswer).toBe(false);
+    expect(verdict('{"jsonrpc":"2.0","id":1,"method":"tools/list"}').readsAnswer).toBe(true);
+    expect(verdict('{"jsonrpc":"2.0","id":1,"method":"tools\\/list"}').readsAnswer).toBe(true);
+    // The same JSON strings as "tools/call" and "write_file": refused, not passed by the byte search.
+    const escaped = verdict('{"jsonrpc":"2.0","id":1,"method":"tools\\u002fcall","params":{"name":"\\u0077rite_file"}}');
+    expect(escaped).toMatchObject({ answerAlone: true, denied: [{ id: 1, error: { code: -32602 } }] });
+  });
+
   it('filters JSON answers, single or batched, and passes other bodies byte for byte', () => {
     const raw = Buffer.from(JSON.stringify(list(1)));
     expect(JSON.parse(filterJsonBody(raw, policy, []).toString()).result.tools).toHaveLength(2);
