@@ -55,7 +55,8 @@ describe.runIf(shouldRunMongoSuite('gateway registry across replicas'))('the gat
       PUBLIC_AUTH_URL: urls.auth,
     });
     owner = await obtainAccessToken(first, { resource: urls.api });
-    key = (await call(`/organizations/${owner.organizationId}/api-keys`, { token: owner.access_token, body: { name: 'agent' } })).json.secret;
+    key = (await call(`/organizations/${owner.organizationId}/api-keys`, { token: owner.access_token, body: { name: 'agent' } })).json
+      .secret;
   }, 300_000);
 
   afterAll(async () => {
@@ -96,14 +97,21 @@ describe.runIf(shouldRunMongoSuite('gateway registry across replicas'))('the gat
     const created = await call(servers(), { token: owner.access_token, body: { name: 'replicated', url: backend.url } });
     expect(created.status).toBe(201);
     const started = performance.now();
-    expect(await until(() => initialize('replicated'), (s) => s === 200)).toBe(200);
+    expect(
+      await until(
+        () => initialize('replicated'),
+        (s) => s === 200,
+      ),
+    ).toBe(200);
     console.log(`registry change served by the second replica after ${Math.round(performance.now() - started)} ms (poll 250 ms)`);
 
     await call(servers(`/${created.json.id}`), { token: owner.access_token, method: 'PATCH', body: { tool_policy: { deny: ['count'] } } });
     const agent = await until(
       async () => {
         const client = new Client({ name: 'agent', version: '1.0.0' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(onSecond('replicated')), { requestInit: { headers: { 'x-api-key': key } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(onSecond('replicated')), { requestInit: { headers: { 'x-api-key': key } } }),
+        );
         const names = (await client.listTools()).tools.map((t) => t.name);
         if (names.includes('count')) await client.close();
         return { client, names };
@@ -120,7 +128,10 @@ describe.runIf(shouldRunMongoSuite('gateway registry across replicas'))('the gat
 
   it('keeps a stream in flight through every change but its server’s removal, and finishes that one too', async () => {
     const id = (await call(servers(), { token: owner.access_token, body: { name: 'streaming', url: backend.url } })).json.id;
-    await until(() => initialize('streaming'), (s) => s === 200);
+    await until(
+      () => initialize('streaming'),
+      (s) => s === 200,
+    );
     const res = await fetch(onSecond('streaming', '/raw/events'), { headers: { 'x-api-key': key } });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();
@@ -139,15 +150,26 @@ describe.runIf(shouldRunMongoSuite('gateway registry across replicas'))('the gat
     // Changes to other servers, and to this one's settings (not its backend), on the first replica.
     const other = (await call(servers(), { token: owner.access_token, body: { name: 'unrelated', url: backend.url } })).json.id;
     await call(servers(`/${id}`), { token: owner.access_token, method: 'PATCH', body: { description: 'renamed while streaming' } });
-    await until(() => initialize('unrelated'), (s) => s === 200);
+    await until(
+      () => initialize('unrelated'),
+      (s) => s === 200,
+    );
     await call(servers(`/${other}`), { token: owner.access_token, method: 'DELETE' });
-    await until(() => initialize('unrelated'), (s) => s === 404);
+    await until(
+      () => initialize('unrelated'),
+      (s) => s === 404,
+    );
     backend.sendEvent('after-changes');
     await next('after-changes');
 
     // Its own removal: new requests get 404, the stream in flight goes on until it ends.
     await call(servers(`/${id}`), { token: owner.access_token, method: 'DELETE' });
-    expect(await until(() => initialize('streaming'), (s) => s === 404)).toBe(404);
+    expect(
+      await until(
+        () => initialize('streaming'),
+        (s) => s === 404,
+      ),
+    ).toBe(404);
     backend.sendEvent('after-removal');
     await next('after-removal');
     await reader.cancel();
@@ -165,7 +187,10 @@ describe.runIf(shouldRunMongoSuite('gateway registry across replicas'))('the gat
         return r.status;
       });
     expect(await until(withKey, (s) => s === 200)).toBe(200);
-    await call(`/organizations/${owner.organizationId}/gateway-keys/${created.json.gateway_key.id}`, { token: owner.access_token, method: 'DELETE' });
+    await call(`/organizations/${owner.organizationId}/gateway-keys/${created.json.gateway_key.id}`, {
+      token: owner.access_token,
+      method: 'DELETE',
+    });
     expect(await until(withKey, (s) => s === 401)).toBe(401);
     const list = await call(servers(), { token: owner.access_token });
     expect(list.json.mcp_servers.map((s: Json) => s.name)).toContain('ops-shared');

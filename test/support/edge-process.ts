@@ -50,7 +50,8 @@ export async function startEdgeProcess(env: Record<string, string>): Promise<Edg
       if (!line.startsWith('{')) return;
       const entry = JSON.parse(line) as Record<string, unknown>;
       logs.push(entry);
-      if (typeof entry.listener === 'string' && typeof entry.url === 'string') urls[entry.listener as keyof EdgeProcess['urls']] = entry.url;
+      if (typeof entry.listener === 'string' && typeof entry.url === 'string')
+        urls[entry.listener as keyof EdgeProcess['urls']] = entry.url;
       if (Object.keys(urls).length === 4) {
         clearTimeout(timer);
         resolve();
