@@ -1,6 +1,7 @@
 // The gateway of the benchmark, alone in its own process so that its CPU time can be measured:
 // the real gateway surface and listener (routing, credentials, path checks, one pino access
-// line per request at info), in front of the benchmark backend. Log lines go to /dev/null:
+// line per request at info), in front of the benchmark backend, as `bench` and, with a tool
+// policy (whose MCP messages the gateway parses), as `bench-policy` and `bench-policy-sse`. Log lines go to /dev/null:
 // `turn` (default, what the platform's logger does) writes each event-loop turn's lines in one
 // write(2); `sync` writes each line with its own write(2), as pino's default destination does;
 // `buffered` batches them in 4 KiB asynchronous writes on libuv's thread pool; `off` is
@@ -35,6 +36,15 @@ servers:
   - name: bench
     url: ${backend}
     oauth: { issuer: "http://127.0.0.1:9", client_id: bench, client_secret: bench-secret, scopes: [openid] }
+  - name: bench-policy
+    url: ${backend}
+    oauth: { issuer: "http://127.0.0.1:9", client_id: bench, client_secret: bench-secret, scopes: [openid] }
+    tool_policy: { deny: ["admin_*", delete_everything] }
+  - name: bench-policy-sse
+    url: ${backend}
+    mcp_path: sse
+    oauth: { issuer: "http://127.0.0.1:9", client_id: bench, client_secret: bench-secret, scopes: [openid] }
+    tool_policy: { deny: ["admin_*", delete_everything] }
 `,
 );
 const config = readEdgeConfig(
