@@ -13,12 +13,14 @@ import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb
 import { GatewayKeysService } from '../gen/mindgate/agents/v1/gateway_keys_pb.js';
 import { GatewayRegistryService } from '../gen/mindgate/agents/v1/gateway_registry_pb.js';
 import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
+import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import type { ServiceName } from '../services/common/config.ts';
 import type { Logger } from '../services/common/log.ts';
+import type { Metrics } from '../services/common/metrics/registry.ts';
 import { INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER } from '../services/common/rpc/context.ts';
 import { createRpcRoutes, rpcRouterOptions, type RpcServiceModule } from '../services/common/rpc/server.ts';
 import { requestScope } from './http/request-context.ts';
@@ -28,6 +30,8 @@ export interface ServiceClients {
   brain: Client<typeof BrainService>;
   entityGraph: Client<typeof EntityGraphService>;
   agents: Client<typeof AgentsService>;
+  /** User accounts, how they sign in, e-mail verification (served by the agents service). */
+  users: Client<typeof UsersService>;
   /** Organizations and memberships (served by the agents service). */
   organizations: Client<typeof OrganizationsService>;
   /** API keys of the Agents API (served by the agents service). */
@@ -58,6 +62,8 @@ export interface ServiceClientsOptions {
   logger: Logger;
   /** Deadline of each internal call. */
   timeoutMs?: number;
+  /** Counts the calls that in-process services handle, as their gRPC ports do. */
+  metrics?: Metrics;
 }
 
 /** Adds the internal credential and the current request id to every outgoing call. */
@@ -80,7 +86,12 @@ function transportFor(name: ServiceName, target: ServiceTarget, options: Service
   }
   return createRouterTransport(createRpcRoutes({ module: target.module }), {
     transport: { interceptors, defaultTimeoutMs },
-    router: rpcRouterOptions({ module: target.module, internalToken: options.internalToken, logger: options.logger }),
+    router: rpcRouterOptions({
+      module: target.module,
+      internalToken: options.internalToken,
+      logger: options.logger,
+      metrics: options.metrics,
+    }),
   });
 }
 
@@ -92,6 +103,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     brain: client(BrainService, 'brain'),
     entityGraph: client(EntityGraphService, 'entity-graph'),
     agents: client(AgentsService, 'agents'),
+    users: client(UsersService, 'agents'),
     organizations: client(OrganizationsService, 'agents'),
     apiKeys: client(ApiKeysService, 'agents'),
     audit: client(AuditService, 'agents'),

@@ -4,6 +4,7 @@ import {
   readBool,
   readInt,
   readLogLevel,
+  readMetricsConfig,
   readPort,
   readSecret,
   readServiceConfig,
@@ -12,6 +13,7 @@ import {
   readUrl,
   SERVICE_NAMES,
   type Env,
+  type MetricsConfig,
   type ServiceConfig,
   type ServiceName,
   type StorageConfig,
@@ -20,6 +22,7 @@ import { readApiConfig, type ApiConfig } from './api/config.ts';
 import { readGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
+import { readMailConfig, type MailConfig } from './mail/config.ts';
 
 export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
 
@@ -48,8 +51,12 @@ export interface EdgeConfig {
   /** Largest request body any JSON endpoint accepts. */
   maxBodyBytes: number;
   storage: StorageConfig;
+  /** The Prometheus endpoint of this process (every service it runs included), when METRICS_PORT is set. */
+  metrics?: MetricsConfig;
   /** The authorization server and accounts (edge/oauth/config.ts). */
   auth: AuthConfig;
+  /** Outgoing mail: SMTP or the outbox file, and the queue's retries (edge/mail/config.ts). */
+  mail: MailConfig;
   /** The Agents API (edge/api/config.ts). */
   api: ApiConfig;
   /** The public Web API and site (edge/web/config.ts). */
@@ -101,7 +108,9 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 120_000, { min: 50, max: 86_400_000 }),
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
     storage: readStorageConfig(env, cpuCount),
+    metrics: readMetricsConfig(env),
     auth: readAuthConfig(env),
+    mail: readMailConfig(env),
     api: readApiConfig(env),
     web: readWebConfig(env),
     gateway: readGatewayConfig(env),

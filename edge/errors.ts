@@ -29,6 +29,8 @@ const STATUS_BY_CODE: Record<Code, number> = {
 const STATUS_BY_REASON: Record<string, number> = {
   'etag-mismatch': 412,
   'last-owner': 409,
+  'sign-in-throttled': 429,
+  'invalid-credentials': 401,
 };
 
 export interface HttpError {

@@ -3,9 +3,11 @@ import type { AppContext } from './context.ts';
 import { createApiSurface } from './api/index.ts';
 import { createGatewaySurface } from './gateway/index.ts';
 import { startListener, type Listener, type Surface } from './http/listener.ts';
+import { createProbeHandler } from './http/probes.ts';
 import { createBrainMcpHandler } from './mcp/brain-server.ts';
 import { registerGatewayClients } from './oauth/gateway-client.ts';
 import { createAuthSurface } from './oauth/index.ts';
+import { createEdgeReadiness } from './readiness.ts';
 import { createWebSurface } from './web/index.ts';
 
 export interface Edge {
@@ -42,6 +44,7 @@ const SURFACES: Record<SurfaceName, (ctx: AppContext) => Surface | Promise<Surfa
 
 export async function startEdge(ctx: AppContext): Promise<Edge> {
   const listeners = {} as Record<SurfaceName, Listener>;
+  const readiness = createEdgeReadiness(ctx);
   try {
     for (const [name, create] of Object.entries(SURFACES) as [SurfaceName, (typeof SURFACES)[SurfaceName]][]) {
       listeners[name] = await startListener(await create(ctx), {
@@ -52,6 +55,8 @@ export async function startEdge(ctx: AppContext): Promise<Edge> {
         accessLogLevel: ctx.config.accessLog ? 'info' : 'debug',
         bodyTimeoutMs: ctx.config.bodyTimeoutMs,
         requestTimeoutMs: ctx.config.requestTimeoutMs,
+        probes: createProbeHandler(name, readiness[name]),
+        metrics: ctx.metrics.http,
       });
     }
   } catch (err) {

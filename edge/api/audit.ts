@@ -2,6 +2,7 @@
 // DELETE that reached an organization, whatever its outcome, refused attempts included) is
 // recorded by the route guard (access.ts) through the agents service's AuditService; owners and
 // admins list the events with filters, or export them as JSON Lines.
+import type { IncomingMessage } from 'node:http';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import * as z from 'zod';
 import type { AuditEvent } from '../../gen/mindgate/agents/v1/audit_pb.js';
@@ -14,11 +15,19 @@ import { errors, iso, json, listEnvelope, listing, sendPage, orgParams, type Res
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-const overrides = new WeakMap<AnyApiRouteContext, { organizationId: string; target: string }>();
+const overrides = new WeakMap<AnyApiRouteContext, { organizationIds: string[]; target: string }>();
 
 /** For a change outside the path's organization (a new organization): where to record it. */
 export function setAuditOrganization(c: AnyApiRouteContext, organizationId: string, target: string): void {
-  overrides.set(c, { organizationId, target });
+  overrides.set(c, { organizationIds: [organizationId], target });
+}
+
+/**
+ * For a change to a user's own account: recorded in every organization the user belongs to, so
+ * each one's owners and admins see it.
+ */
+export function setAuditOrganizations(c: AnyApiRouteContext, organizationIds: string[], target: string): void {
+  overrides.set(c, { organizationIds, target });
 }
 
 export type AuditRecorder = (c: AnyApiRouteContext, route: RestRoute, caller: Caller, status: number) => Promise<void>;
@@ -29,34 +38,96 @@ function outcomeOf(status: number): 'success' | 'denied' | 'failed' {
 }
 
 /**
- * Records a change, or an attempt at one, in the organization of the path. A failure to record
- * is logged with the whole event (so it is not lost) and does not fail the request, whose change
- * has already happened.
+ * Where a change is recorded: where the route said (setAuditOrganization[s]), else the path's
+ * organization; a change to one's own account that did not say (a refused or failed attempt) is
+ * recorded in the organization the credentials act for.
+ */
+function auditOrganizations(c: AnyApiRouteContext, route: RestRoute, caller: Caller): string[] {
+  const override = overrides.get(c);
+  if (override) return override.organizationIds;
+  const path = (c.input?.params as { organization_id?: string } | undefined)?.organization_id;
+  if (path) return [path];
+  return route.access?.user ? [caller.organizationId] : [];
+}
+
+/** Records an event, or logs it in full at error level when the agents service cannot take it. */
+async function record(ctx: AppContext, event: RecordedEvent): Promise<void> {
+  try {
+    await ctx.clients.audit.recordEvent({ event });
+  } catch (err) {
+    ctx.logger.error({ err, event }, 'audit event not recorded');
+  }
+}
+
+type RecordedEvent = {
+  organizationId: string;
+  actorKind: string;
+  actorId: string;
+  action: string;
+  target: string;
+  status: number;
+  outcome: string;
+  ip: string;
+  userAgent: string;
+  requestId: string;
+  details?: Record<string, string>;
+};
+
+/**
+ * Records a change, or an attempt at one (see auditOrganizations). A failure to record is logged
+ * with the whole event (so it is not lost) and does not fail the request, whose change has
+ * already happened.
  */
 export function createAuditRecorder(ctx: AppContext): AuditRecorder {
   const clientIp = createClientIpResolver(ctx.config.web.trustedProxies);
   return async (c, route, caller, status) => {
-    const override = overrides.get(c);
-    const organizationId = override?.organizationId ?? (c.input?.params as { organization_id?: string } | undefined)?.organization_id;
-    if (!CHANGES.has(route.method) || !organizationId) return;
-    const event = {
-      organizationId,
-      actorKind: caller.kind,
-      actorId: caller.kind === 'client' ? (caller.clientId ?? caller.subject) : caller.subject,
-      action: route.operationId,
-      target: override?.target ?? c.path,
-      status,
-      outcome: outcomeOf(status),
-      ip: clientIp(c.req),
-      userAgent: String(c.req.headers['user-agent'] ?? '').slice(0, 512),
-      requestId: c.requestId.slice(0, 128),
-    };
-    try {
-      await ctx.clients.audit.recordEvent({ event });
-    } catch (err) {
-      ctx.logger.error({ err, event }, 'audit event not recorded');
+    if (!CHANGES.has(route.method)) return;
+    for (const organizationId of auditOrganizations(c, route, caller)) {
+      await record(ctx, {
+        organizationId,
+        actorKind: caller.kind,
+        actorId: caller.kind === 'client' ? (caller.clientId ?? caller.subject) : caller.subject,
+        action: route.operationId,
+        target: overrides.get(c)?.target ?? c.path,
+        status,
+        outcome: outcomeOf(status),
+        ip: clientIp(c.req),
+        userAgent: String(c.req.headers['user-agent'] ?? '').slice(0, 512),
+        requestId: c.requestId.slice(0, 128),
+      });
     }
   };
+}
+
+/** A step of a person at the authorization server (sign-up, joining), outside the REST API. */
+export interface PeopleStep {
+  organizationId: string;
+  userId: string;
+  /** "signUp", "acceptInvitation", "createOrganization". */
+  action: string;
+  target: string;
+  details: Record<string, string>;
+}
+
+export type PeopleAudit = (req: IncomingMessage, requestId: string, step: PeopleStep) => Promise<void>;
+
+/** Records the people steps taken on the authorization server's pages, as successful changes by the user. */
+export function createPeopleAudit(ctx: AppContext): PeopleAudit {
+  const clientIp = createClientIpResolver(ctx.config.web.trustedProxies);
+  return (req, requestId, step) =>
+    record(ctx, {
+      organizationId: step.organizationId,
+      actorKind: 'user',
+      actorId: step.userId,
+      action: step.action,
+      target: step.target,
+      status: 200,
+      outcome: 'success',
+      ip: clientIp(req),
+      userAgent: String(req.headers['user-agent'] ?? '').slice(0, 512),
+      requestId: requestId.slice(0, 128),
+      details: step.details,
+    });
 }
 
 export const AuditEventSchema = z
@@ -71,6 +142,10 @@ export const AuditEventSchema = z
     user_agent: z.string(),
     request_id: z.string(),
     created_at: z.string().nullable(),
+    details: z.record(z.string(), z.string()).meta({
+      description:
+        'What action and target do not say, for steps at the authorization server: `role`, `team_ids`, `invitation_id`, `source` (`sign-up`, `consent`), `account` (`created`, `existing`). Empty for REST changes.',
+    }),
   })
   .meta({ title: 'AuditEvent' });
 
@@ -115,6 +190,7 @@ const eventJson = (e: AuditEvent) => ({
   user_agent: e.userAgent,
   request_id: e.requestId,
   created_at: iso(e.createTime),
+  details: { ...e.details },
 });
 
 function listRequest(organizationId: string, q: Filters, pageSize: number, pageToken: string) {
@@ -138,7 +214,7 @@ function listAuditEventsRoute({ ctx }: RouteDeps): RestRoute {
     operationId: 'listAuditEvents',
     summary: 'List audit events',
     description:
-      'Changes made to the organization through this API, and refused attempts, newest first: who (user, API key or client), what (`action`, the operation), to what (`target`), when, from where (`ip`, `user_agent`) and how it ended. Kept for the organization’s retention (365 days by default).',
+      'Changes made to the organization through this API, and refused attempts, newest first: who (user, API key or client), what (`action`, the operation), to what (`target`), when, from where (`ip`, `user_agent`) and how it ended; also the people steps taken at the authorization server (`signUp`, `acceptInvitation`, `createOrganization` at consent, with `details`) and changes members make to their own accounts (`updateCurrentUser`, `deleteCurrentUser`). Kept for the organization’s retention (365 days by default).',
     tags: ['Audit log'],
     params: orgParams,
     query: listQuery,

@@ -176,16 +176,20 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     if (route.access) {
       const roles = rolesAllowed(route.access);
       const scope = route.access.machines ? machineScope(route.access, route.method) : null;
+      const access = route.access;
       op['x-mindgate-access'] = {
         roles,
-        api_keys: route.access.machines,
+        api_keys: access.machines,
         api_key_scope: scope,
-        self: route.access.self ?? false,
-        ...(route.access.operator ? { operator: true } : {}),
+        self: access.self ?? false,
+        user: access.user ?? false,
+        ...(access.operator ? { operator: true } : {}),
       };
       const machines = scope ? `with the ${scope} scope` : 'no';
-      op.description =
-        `${op.description ?? ''}\n\nRoles: ${roles.join(', ')}${route.access.self ? ' (any member on themselves)' : ''}; API keys and client credentials: ${machines}.`.trim();
+      const who = access.user
+        ? 'any signed-in user, on their own account'
+        : `${roles.join(', ')}${access.self ? ' (any member on themselves)' : ''}`;
+      op.description = `${op.description ?? ''}\n\nRoles: ${who}; API keys and client credentials: ${machines}.`.trim();
     }
     if (route.body) {
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;

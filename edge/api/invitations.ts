@@ -8,7 +8,6 @@ import { InvitationState, type Invitation } from '../../gen/mindgate/agents/v1/i
 import type { AppContext } from '../context.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import type { Mailer } from '../oauth/mail.ts';
 import { callerOf, ROLE_ENUM, ROLE_NAMES, roleName } from './access.ts';
 import {
   errors,
@@ -49,6 +48,11 @@ export const InvitationJsonSchema = z
     expires_at: z.string().nullable(),
     accepted_by: z.string().nullable(),
     accepted_at: z.string().nullable(),
+    team_ids: z.array(z.string()).meta({ description: 'Teams the invitee joins on accepting.' }),
+    email_delivery: z.enum(['sent', 'queued']).nullable().meta({
+      description:
+        'In the answer of createInvitation and resendInvitation: the e-mail went out (`sent`), or could not be delivered yet and will be retried (`queued`). Null in lists.',
+    }),
   })
   .meta({ title: 'Invitation' });
 
@@ -61,11 +65,16 @@ export const CreateInvitationSchema = z
       .max(254)
       .meta({ description: 'The address to invite.', example: 'ada@example.com' }),
     role: z.enum(ROLE_NAMES).meta({ description: 'The role on joining. Only an owner invites an owner.' }),
+    team_ids: z
+      .array(z.string().regex(/^team_[A-Za-z0-9]{1,60}$/, { error: 'must be a team id (team_...)' }))
+      .max(20, { error: 'must list at most 20 teams' })
+      .default([])
+      .meta({ description: 'Teams of the organization the invitee joins on accepting (404 for a team of another organization).' }),
   })
   .strict()
   .meta({ title: 'CreateInvitation' });
 
-const invitationJson = (i: Invitation) => ({
+const invitationJson = (i: Invitation, delivery: 'sent' | 'queued' | null = null) => ({
   id: i.invitationId,
   organization_id: i.organizationId,
   email: i.email,
@@ -76,20 +85,24 @@ const invitationJson = (i: Invitation) => ({
   expires_at: iso(i.expireTime as Timestamp | undefined),
   accepted_by: i.acceptedBy || null,
   accepted_at: iso(i.acceptTime as Timestamp | undefined),
+  team_ids: i.teamIds,
+  email_delivery: delivery,
 });
 
-/** Sends the invitation's link to its address. */
-export type InvitationMail = (invitation: Invitation, token: string) => Promise<void>;
+/** Sends the invitation's link to its address, through the mail queue: sent now, or queued for a retry. */
+export type InvitationMail = (invitation: Invitation, token: string) => Promise<'sent' | 'queued'>;
 
-export function createInvitationMail(ctx: AppContext, mailer: Mailer): InvitationMail {
+export function createInvitationMail(ctx: AppContext): InvitationMail {
   return async (invitation, token) => {
     const { organization } = await ctx.clients.organizations.getOrganization({ organizationId: invitation.organizationId });
     const link = `${ctx.config.publicUrls.auth}/invitations/${token}`;
-    await mailer.send({
+    const sent = await ctx.mail.send({
+      purpose: 'invitation',
       to: invitation.email,
       subject: `You are invited to join ${organization!.name} on Mindgate`,
       text: `You are invited to join ${organization!.name} on Mindgate as ${roleName(invitation.role)}.\n\nAccept within 7 days: ${link}\n\nIf you did not expect this, ignore this message.\n`,
     });
+    return sent.status;
   };
 }
 
@@ -101,28 +114,31 @@ function createInvitationRoute({ ctx, limit }: RouteDeps, mail: InvitationMail):
       operationId: 'createInvitation',
       summary: 'Invite someone',
       description:
-        'Invites the address with a role and e-mails it a link that works once, for 7 days, for an account with that address (signing up with it, or signing in). 409 when the address already has a pending invitation (resend it).',
+        'Invites the address with a role (and, optionally, teams) and e-mails it a link that works once, for 7 days, for an account with that address (signing up with it, or signing in). Accepting makes the account a member with the role and puts it in the teams that still exist. 409 when the address already has a pending invitation (resend it); 404 for a team of another organization. `email_delivery` says whether the e-mail went out or is queued for a retry.',
       tags: ['Invitations'],
       params: orgParams,
       responses: {
         '201': json(InvitationJsonSchema, 'The invitation.'),
         '401': errors['401'],
         '403': errors['403'],
+        '404': 'NotFound',
         '409': 'Conflict',
         '422': errors['422'],
       },
       handler: async (c) => {
         const caller = callerOf(c);
         const body = await readJson(c, CreateInvitationSchema, limit);
-        const res = await ctx.clients.invitations.createInvitation({
-          organizationId: c.input.params.organization_id,
-          email: body.email,
-          role: ROLE_ENUM[body.role],
-          invitedBy: caller.subject,
-          actorRole: ROLE_ENUM[caller.role!],
-        });
-        await mail(res.invitation!, res.token);
-        sendJson(c.res, 201, invitationJson(res.invitation!));
+        const res = await notFoundAs404(() =>
+          ctx.clients.invitations.createInvitation({
+            organizationId: c.input.params.organization_id,
+            email: body.email,
+            role: ROLE_ENUM[body.role],
+            invitedBy: caller.subject,
+            actorRole: ROLE_ENUM[caller.role!],
+            teamIds: body.team_ids,
+          }),
+        );
+        sendJson(c.res, 201, invitationJson(res.invitation!, await mail(res.invitation!, res.token)));
       },
     }),
     body: CreateInvitationSchema,
@@ -150,7 +166,12 @@ function listInvitationsRoute({ ctx }: RouteDeps): RestRoute {
       const res = await listing(() =>
         ctx.clients.invitations.listInvitations({ organizationId: c.input.params.organization_id, ...pageArgs(c.input.query) }),
       );
-      sendPage(c, 'invitations', res.invitations.map(invitationJson), res.nextPageToken);
+      sendPage(
+        c,
+        'invitations',
+        res.invitations.map((i) => invitationJson(i)),
+        res.nextPageToken,
+      );
     },
   });
 }
@@ -180,8 +201,7 @@ function resendInvitationRoute({ ctx }: RouteDeps, mail: InvitationMail): RestRo
           invitedBy: callerOf(c).subject,
         }),
       );
-      await mail(res.invitation!, res.token);
-      sendJson(c.res, 200, invitationJson(res.invitation!));
+      sendJson(c.res, 200, invitationJson(res.invitation!, await mail(res.invitation!, res.token)));
     },
   });
 }

@@ -17,9 +17,9 @@ import { confidentialClientRoutes } from './confidential-clients.ts';
 import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
-import { createMailer } from '../oauth/mail.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamRoutes } from './teams.ts';
+import { userRoutes } from './users.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
@@ -133,12 +133,6 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     limit: ctx.config.maxBodyBytes,
   };
   const calls = createApiCallCounter(ctx);
-  const mailer = createMailer({
-    smtpUrl: ctx.config.auth.smtpUrl,
-    from: ctx.config.auth.mailFrom,
-    dataDir: ctx.config.storage.dataDir,
-    logger: ctx.logger.child({ component: 'mail' }),
-  });
   const routes = [
     listOrganizationsRoute(deps),
     getOrganizationRoute(deps),
@@ -148,12 +142,13 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...teamRoutes(deps),
-    ...invitationRoutes(deps, createInvitationMail(ctx, mailer)),
+    ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
     ...mcpServerRoutes(deps),
     ...gatewayKeyRoutes(deps),
     ...integrationRoutes(deps),
+    ...userRoutes(deps),
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
   return routes;

@@ -3,6 +3,7 @@
 // problem the same way in every deployment and are not meant to be fetched; docs/api.md describes
 // each one. A failure a service gave a reason for (services/common/rpc/reasons.ts) has that
 // reason's type; every other failure has its status's.
+import { ConnectError } from '@connectrpc/connect';
 import { toHttpError } from '../errors.ts';
 import { BodyTooLargeError } from '../http/respond.ts';
 import { isRequestValidationError } from '../http/validation.ts';
@@ -70,5 +71,8 @@ export function problemOf(err: unknown): ApiProblem {
     return { ...own(422, 'The request is not valid.'), errors: err.detail.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })) };
   }
   const e = toHttpError(err);
-  return { status: e.status, type: problemType(e.status, e.reason), detail: e.message, headers: {}, internal: e.internal };
+  // A service that says when to try again (a throttled password check) is passed on as Retry-After.
+  const retryAfter = err instanceof ConnectError ? err.metadata.get('retry-after') : null;
+  const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+  return { status: e.status, type: problemType(e.status, e.reason), detail: e.message, headers, internal: e.internal };
 }

@@ -105,21 +105,87 @@ function op(operationId: string, summary: string, extra: Doc): Doc {
 
 export function buildGatewayOpenApi(options: GatewayOpenApiOptions): Doc {
   const { publicUrl, defaultServer } = options;
-  const paths: Doc = {};
-  paths['/health'] = {
-    get: op('health', 'Liveness', {
-      tag: 'Operations',
-      responses: { 200: json({ type: 'object', additionalProperties: true }, 'The gateway is up.') },
-    }),
+  const paths: Doc = {
+    ...operationsPaths(),
+    ...discoveryPaths(defaultServer),
+    ...facadePaths(),
+    ...proxyPaths(),
   };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Mindgate MCP Gateway',
+      version: GATEWAY_VERSION,
+      description:
+        "A gateway for hosted MCP servers: a streaming proxy, discovery metadata, and a stateless OAuth facade in front of each server's identity provider.",
+    },
+    servers: [{ url: publicUrl }],
+    tags: [
+      { name: 'Proxy', description: 'MCP Streamable HTTP to the backends.' },
+      { name: 'Discovery', description: 'RFC 9728, RFC 8414 and OpenID discovery documents.' },
+      { name: 'OAuth facade', description: 'Stateless registration, authorization relay and token endpoint.' },
+      { name: 'Operations', description: 'Liveness.' },
+    ],
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        BearerToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An MCP OAuth access token, passed through to the backend.',
+        },
+        GatewayKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Gateway-Key',
+          description: "An operator key: the caller is the operator's own infrastructure.",
+        },
+        OAuth2: {
+          type: 'oauth2',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${publicUrl}/${defaultServer}/oauth/authorize`,
+              tokenUrl: `${publicUrl}/${defaultServer}/oauth/token`,
+              refreshUrl: `${publicUrl}/${defaultServer}/oauth/token`,
+              scopes: {
+                openid: 'OpenID Connect sign-in',
+                profile: 'Profile claims',
+                email: 'Email claim',
+                offline_access: 'Refresh tokens',
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
 
-  const wellKnown = (id: string, summary: string, params: Doc[], description: string) =>
-    op(id, summary, {
-      tag: 'Discovery',
-      description,
-      ...(params.length ? { parameters: params } : {}),
-      responses: { 200: METADATA, 404: E404, ...(params.length ? { 422: V422 } : {}) },
-    });
+function operationsPaths(): Doc {
+  return {
+    '/health': {
+      get: op('health', 'Liveness', {
+        tag: 'Operations',
+        responses: { 200: json({ type: 'object', additionalProperties: true }, 'The gateway is up.') },
+      }),
+    },
+  };
+}
+
+function wellKnown(id: string, summary: string, params: Doc[], description: string): Doc {
+  return op(id, summary, {
+    tag: 'Discovery',
+    description,
+    ...(params.length ? { parameters: params } : {}),
+    responses: { 200: METADATA, 404: E404, ...(params.length ? { 422: V422 } : {}) },
+  });
+}
+
+/** RFC 9728, RFC 8414 and OpenID discovery: per server, for the default server, and path-suffixed. */
+function discoveryPaths(defaultServer: string): Doc {
+  const paths: Doc = {};
   paths['/.well-known/oauth-protected-resource'] = {
     get: wellKnown(
       'protected_resource_metadata_default',
@@ -182,62 +248,74 @@ export function buildGatewayOpenApi(options: GatewayOpenApiOptions): Doc {
       '`resource` is `{base_url}/{server_path}`, exactly the URL the client used.',
     ),
   };
+  return paths;
+}
 
-  const register = (id: string, params: Doc[]) =>
-    op(id, 'Stateless dynamic client registration', {
-      description:
-        "RFC 7591 subset. Answers the server's pre-registered upstream client_id; nothing is stored. Redirect URIs: https, loopback http on any port, private-use schemes.",
-      ...(params.length ? { parameters: params } : {}),
-      requestBody: { required: true, content: { 'application/json': { schema: ref('DCRRequest') } } },
-      responses: {
-        200: json(ref('DCRResponse'), 'The registration (public client: no secret).'),
-        400: json(ref('OAuthError'), '`invalid_redirect_uri`.'),
-        404: E404,
-        413: json(ref('GatewayError'), 'Body too large.'),
-        422: V422,
-      },
-    });
-  const authorize = (id: string, params: Doc[]) =>
-    op(id, 'Authorize (consent, then relay to the upstream IdP)', {
-      description:
-        "Validates the request (client_id, redirect_uri, S256 PKCE) and shows the gateway's consent page, which sets the browser-binding cookie. Invalid requests get a 400 page, never a redirect.",
-      parameters: [...params, ...queryParameters(AuthorizeQuerySchema)],
-      responses: { 200: html('The consent page.'), 400: html('The request is invalid.'), 404: E404, 422: V422 },
-    });
-  const consent = (id: string, params: Doc[]) =>
-    op(id, 'Consent decision', {
-      description:
-        'The consent page posts here. Approval redirects to the upstream IdP with the gateway callback, its own PKCE and the signed state; denial redirects to the client with `access_denied`.',
-      ...(params.length ? { parameters: params } : {}),
-      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('ConsentDecision') } } },
-      responses: {
-        302: { description: 'To the upstream IdP, or to the client on denial.' },
-        400: html('Invalid, expired or cross-browser consent.'),
-        404: E404,
-        422: V422,
-      },
-    });
-  const token = (id: string, params: Doc[]) =>
-    op(id, 'Token endpoint', {
-      description:
-        'Form-encoded only. `authorization_code` redeems a gateway code (PKCE, client_id and redirect_uri checked, single use); `refresh_token` is relayed to the upstream with the gateway credentials and the answer passed through.',
-      ...(params.length ? { parameters: params } : {}),
-      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('TokenRequest') } } },
-      responses: {
-        200: json(ref('TokenResponse'), 'Tokens.'),
-        400: json(ref('OAuthError'), '`invalid_request`, `invalid_grant`, `unsupported_grant_type`.'),
-        401: json(ref('OAuthError'), '`invalid_client`.'),
-        404: E404,
-        422: V422,
-        502: json(ref('OAuthError'), 'The upstream answered unexpectedly.'),
-        503: json(ref('OAuthError'), 'The upstream is unreachable.'),
-      },
-    });
+function registerOp(id: string, params: Doc[]): Doc {
+  return op(id, 'Stateless dynamic client registration', {
+    description:
+      "RFC 7591 subset. Answers the server's pre-registered upstream client_id; nothing is stored. Redirect URIs: https, loopback http on any port, private-use schemes in reverse domain-name form (`com.example.app:`) or `cursor:`.",
+    ...(params.length ? { parameters: params } : {}),
+    requestBody: { required: true, content: { 'application/json': { schema: ref('DCRRequest') } } },
+    responses: {
+      200: json(ref('DCRResponse'), 'The registration (public client: no secret).'),
+      400: json(ref('OAuthError'), '`invalid_redirect_uri`.'),
+      404: E404,
+      413: json(ref('GatewayError'), 'Body too large.'),
+      422: V422,
+    },
+  });
+}
 
-  paths['/{server_name}/oauth/register'] = { post: register('register', [SERVER_NAME]) };
+function authorizeOp(id: string, params: Doc[]): Doc {
+  return op(id, 'Authorize (consent, then relay to the upstream IdP)', {
+    description:
+      "Validates the request (client_id, redirect_uri, S256 PKCE) and shows the gateway's consent page, which sets the browser-binding cookie. Invalid requests get a 400 page, never a redirect.",
+    parameters: [...params, ...queryParameters(AuthorizeQuerySchema)],
+    responses: { 200: html('The consent page.'), 400: html('The request is invalid.'), 404: E404, 422: V422 },
+  });
+}
+
+function consentOp(id: string, params: Doc[]): Doc {
+  return op(id, 'Consent decision', {
+    description:
+      'The consent page posts here. Approval redirects to the upstream IdP with the gateway callback, its own PKCE and the signed state; denial redirects to the client with `access_denied`.',
+    ...(params.length ? { parameters: params } : {}),
+    requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('ConsentDecision') } } },
+    responses: {
+      302: { description: 'To the upstream IdP, or to the client on denial.' },
+      400: html('Invalid, expired or cross-browser consent.'),
+      404: E404,
+      422: V422,
+    },
+  });
+}
+
+function tokenOp(id: string, params: Doc[]): Doc {
+  return op(id, 'Token endpoint', {
+    description:
+      'Form-encoded only. `authorization_code` redeems a gateway code (PKCE, client_id and redirect_uri checked, single use); `refresh_token` is relayed to the upstream with the gateway credentials and the answer passed through.',
+    ...(params.length ? { parameters: params } : {}),
+    requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('TokenRequest') } } },
+    responses: {
+      200: json(ref('TokenResponse'), 'Tokens.'),
+      400: json(ref('OAuthError'), '`invalid_request`, `invalid_grant`, `unsupported_grant_type`.'),
+      401: json(ref('OAuthError'), '`invalid_client`.'),
+      404: E404,
+      422: V422,
+      502: json(ref('OAuthError'), 'The upstream answered unexpectedly.'),
+      503: json(ref('OAuthError'), 'The upstream is unreachable.'),
+    },
+  });
+}
+
+/** The OAuth facade: per server, and the root aliases of the default server. */
+function facadePaths(): Doc {
+  const paths: Doc = {};
+  paths['/{server_name}/oauth/register'] = { post: registerOp('register', [SERVER_NAME]) };
   paths['/{server_name}/oauth/authorize'] = {
-    get: authorize('authorize', [SERVER_NAME]),
-    post: consent('authorize_consent', [SERVER_NAME]),
+    get: authorizeOp('authorize', [SERVER_NAME]),
+    post: consentOp('authorize_consent', [SERVER_NAME]),
   };
   paths['/{server_name}/oauth/callback'] = {
     get: op('callback', 'Upstream callback', {
@@ -252,11 +330,15 @@ export function buildGatewayOpenApi(options: GatewayOpenApiOptions): Doc {
       },
     }),
   };
-  paths['/{server_name}/oauth/token'] = { post: token('token', [SERVER_NAME]) };
-  paths['/authorize'] = { get: authorize('authorize_default', []), post: consent('authorize_consent_default', []) };
-  paths['/token'] = { post: token('token_default', []) };
-  paths['/register'] = { post: register('register_default', []) };
+  paths['/{server_name}/oauth/token'] = { post: tokenOp('token', [SERVER_NAME]) };
+  paths['/authorize'] = { get: authorizeOp('authorize_default', []), post: consentOp('authorize_consent_default', []) };
+  paths['/token'] = { post: tokenOp('token_default', []) };
+  paths['/register'] = { post: registerOp('register_default', []) };
+  return paths;
+}
 
+/** Everything else under `/{server_name}` goes to the backend. */
+function proxyPaths(): Doc {
   const PATH = {
     name: 'path',
     in: 'path',
@@ -296,56 +378,5 @@ export function buildGatewayOpenApi(options: GatewayOpenApiOptions): Doc {
         504: json(ref('GatewayError'), 'The backend did not answer in time.'),
       },
     });
-  paths['/{server_name}/{path}'] = Object.fromEntries(['get', 'post', 'put', 'delete'].map((m) => [m, proxyOp(m)]));
-
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Mindgate MCP Gateway',
-      version: GATEWAY_VERSION,
-      description:
-        "A gateway for hosted MCP servers: a streaming proxy, discovery metadata, and a stateless OAuth facade in front of each server's identity provider.",
-    },
-    servers: [{ url: publicUrl }],
-    tags: [
-      { name: 'Proxy', description: 'MCP Streamable HTTP to the backends.' },
-      { name: 'Discovery', description: 'RFC 9728, RFC 8414 and OpenID discovery documents.' },
-      { name: 'OAuth facade', description: 'Stateless registration, authorization relay and token endpoint.' },
-      { name: 'Operations', description: 'Liveness.' },
-    ],
-    paths,
-    components: {
-      schemas: componentSchemas(),
-      securitySchemes: {
-        BearerToken: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description: 'An MCP OAuth access token, passed through to the backend.',
-        },
-        GatewayKey: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Gateway-Key',
-          description: "An operator key: the caller is the operator's own infrastructure.",
-        },
-        OAuth2: {
-          type: 'oauth2',
-          flows: {
-            authorizationCode: {
-              authorizationUrl: `${publicUrl}/${defaultServer}/oauth/authorize`,
-              tokenUrl: `${publicUrl}/${defaultServer}/oauth/token`,
-              refreshUrl: `${publicUrl}/${defaultServer}/oauth/token`,
-              scopes: {
-                openid: 'OpenID Connect sign-in',
-                profile: 'Profile claims',
-                email: 'Email claim',
-                offline_access: 'Refresh tokens',
-              },
-            },
-          },
-        },
-      },
-    },
-  };
+  return { '/{server_name}/{path}': Object.fromEntries(['get', 'post', 'put', 'delete'].map((m) => [m, proxyOp(m)])) };
 }

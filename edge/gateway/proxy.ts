@@ -111,18 +111,39 @@ export interface Proxy {
 const PROXY_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
 
 export function createProxy(options: ProxyOptions): Proxy {
-  const { registry, config, keyring, organizations, logger } = options;
-  const publicUrl = new URL(options.publicUrl);
-  const forwardedProto = publicUrl.protocol.slice(0, -1);
-  const forwardedHost = publicUrl.host;
-  const maxBody = config.maxBodyBytes;
+  const proxy = new StreamingProxy(options);
+  return { handle: (ctx) => proxy.handle(ctx), tryDirect: (ctx) => proxy.tryDirect(ctx) };
+}
 
-  function handle(ctx: RouteContext): void {
-    const { req, res } = ctx;
+/** The proxy's settings, and its steps from a request to the backend exchange. */
+class StreamingProxy {
+  private readonly registry: ServerRegistry;
+  private readonly organizations: OrganizationAccess;
+  private readonly config: GatewayConfig;
+  private readonly keyring: GatewayKeyring;
+  private readonly logger: Logger;
+  private readonly forwardedProto: string;
+  private readonly forwardedHost: string;
+  private readonly maxBody: number;
+
+  constructor(options: ProxyOptions) {
+    this.registry = options.registry;
+    this.organizations = options.organizations;
+    this.config = options.config;
+    this.keyring = options.keyring;
+    this.logger = options.logger;
+    const publicUrl = new URL(options.publicUrl);
+    this.forwardedProto = publicUrl.protocol.slice(0, -1);
+    this.forwardedHost = publicUrl.host;
+    this.maxBody = options.config.maxBodyBytes;
+  }
+
+  handle(ctx: RouteContext): void {
+    const res = ctx.res;
     const name = ctx.params.server;
     const bad = serverNameError(name);
     if (bad) return sendValidationError(res, bad);
-    const server = registry.get(name);
+    const server = this.registry.get(name);
     if (!server) return unknownServer(res, name);
     if (!server.enabled) return sendGatewayError(res, 503, 'server_disabled', `Server ${name} is disabled by its owner.`);
 
@@ -130,117 +151,118 @@ export function createProxy(options: ProxyOptions): Proxy {
     const path = ctx.path;
     const slash = path.indexOf('/', 1);
     const rest = slash === -1 ? '' : path.slice(slash);
-    // `/{server}/oauth` is the facade's: the binding's second half is scoped to it, and must
-    // never travel with a request a backend receives (oauth/binding.ts).
-    if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47) /* '/' */) {
-      return sendGatewayError(res, 404, 'not_found', 'Not Found');
-    }
-    if (isUnsafePath(rest)) {
-      return sendValidationError(
-        res,
-        new RequestValidationError([
-          {
-            type: 'value_error',
-            loc: ['path', 'path'],
-            msg: "Value error, the path must stay under the server's base path",
-            input: rest,
-            ctx: { error: "the path must stay under the server's base path" },
-          },
-        ]),
-      );
-    }
+    if (refusedPath(res, rest)) return;
+    // A server an organization owns admits only that organization, unless an operator key is given.
+    if (server.owner !== undefined && ctx.req.headers['x-gateway-key'] === undefined) return this.admitToOwned(ctx, server, rest);
+    const auth = this.authenticate(ctx, server);
+    if (auth === undefined) return;
+    this.dispatch(ctx, server, rest, auth, undefined);
+  }
 
+  /** How the request is authenticated; undefined when it was answered (401) instead. */
+  private authenticate(ctx: RouteContext, server: GatewayServer): GatewayAuthMode | undefined {
+    const { req, res } = ctx;
     const headers = req.headers;
-    let auth: GatewayAuthMode = 'none';
     const key = headers['x-gateway-key'];
     if (key !== undefined) {
-      if (typeof key !== 'string' || !keyring.any || !keyring.isValid(key)) {
-        return sendGatewayError(
+      if (typeof key !== 'string' || !this.keyring.any || !this.keyring.isValid(key)) {
+        sendGatewayError(
           res,
           401,
           'invalid_gateway_key',
           'The X-Gateway-Key is not valid.',
           server.usesOAuth ? { 'www-authenticate': server.challenge } : {},
         );
+        return undefined;
       }
-      auth = 'gateway-key';
-    } else if (server.owner !== undefined) {
-      return admitToOwned(ctx, server, rest);
-    } else if (headers.authorization !== undefined) {
-      auth = 'bearer';
-    } else if (server.usesOAuth) {
+      return 'gateway-key';
+    }
+    if (headers.authorization !== undefined) return 'bearer';
+    if (server.usesOAuth) {
       // Mcp-Session-Id is never authentication: without credentials, every request is challenged.
-      return sendGatewayError(res, 401, 'unauthorized', `Server ${name} requires an access token.`, {
+      sendGatewayError(res, 401, 'unauthorized', `Server ${server.name} requires an access token.`, {
         'www-authenticate': server.challenge,
       });
+      return undefined;
     }
-    dispatch(ctx, server, rest, auth, undefined);
+    return 'none';
   }
 
   /** A server an organization owns: only that organization's credentials (organization-access.ts). */
-  function admitToOwned(ctx: RouteContext, server: GatewayServer, rest: string): void {
+  private admitToOwned(ctx: RouteContext, server: GatewayServer, rest: string): void {
     const { req, res } = ctx;
-    organizations
+    this.organizations
       .check(req.headers, server)
       .then((result) => {
         if (res.destroyed) return;
         if (!result.ok) return sendGatewayError(res, result.status, result.error, result.detail, result.headers);
         // The platform's key was for the gateway; the backend gets the organization instead.
         if (result.via === 'api-key') delete req.headers['x-api-key'];
-        dispatch(ctx, server, rest, req.headers.authorization !== undefined ? 'bearer' : 'none', result.organizationId);
+        this.dispatch(ctx, server, rest, req.headers.authorization !== undefined ? 'bearer' : 'none', result.organizationId);
       })
       .catch((err: unknown) => {
-        logger.warn({ requestId: ctx.requestId, server: server.name, err: (err as Error).message }, 'organization check failed');
+        this.logger.warn({ requestId: ctx.requestId, server: server.name, err: (err as Error).message }, 'organization check failed');
         if (!res.headersSent) sendGatewayError(res, 503, 'unavailable', 'The platform could not check the credentials; retry shortly.');
       });
   }
 
-  function dispatch(ctx: RouteContext, server: GatewayServer, rest: string, auth: GatewayAuthMode, organization: string | undefined): void {
+  /** An admitted request: to the local handler, or to the backend (through the tool policy, if any). */
+  private dispatch(ctx: RouteContext, server: GatewayServer, rest: string, auth: GatewayAuthMode, organization: string | undefined): void {
     const { req, res } = ctx;
-    const headers = req.headers;
-    const name = server.name;
     const q = req.url!.indexOf('?');
     const search = q === -1 ? '' : req.url!.slice(q);
-
-    if (server.local) {
-      if (auth === 'gateway-key') {
-        delete headers['x-gateway-key'];
-      }
-      delete headers['x-gateway-authenticated'];
-      void Promise.resolve(
-        server.local({ req, res, server, path: rest, search, requestId: ctx.requestId, auth, maxBodyBytes: maxBody }),
-      ).catch((err) => {
-        logger.error({ requestId: ctx.requestId, server: name, err }, 'local MCP handler failed');
-        if (!res.headersSent) sendGatewayError(res, 500, 'internal_error', 'The server failed.');
-        else res.destroy();
-      });
-      return;
-    }
+    if (server.local) return this.serveLocal(ctx, server, rest, search, auth);
     if (!server.backend) {
-      return sendGatewayError(res, 503, 'backend_unavailable', `Server ${name} is not available on this gateway.`);
+      return sendGatewayError(res, 503, 'backend_unavailable', `Server ${server.name} is not available on this gateway.`);
     }
-
-    // Node's parser accepts a Content-Length only alone and well-formed, and holds the body to
-    // it; a body without one is chunked, and counted as it streams.
-    const declared = headers['content-length'];
-    let bodyLength = 0;
-    if (declared !== undefined) {
-      bodyLength = Number(declared);
-      if (bodyLength > maxBody) return sendGatewayError(res, 413, 'payload_too_large', `The request body exceeds ${maxBody} bytes.`);
-    } else if (headers['transfer-encoding'] !== undefined) {
-      bodyLength = -1;
-    }
-
+    const bodyLength = this.bodyLength(ctx);
+    if (bodyLength === undefined) return;
     const mcp = server.toolPolicy !== undefined && rest === server.mcpEndpoint;
-    if (mcp && req.method === 'POST') return forwardWithToolPolicy(ctx, server, rest + search, auth, organization);
-    forward(ctx, server, rest + search, auth, bodyLength, organization, mcp ? { denied: [], batch: false, readsAnswer: true } : undefined);
+    if (mcp && req.method === 'POST') return this.forwardWithToolPolicy(ctx, server, rest + search, auth, organization);
+    // The MCP endpoint's GET stream may replay a tools/list result: its answer is read too.
+    const policy = mcp ? { denied: [], batch: false, readsAnswer: true } : undefined;
+    this.forward(ctx, server, rest + search, auth, bodyLength, organization, policy);
+  }
+
+  /** A server the platform serves in this process (the Brain): no backend exchange. */
+  private serveLocal(ctx: RouteContext, server: GatewayServer, rest: string, search: string, auth: GatewayAuthMode): void {
+    const { req, res } = ctx;
+    const headers = req.headers;
+    if (auth === 'gateway-key') {
+      delete headers['x-gateway-key'];
+    }
+    delete headers['x-gateway-authenticated'];
+    void Promise.resolve(
+      server.local!({ req, res, server, path: rest, search, requestId: ctx.requestId, auth, maxBodyBytes: this.maxBody }),
+    ).catch((err) => {
+      this.logger.error({ requestId: ctx.requestId, server: server.name, err }, 'local MCP handler failed');
+      if (!res.headersSent) sendGatewayError(res, 500, 'internal_error', 'The server failed.');
+      else res.destroy();
+    });
+  }
+
+  /**
+   * The request body's length: 0 for none, -1 when unknown (chunked); undefined when it was
+   * answered (413) instead. Node's parser accepts a Content-Length only alone and well-formed,
+   * and holds the body to it; a body without one is chunked, and counted as it streams.
+   */
+  private bodyLength(ctx: RouteContext): number | undefined {
+    const headers = ctx.req.headers;
+    const declared = headers['content-length'];
+    if (declared !== undefined) {
+      const length = Number(declared);
+      if (length <= this.maxBody) return length;
+      sendGatewayError(ctx.res, 413, 'payload_too_large', `The request body exceeds ${this.maxBody} bytes.`);
+      return undefined;
+    }
+    return headers['transfer-encoding'] !== undefined ? -1 : 0;
   }
 
   /**
    * A POST to the MCP endpoint of a server with a tool policy: the body is read and checked first;
    * calls of tools the policy does not allow are answered here and never forwarded.
    */
-  function forwardWithToolPolicy(
+  private forwardWithToolPolicy(
     ctx: RouteContext,
     server: GatewayServer,
     pathAndQuery: string,
@@ -248,12 +270,12 @@ export function createProxy(options: ProxyOptions): Proxy {
     organization?: string,
   ): void {
     const { req, res } = ctx;
-    collectBody(req, maxBody, (err, raw) => {
+    collectBody(req, this.maxBody, (err, raw) => {
       if (res.destroyed) return;
       if (err) return sendGatewayError(res, 413, 'payload_too_large', err.message, { connection: 'close' });
       const verdict = inspectRequest(raw!, server.toolPolicy!, server.name);
       if (verdict.answerAlone) return sendJson(res, 200, verdict.batch ? verdict.denied : verdict.denied[0]);
-      forward(ctx, server, pathAndQuery, auth, raw!.length, organization, {
+      this.forward(ctx, server, pathAndQuery, auth, raw!.length, organization, {
         body: verdict.body ?? raw!,
         denied: verdict.denied,
         batch: verdict.batch,
@@ -262,7 +284,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     });
   }
 
-  function forward(
+  private forward(
     ctx: RouteContext,
     server: GatewayServer,
     pathAndQuery: string,
@@ -273,6 +295,42 @@ export function createProxy(options: ProxyOptions): Proxy {
   ): void {
     const { req, res } = ctx;
     const backend = server.backend!;
+    let target = backend.basePath + pathAndQuery;
+    if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
+    const cors = req.headers.origin !== undefined;
+    const handler = policy?.readsAnswer
+      ? new ToolPolicyHandler(req, res, server, this.logger, ctx.requestId, cors, { ...policy, maxBytes: this.maxBody })
+      : new ProxyHandler(req, res, server, this.logger, ctx.requestId, cors);
+    handler.exchange = backend.client.request(
+      {
+        method: req.method!,
+        path: target,
+        headerLines: this.headerLines(ctx, server, auth, organization, policy?.readsAnswer === true),
+        body: policy?.body ? Readable.from([policy.body]) : bodyLength === 0 ? null : req,
+        bodyLength: policy?.body ? policy.body.length : bodyLength,
+        maxBodyBytes: this.maxBody,
+      },
+      handler,
+    );
+    // The client went away, or its body never fully came (the listener answered 408): the
+    // backend must not be left waiting for the rest until its response deadline.
+    res.once('close', () => {
+      if (!res.writableFinished || !req.complete) handler.abort();
+    });
+  }
+
+  /**
+   * The header lines the backend gets: the client's end-to-end ones, then the gateway's own.
+   * An answer the tool policy reads must come unencoded (`readsAnswer`: no Accept-Encoding).
+   */
+  private headerLines(
+    ctx: RouteContext,
+    server: GatewayServer,
+    auth: GatewayAuthMode,
+    organization: string | undefined,
+    readsAnswer: boolean,
+  ): string {
+    const req = ctx.req;
     const src = req.headers;
     const connectionTokens = src.connection;
     const named =
@@ -288,8 +346,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     let lines = '';
     for (const name in src) {
       if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
-      // The tool policy reads the response: it must come unencoded.
-      if (policy?.readsAnswer && name === 'accept-encoding') continue;
+      if (readsAnswer && name === 'accept-encoding') continue;
       let value = src[name]!;
       // The gateway's and the other listeners' cookies are for them, never for a backend.
       if (name === 'cookie') {
@@ -302,56 +359,56 @@ export function createProxy(options: ProxyOptions): Proxy {
     }
     const forwardedFor = src['x-forwarded-for'];
     const remote = req.socket.remoteAddress ?? '';
-    lines += `x-forwarded-for: ${config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote}\r\n`;
-    lines += `x-forwarded-proto: ${forwardedProto}\r\nx-forwarded-host: ${forwardedHost}\r\n`;
+    lines += `x-forwarded-for: ${this.config.trustForwardedFor && forwardedFor ? `${forwardedFor}, ${remote}` : remote}\r\n`;
+    lines += `x-forwarded-proto: ${this.forwardedProto}\r\nx-forwarded-host: ${this.forwardedHost}\r\n`;
     lines += `x-forwarded-prefix: ${server.prefix}\r\nx-request-id: ${ctx.requestId}\r\n`;
     if (auth === 'gateway-key') lines += 'x-gateway-authenticated: key\r\n';
     if (organization !== undefined) lines += `x-gateway-organization: ${organization}\r\n`;
-
-    let target = backend.basePath + pathAndQuery;
-    if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
-    const cors = req.headers.origin !== undefined;
-    const handler = policy?.readsAnswer
-      ? new ToolPolicyHandler(req, res, server, logger, ctx.requestId, cors, { ...policy, maxBytes: maxBody })
-      : new ProxyHandler(req, res, server, logger, ctx.requestId, cors);
-    const body = policy?.body ? Readable.from([policy.body]) : bodyLength === 0 ? null : req;
-    handler.exchange = backend.client.request(
-      {
-        method: req.method!,
-        path: target,
-        headerLines: lines,
-        body,
-        bodyLength: policy?.body ? policy.body.length : bodyLength,
-        maxBodyBytes: maxBody,
-      },
-      handler,
-    );
-    // The client went away, or its body never fully came (the listener answered 408): the
-    // backend must not be left waiting for the rest until its response deadline.
-    res.once('close', () => {
-      if (!res.writableFinished || !req.complete) handler.abort();
-    });
+    return lines;
   }
 
-  function tryDirect(ctx: RouteContext): boolean {
+  tryDirect(ctx: RouteContext): boolean {
     const path = ctx.path;
     if (!PROXY_METHODS.has(ctx.req.method!)) return false;
     const slash = path.indexOf('/', 1);
     const name = slash === -1 ? path.slice(1) : path.slice(1, slash);
-    if (name.indexOf('%') !== -1 || registry.get(name) === undefined) return false;
+    if (name.indexOf('%') !== -1 || this.registry.get(name) === undefined) return false;
     if (slash !== -1) {
       const next = path.indexOf('/', slash + 1);
       const second = next === -1 ? path.slice(slash + 1) : path.slice(slash + 1, next);
       if (second === 'oauth' || second === '.well-known') return false;
     }
     ctx.params = { server: name };
-    handle(ctx);
+    this.handle(ctx);
     return true;
   }
-
-  return { handle, tryDirect };
 }
 
+/**
+ * Answers a path no backend may be asked for, and says so: `/{server}/oauth` is the facade's
+ * (the binding's second half is scoped to it, and must never travel with a request a backend
+ * receives: oauth/binding.ts), and a path that could leave the server's base path is refused.
+ */
+function refusedPath(res: ServerResponse, rest: string): boolean {
+  if (rest.startsWith('/oauth') && (rest.length === 6 || rest.charCodeAt(6) === 47) /* '/' */) {
+    sendGatewayError(res, 404, 'not_found', 'Not Found');
+    return true;
+  }
+  if (!isUnsafePath(rest)) return false;
+  sendValidationError(
+    res,
+    new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['path', 'path'],
+        msg: "Value error, the path must stay under the server's base path",
+        input: rest,
+        ctx: { error: "the path must stay under the server's base path" },
+      },
+    ]),
+  );
+  return true;
+}
 /** Reads a request body of at most `limit` bytes (a small JSON-RPC message usually comes in one chunk). */
 function collectBody(req: IncomingMessage, limit: number, done: (err: BodyTooLargeError | undefined, body?: Buffer) => void): void {
   const declared = Number(req.headers['content-length']);

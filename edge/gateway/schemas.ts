@@ -43,7 +43,9 @@ export type DCRResponse = z.output<typeof DCRResponseSchema>;
 export const AuthorizeQuerySchema = z.object({
   response_type: z.string().meta({ description: 'Must be `code`.' }),
   client_id: z.string().meta({ description: 'The client_id returned by registration.' }),
-  redirect_uri: z.string().meta({ description: 'https, loopback http on any port, or a private-use scheme.' }),
+  redirect_uri: z.string().meta({
+    description: 'https, loopback http on any port, or a private-use scheme in reverse domain-name form (`com.example.app:`) or `cursor:`.',
+  }),
   code_challenge: z.string().meta({ description: 'PKCE challenge (RFC 7636), required.' }),
   code_challenge_method: z.string().optional().meta({ description: 'Must be `S256`.' }),
   state: z.string().optional(),
@@ -51,12 +53,14 @@ export const AuthorizeQuerySchema = z.object({
   resource: z.string().optional().meta({ description: 'RFC 8707 resource; not forwarded upstream.' }),
   prompt: z.string().optional(),
 });
+export type AuthorizeQuery = z.output<typeof AuthorizeQuerySchema>;
 
 /** Form of POST /{server_name}/oauth/authorize (the consent page's answer). */
 export const ConsentFormSchema = z.object({
   ticket: z.string().meta({ description: 'The signed consent ticket of the page.' }),
   decision: z.enum(['approve', 'deny']),
 });
+export type ConsentForm = z.output<typeof ConsentFormSchema>;
 
 /** Query of GET /{server_name}/oauth/callback (from the upstream identity provider). */
 export const CallbackQuerySchema = z.object({

@@ -8,7 +8,7 @@
 // The flag is a heuristic switch that V8 reads at each GC, so setting it after start is safe;
 // but it applies to the whole process: the Brain's services share it when they run in the same
 // process. So only a process entry point (edge/main.ts) decides it, once; building a surface
-// never does.
+// never does (test/integration/v8-tuning.test.ts watches both from outside the process).
 import v8 from 'node:v8';
 
 let disabled = false;
@@ -17,9 +17,4 @@ export function disableAllocationSitePretenuring(): void {
   if (disabled) return;
   disabled = true;
   v8.setFlagsFromString('--no-allocation-site-pretenuring');
-}
-
-/** Whether this process turned pretenuring off (V8 has no getter for its flags). */
-export function isAllocationSitePretenuringDisabled(): boolean {
-  return disabled;
 }

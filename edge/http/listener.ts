@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { pickRequestId } from '../../services/common/rpc/interceptors.ts';
 import { listen, type ListenTarget } from '../../services/common/listen.ts';
 import type { Logger } from '../../services/common/log.ts';
+import type { HttpMetrics } from '../../services/common/metrics/http.ts';
 import { createBodyDeadlines, RequestTimeoutError } from './body-deadlines.ts';
+import type { ProbeHandler } from './probes.ts';
 import { requestScope } from './request-context.ts';
 import type { RouteContext, Router } from './router.ts';
 
@@ -42,6 +44,10 @@ export interface ListenerOptions extends ListenTarget {
   requestTimeoutMs?: number;
   /** A request head that has not fully arrived this long after it started gets a 408. */
   headersTimeoutMs?: number;
+  /** Answers `/livez` and `/readyz` before the surface sees the request (probes.ts). */
+  probes?: ProbeHandler;
+  /** Where each request's duration and status are counted. */
+  metrics?: HttpMetrics;
 }
 
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -61,6 +67,7 @@ export async function startListener(surface: Surface, options: ListenerOptions):
   // which costs several times the rest of the line on the hot path.
   const accessLogger = options.logger.child({ listener: surface.name }, { redact: [] });
   const accessLevel = options.accessLogLevel ?? 'info';
+  const observe = options.metrics?.listener(surface.name);
 
   // Node's requestTimeout stays off: body-deadlines.ts does its job and tells a stalled client
   // from a server that paused reading; the head has Node's headersTimeout.
@@ -88,18 +95,25 @@ export async function startListener(surface: Surface, options: ListenerOptions):
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const ctx = new RequestContext(req, res, path, q === -1 ? '' : rawUrl.slice(q + 1), requestId);
     deadlines.watch(ctx);
+    let probe = false;
     res.once('close', () => {
+      const elapsed = performance.now() - started;
+      observe?.(req.method, res.statusCode, elapsed / 1000);
       const line = {
         requestId,
         method: req.method,
         path,
         status: res.statusCode,
-        ms: Math.round((performance.now() - started) * 100) / 100,
+        ms: Math.round(elapsed * 100) / 100,
         aborted: !res.writableFinished || undefined,
       };
-      if (res.statusCode >= 500) accessLogger.warn(line, 'request');
+      // Probes come every few seconds; a readiness change is logged once by the check itself.
+      if (probe) accessLogger.debug(line, 'request');
+      else if (res.statusCode >= 500) accessLogger.warn(line, 'request');
       else accessLogger[accessLevel](line, 'request');
     });
+    probe = options.probes?.(ctx) ?? false;
+    if (probe) return;
     requestScope.run({ requestId }, () => {
       dispatch(surface, ctx).catch((err) => fail(surface, ctx, err, logger));
     });

@@ -54,106 +54,25 @@ const DEPRECATION_HEADERS: Record<string, HeaderSpec> = {
 };
 
 export function buildOpenApiDocument(routes: readonly AnyApiRoute[], options: OpenApiOptions): Doc {
-  // Every schema lives in one registry so that nested occurrences of named schemas become refs.
-  const registry = z.registry<{ id: string }>();
-  const named = new Map<z.ZodType, string>();
-  const register = (schema: z.ZodType, id: string): string => {
-    const existing = named.get(schema);
-    if (existing) return existing;
-    let unique = id;
-    for (let n = 2; [...named.values()].includes(unique); n++) unique = `${id}${n}`;
-    named.set(schema, unique);
-    registry.add(schema, { id: unique });
-    return unique;
-  };
-  for (const [id, schema] of Object.entries(options.schemas ?? {})) register(schema, id);
-
-  const schemaRef = (schema: z.ZodType | JsonSchema, fallbackId: string): JsonSchema =>
-    isZod(schema) ? { $ref: `#/components/schemas/${register(schema, fallbackId)}` } : schema;
-
+  const schemas = new NamedSchemas();
+  for (const [id, schema] of Object.entries(options.schemas ?? {})) schemas.register(schema, id);
   const headerRefs = Object.fromEntries(
     Object.keys(options.commonHeaders ?? {}).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
   );
 
-  const renderResponse = (spec: ResponseSpec, idBase: string, extraHeaders: Record<string, unknown>): Doc => {
-    const out: Doc = { description: spec.description };
-    const headers = { ...extraHeaders, ...(spec.headers ?? {}) };
-    if (Object.keys(headers).length > 0) out.headers = headers;
-    if (spec.content) {
-      out.content = Object.fromEntries(
-        Object.entries(spec.content).map(([mediaType, schema]) => [mediaType, { schema: schemaRef(schema, idBase) }]),
-      );
-    }
-    return out;
-  };
-
   const sharedResponses: Doc = {};
   for (const [name, spec] of Object.entries(options.responses ?? {})) {
-    sharedResponses[name] = renderResponse(spec, name, headerRefs);
+    sharedResponses[name] = renderResponse(schemas, spec, name, headerRefs);
   }
 
   const paths: Record<string, Doc> = {};
   for (const route of routes) {
-    const parameters: Doc[] = [];
-    for (const [where, schema] of [
-      ['path', route.params],
-      ['query', route.query],
-    ] as const) {
-      if (!schema) continue;
-      const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as {
-        properties?: Record<string, JsonSchema>;
-        required?: string[];
-      };
-      for (const [name, prop] of Object.entries(json.properties ?? {})) {
-        const { description, ...propSchema } = prop;
-        parameters.push({
-          name,
-          in: where,
-          required: where === 'path' || (json.required ?? []).includes(name),
-          ...(typeof description === 'string' ? { description } : {}),
-          schema: propSchema,
-        });
-      }
-    }
-
-    const extra = route.deprecation ? { ...headerRefs, ...DEPRECATION_HEADERS } : headerRefs;
-    const responses: Doc = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
-      responses[status] =
-        typeof spec === 'string'
-          ? { $ref: `#/components/responses/${spec}` }
-          : renderResponse(spec, `${pascal(route.operationId)}${status === '200' ? '' : status}Response`, extra);
-    }
-    for (const [status, name] of Object.entries(options.commonResponses ?? {})) {
-      if (!(status in responses)) responses[status] = { $ref: `#/components/responses/${name}` };
-    }
-
-    let description = route.description;
-    if (route.deprecation) description = [description, describeDeprecation(route.deprecation)].filter(Boolean).join('\n\n');
-    const operation: Doc = {
-      operationId: route.operationId,
-      summary: route.summary,
-      ...(description ? { description } : {}),
-      ...(route.tags ? { tags: route.tags } : {}),
-      ...(parameters.length > 0 ? { parameters } : {}),
-      responses,
-      ...(route.deprecation ? { deprecated: true, 'x-sunset': route.deprecation.sunsetAt.toISOString().slice(0, 10) } : {}),
-      ...(route.extensions ?? {}),
-    };
     const path = toOpenApiPath(route.path);
     paths[path] ??= {};
-    for (const method of [route.method]) paths[path][method.toLowerCase()] = operation;
+    paths[path][route.method.toLowerCase()] = operationOf(route, schemas, headerRefs, options.commonResponses ?? {});
   }
 
-  const generated = z.toJSONSchema(registry, {
-    target: 'draft-2020-12',
-    io: 'output',
-    unrepresentable: 'any',
-    uri: (id) => `#/components/schemas/${id}`,
-  }) as { schemas: Record<string, JsonSchema> };
-  const schemas = Object.fromEntries(Object.entries(generated.schemas).map(([id, s]) => [id, strip(s)]));
-
-  const components: Doc = { schemas };
+  const components: Doc = { schemas: schemas.components() };
   if (Object.keys(sharedResponses).length > 0) components.responses = sharedResponses;
   if (options.commonHeaders) components.headers = options.commonHeaders;
 
@@ -166,4 +85,111 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[], options: Op
     components,
     ...(options.externalDocs ? { externalDocs: options.externalDocs } : {}),
   };
+}
+
+/**
+ * Every schema of the document, in one registry so that nested occurrences of named schemas
+ * become refs; a schema met first without a name gets one from where it was met.
+ */
+class NamedSchemas {
+  private readonly registry = z.registry<{ id: string }>();
+  private readonly named = new Map<z.ZodType, string>();
+
+  register(schema: z.ZodType, id: string): string {
+    const existing = this.named.get(schema);
+    if (existing) return existing;
+    let unique = id;
+    for (let n = 2; [...this.named.values()].includes(unique); n++) unique = `${id}${n}`;
+    this.named.set(schema, unique);
+    this.registry.add(schema, { id: unique });
+    return unique;
+  }
+
+  /** A zod schema as a `$ref` to its component (named `fallbackId` if it has no name yet); JSON Schema as it is. */
+  ref(schema: z.ZodType | JsonSchema, fallbackId: string): JsonSchema {
+    return isZod(schema) ? { $ref: `#/components/schemas/${this.register(schema, fallbackId)}` } : schema;
+  }
+
+  /** `components.schemas`: every registered schema as JSON Schema. */
+  components(): Record<string, JsonSchema> {
+    const generated = z.toJSONSchema(this.registry, {
+      target: 'draft-2020-12',
+      io: 'output',
+      unrepresentable: 'any',
+      uri: (id) => `#/components/schemas/${id}`,
+    }) as { schemas: Record<string, JsonSchema> };
+    return Object.fromEntries(Object.entries(generated.schemas).map(([id, s]) => [id, strip(s)]));
+  }
+}
+
+function renderResponse(schemas: NamedSchemas, spec: ResponseSpec, idBase: string, extraHeaders: Record<string, unknown>): Doc {
+  const out: Doc = { description: spec.description };
+  const headers = { ...extraHeaders, ...(spec.headers ?? {}) };
+  if (Object.keys(headers).length > 0) out.headers = headers;
+  if (spec.content) {
+    out.content = Object.fromEntries(
+      Object.entries(spec.content).map(([mediaType, schema]) => [mediaType, { schema: schemas.ref(schema, idBase) }]),
+    );
+  }
+  return out;
+}
+
+/** The operation object of one route. */
+function operationOf(
+  route: AnyApiRoute,
+  schemas: NamedSchemas,
+  headerRefs: Record<string, unknown>,
+  commonResponses: Record<string, string>,
+): Doc {
+  const parameters = parametersOf(route);
+  const extra = route.deprecation ? { ...headerRefs, ...DEPRECATION_HEADERS } : headerRefs;
+  const responses: Doc = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    responses[status] =
+      typeof spec === 'string'
+        ? { $ref: `#/components/responses/${spec}` }
+        : renderResponse(schemas, spec, `${pascal(route.operationId)}${status === '200' ? '' : status}Response`, extra);
+  }
+  for (const [status, name] of Object.entries(commonResponses)) {
+    if (!(status in responses)) responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+
+  let description = route.description;
+  if (route.deprecation) description = [description, describeDeprecation(route.deprecation)].filter(Boolean).join('\n\n');
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(description ? { description } : {}),
+    ...(route.tags ? { tags: route.tags } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses,
+    ...(route.deprecation ? { deprecated: true, 'x-sunset': route.deprecation.sunsetAt.toISOString().slice(0, 10) } : {}),
+    ...(route.extensions ?? {}),
+  };
+}
+
+/** The route's path and query parameters, from the zod schemas that validate them. */
+function parametersOf(route: AnyApiRoute): Doc[] {
+  const parameters: Doc[] = [];
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
+    if (!schema) continue;
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as {
+      properties?: Record<string, JsonSchema>;
+      required?: string[];
+    };
+    for (const [name, prop] of Object.entries(json.properties ?? {})) {
+      const { description, ...propSchema } = prop;
+      parameters.push({
+        name,
+        in: where,
+        required: where === 'path' || (json.required ?? []).includes(name),
+        ...(typeof description === 'string' ? { description } : {}),
+        schema: propSchema,
+      });
+    }
+  }
+  return parameters;
 }

@@ -1,34 +1,25 @@
 // The one redirect-URI policy of the platform: the authorization server's dynamic registration
 // (redirect_uris and post_logout_redirect_uris) and the gateway facade's registration and
-// /authorize apply it alike. RFC 8252 and the MCP clients in the wild
-// (docs/identity.md, "Redirect URIs"): https anywhere; http only to a loopback host, on any port
-// (§7.3); private-use schemes such as `cursor://` or `com.example.app:/cb` (§7.1). Never
-// script-bearing or local schemes, WebSocket, browser-internal or browser-extension schemes,
-// Android `intent:` URLs (they can launch any app), userinfo, fragments, or a URL on the
-// platform's own origins (a code sent there would loop back through the service that issued it).
+// /authorize apply it alike. An allow-rule, after RFC 8252 and the MCP clients in the wild
+// (docs/identity.md, "Redirect URIs"): https to a host; http only to a loopback host, on any port
+// (§7.3); and a native app's private-use scheme only in reverse domain-name form (§7.1:
+// `com.example.app:/cb`), plus the few named schemes of real MCP clients that predate that rule.
+// Everything else is refused without having to be listed: script-bearing and local schemes,
+// WebSocket, browser-internal and extension schemes (`chrome:`, `edge:`, `safari-web-extension:`,
+// ...), app-store and Android launch URLs (`intent:`, `market:`, `android-app:`), and so on. Also
+// refused: userinfo, fragments, and a URL on the platform's own origins (a code sent there would
+// loop back through the service that issued it), whatever the spelling of the host.
 
-/** Schemes that are never a client's redirect target. */
-const FORBIDDEN_SCHEMES = new Set([
-  'javascript',
-  'data',
-  'file',
-  'vbscript',
-  'blob',
-  'about',
-  'filesystem',
-  'view-source',
-  'jar',
-  'ws',
-  'wss',
-  'ftp',
-  'mailto',
-  'tel',
-  'sms',
-  'intent',
-  'chrome',
-  'chrome-extension',
-  'moz-extension',
-]);
+/**
+ * Private-use schemes of MCP clients that are not in reverse domain-name form but must keep
+ * working (/work/shared/reference/oauth-and-mcp-clients.md §10): Cursor registers
+ * `cursor://anysphere.cursor-mcp/oauth/callback`. No other client there uses one: VS Code
+ * registers loopback and `https://vscode.dev/redirect` (which relays to `vscode://` itself).
+ */
+const NAMED_CLIENT_SCHEMES = new Set(['cursor']);
+
+/** A scheme based on a domain name, reversed (RFC 8252 §7.1): at least two non-empty labels. */
+const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_LENGTH = 2_048;
@@ -43,24 +34,38 @@ export function checkRedirectUri(value: unknown, ownOrigins: readonly string[]):
   const parsed = parseUri(value, 'redirect URI');
   if (!parsed.ok) return parsed;
   const { url } = parsed;
-  const scheme = url.protocol.slice(0, -1);
-  if (FORBIDDEN_SCHEMES.has(scheme)) return { ok: false, reason: `the ${scheme}: scheme is not allowed` };
-  let kind: RedirectKind;
-  if (scheme === 'https') {
-    if (!url.hostname) return { ok: false, reason: 'the redirect URI has no host' };
-    kind = 'https';
-  } else if (scheme === 'http') {
-    if (!LOOPBACK_HOSTS.has(url.hostname)) {
-      return { ok: false, reason: 'http redirect URIs must use a loopback host (localhost, 127.0.0.1 or [::1])' };
-    }
-    kind = 'loopback';
-  } else {
-    kind = 'private-use';
-  }
-  if (kind !== 'private-use' && ownOrigins.some((origin) => isSameServer(url, origin))) {
+  const kind = redirectKind(url);
+  if (!kind.ok) return kind;
+  if (kind.kind !== 'private-use' && ownOrigins.some((origin) => isSameServer(url, new URL(origin)))) {
     return { ok: false, reason: "the redirect URI must not point at this platform's own endpoints" };
   }
-  return { ok: true, url, kind };
+  return { ok: true, url, kind: kind.kind };
+}
+
+function redirectKind(url: URL): { ok: true; kind: RedirectKind } | { ok: false; reason: string } {
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme === 'https' || scheme === 'http') {
+    const host = normalHost(url.hostname);
+    if (!host) return { ok: false, reason: 'the redirect URI has no valid host' };
+    if (scheme === 'https') return { ok: true, kind: 'https' };
+    if (LOOPBACK_HOSTS.has(host)) return { ok: true, kind: 'loopback' };
+    return { ok: false, reason: 'http redirect URIs must use a loopback host (localhost, 127.0.0.1 or [::1])' };
+  }
+  if (REVERSE_DOMAIN_SCHEME.test(scheme) || NAMED_CLIENT_SCHEMES.has(scheme)) return { ok: true, kind: 'private-use' };
+  return {
+    ok: false,
+    reason: `the ${scheme}: scheme is not allowed: a redirect URI uses https, http on a loopback host, or a private-use scheme in reverse domain-name form such as com.example.app:/callback (RFC 8252)`,
+  };
+}
+
+/**
+ * The host as a server would see it: `example.com.` (the fully qualified spelling) is
+ * `example.com`. Empty when the host has an empty label (`a..b`, `.example.com`) or none at all.
+ */
+function normalHost(hostname: string): string {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  if (host === '' || (!host.startsWith('[') && host.split('.').includes(''))) return '';
+  return host;
 }
 
 /**
@@ -92,11 +97,12 @@ function parseUri(value: unknown, label: string): { ok: true; url: URL } | { ok:
   return { ok: true, url };
 }
 
-function isSameServer(url: URL, ownOrigin: string): boolean {
-  if (url.origin === ownOrigin) return true;
+function isSameServer(url: URL, own: URL): boolean {
+  if (url.protocol !== own.protocol || url.port !== own.port) return false;
+  const host = normalHost(url.hostname);
+  const ownHost = normalHost(own.hostname);
   // localhost, 127.0.0.1 and [::1] name the same loopback server.
-  const own = new URL(ownOrigin);
-  return LOOPBACK_HOSTS.has(own.hostname) && LOOPBACK_HOSTS.has(url.hostname) && url.port === own.port && url.protocol === own.protocol;
+  return host === ownHost || (LOOPBACK_HOSTS.has(host) && LOOPBACK_HOSTS.has(ownHost));
 }
 
 /** The host shown on a consent page (the scheme for private-use schemes). */

@@ -53,6 +53,8 @@ export const RECALL_CONTEXT_TOOL = {
     namespaces: z.array(namespaceSchema).optional().describe('default both'),
     token_budget: z.number().int().min(200).max(20_000).optional().describe('default 2000'),
     limit: z.number().int().min(1).max(50).optional().describe('memories at most, default 12'),
+    after: isoTime.optional().describe('event time ≥'),
+    before: isoTime.optional().describe('event time <'),
   }),
   outputSchema: z.object({
     context: z.string(),
@@ -80,6 +82,8 @@ export const SEARCH_MEMORIES_TOOL = {
     entities: names.optional().describe('any of'),
     updated_after: isoTime.optional().describe('ISO 8601'),
     updated_before: isoTime.optional().describe('ISO 8601'),
+    after: isoTime.optional().describe('event time ≥'),
+    before: isoTime.optional().describe('event time <'),
     token_budget: z.number().int().min(100).max(50_000).optional(),
   }),
   outputSchema: z.object({ namespace: z.string(), searched_memories: z.number(), truncated: z.boolean(), results: items }),
@@ -104,6 +108,23 @@ export const FETCH_MEMORIES_TOOL = {
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
+/**
+ * One memory of a batch create or update (manage_memories `items`). tools/list shows only that
+ * items are objects (the fields are those of one memory, said in the description); the handler
+ * checks each item against this schema.
+ */
+export const WRITE_ITEM_SCHEMA = z.object({
+  namespace: namespaceSchema,
+  key: keySchema,
+  title: z.string().optional(),
+  content: z.string(),
+  tags: z.array(z.string()).optional(),
+  entities: names.optional(),
+  event_time: isoTime.optional(),
+  expected_version: z.number().int().min(0).optional(),
+  allow_duplicate: z.boolean().optional(),
+});
+
 export const MANAGE_MEMORIES_TOOL = {
   title: 'Write memories; flag and resolve contradictions and questions',
   description:
@@ -121,6 +142,7 @@ export const MANAGE_MEMORIES_TOOL = {
     content: z.string().optional().describe('self-contained: a reader has no other context'),
     tags: z.array(z.string()).optional(),
     entities: names.optional(),
+    event_time: isoTime.optional().describe('when it happened (default now)'),
     expected_version: z.number().int().min(0).optional().describe('version you read (update, delete)'),
     supersedes: refSchema.optional().describe('the memory this write corrects'),
     allow_duplicate: z.boolean().optional(),
@@ -130,6 +152,7 @@ export const MANAGE_MEMORIES_TOOL = {
     id: z.string().optional(),
     status: choice(['resolved', 'dismissed'], 'resolved = settled, dismissed = not real').optional(),
     resolution: z.string().optional().describe('how it was settled, or the answer'),
+    items: z.array(z.record(z.string(), z.unknown())).max(100).optional().describe('several memories: create/update fields each'),
   }),
   outputSchema: z.object({
     action: z.string(),
@@ -139,6 +162,7 @@ export const MANAGE_MEMORIES_TOOL = {
     contradictions: items,
     closed_contradictions: items,
     question: z.unknown().optional(),
+    items: items.optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 };

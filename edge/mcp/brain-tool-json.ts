@@ -1,7 +1,7 @@
 // How the Brain's MCP tools speak: protobuf messages of the brain service turned into the JSON of
 // structured content, and results and errors a model can act on.
 import { create } from '@bufbuild/protobuf';
-import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -26,6 +26,20 @@ export const nsName = (n: Namespace): NamespaceName => (n === Namespace.EPISODES
 export const toRef = (r: { namespace: NamespaceName; key: string }) =>
   create(MemoryRefSchema, { namespace: nsEnum(r.namespace), key: r.key });
 export const fromRef = (r: MemoryRef | undefined) => ({ namespace: nsName(r?.namespace ?? Namespace.KNOWLEDGE), key: r?.key ?? '' });
+/** A time checked by isoArgument as a timestamp. */
+export const toTimestamp = (ms: number | undefined) => (ms === undefined ? undefined : timestampFromMs(ms));
+
+/** An ISO 8601 date or time argument, or a tool error saying what to send. */
+export function isoArgument(name: string, value: string | undefined): number | CallToolResult | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    return toolError(
+      `${name} must be an ISO 8601 time such as 2026-11-20T09:00:00Z (or a date, 2026-11-20), got ${JSON.stringify(value)}.`,
+    );
+  }
+  return ms;
+}
 const iso = (t: Parameters<typeof timestampDate>[0] | undefined) => (t ? timestampDate(t).toISOString() : '');
 const STATUS_NAMES: Record<number, string> = {
   [ItemStatus.OPEN]: 'open',
@@ -54,6 +68,7 @@ export function memoryJson(m: Memory) {
     version: Number(m.version),
     updated_at: iso(m.updateTime),
     created_at: iso(m.createTime),
+    event_time: iso(m.eventTime),
     written_by: writerName(m.source),
     worked: m.stats?.worked ?? 0,
     failed: m.stats?.failed ?? 0,
@@ -71,6 +86,7 @@ export function scoresJson(s: Scores | undefined) {
     semantic: r(s?.semantic ?? 0),
     feedback: r(s?.feedback ?? 0),
     recency: r(s?.recency ?? 0),
+    cues: r(s?.cues ?? 0),
   };
 }
 

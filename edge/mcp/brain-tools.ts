@@ -23,6 +23,7 @@ import {
   clip,
   contradictionJson,
   fromRef,
+  isoArgument,
   memoryJson,
   nsEnum,
   nsName,
@@ -32,6 +33,7 @@ import {
   scoresJson,
   toolError,
   toRef,
+  toTimestamp,
   warningJson,
 } from './brain-tool-json.ts';
 import { manageMemories } from './manage-memories.ts';
@@ -56,6 +58,10 @@ async function recallContext({ brain, organizationId }: BrainToolContext, args: 
   if (!args.task?.trim() && !args.keys?.length && !args.entities?.length) {
     return toolError('Give a task (what you are about to do), or entities, or keys to recall.');
   }
+  const after = isoArgument('after', args.after);
+  const before = isoArgument('before', args.before);
+  if (typeof after === 'object') return after;
+  if (typeof before === 'object') return before;
   const res = await brain.recallContext({
     organizationId,
     task: args.task ?? '',
@@ -64,6 +70,8 @@ async function recallContext({ brain, organizationId }: BrainToolContext, args: 
     namespaces: (args.namespaces ?? []).map(nsEnum),
     tokenBudget: args.token_budget ?? 0,
     limit: args.limit ?? 0,
+    eventAfter: toTimestamp(after),
+    eventBefore: toTimestamp(before),
   });
   const missing = res.missing.map(fromRef);
   const text = [
@@ -82,6 +90,7 @@ async function recallContext({ brain, organizationId }: BrainToolContext, args: 
       key: m.memory!.key,
       title: m.memory!.title,
       version: Number(m.memory!.version),
+      event_time: memoryJson(m.memory!).event_time,
       reasons: m.reasons.map((r) => r.toLowerCase()),
       warning: warningJson(m.warning),
     })),
@@ -110,7 +119,7 @@ function matchedBy(scores: SearchResultJson['scores']): string {
 
 function searchResultText(r: SearchResultJson, i: number): string {
   const by = r.written_by ? `, by ${r.written_by}` : '';
-  const head = `${i + 1}. [${r.namespace}] ${r.key}${r.title ? ` — ${r.title}` : ''} (v${r.version}${by}, ${matchedBy(r.scores)})`;
+  const head = `${i + 1}. [${r.namespace}] ${r.key}${r.title ? ` — ${r.title}` : ''} (${r.event_time.slice(0, 10)}, v${r.version}${by}, ${matchedBy(r.scores)})`;
   return [
     head,
     `   ${clip(r.content.replace(/\s+/g, ' '), 400)}`,
@@ -122,21 +131,15 @@ function searchResultText(r: SearchResultJson, i: number): string {
     .join('\n');
 }
 
-/** An ISO 8601 time argument, or a tool error saying what to send. */
-function isoArgument(name: string, value: string | undefined): number | CallToolResult | undefined {
-  if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
-    return toolError(`${name} must be an ISO 8601 time such as 2026-11-20T09:00:00Z, got ${JSON.stringify(value)}.`);
-  }
-  return ms;
-}
-
 async function searchMemories({ brain, organizationId }: BrainToolContext, args: SearchMemoriesArgs): Promise<CallToolResult> {
   const after = isoArgument('updated_after', args.updated_after);
   const before = isoArgument('updated_before', args.updated_before);
+  const eventAfter = isoArgument('after', args.after);
+  const eventBefore = isoArgument('before', args.before);
   if (typeof after === 'object') return after;
   if (typeof before === 'object') return before;
+  if (typeof eventAfter === 'object') return eventAfter;
+  if (typeof eventBefore === 'object') return eventBefore;
   const res = await brain.searchMemories({
     organizationId,
     namespace: nsEnum(args.namespace),
@@ -147,6 +150,8 @@ async function searchMemories({ brain, organizationId }: BrainToolContext, args:
     updatedAfter: after === undefined ? undefined : timestampFromMs(after),
     updatedBefore: before === undefined ? undefined : timestampFromMs(before),
     tokenBudget: args.token_budget ?? 0,
+    eventAfter: toTimestamp(eventAfter),
+    eventBefore: toTimestamp(eventBefore),
   });
   const results = res.results.map((r) => ({
     ...memoryJson(r.memory!),
@@ -182,7 +187,7 @@ async function fetchMemories({ brain, organizationId }: BrainToolContext, args: 
   const parts = [
     ...memories.map(
       (m) =>
-        `### ${m.namespace}/${m.key}${m.title ? ` — ${m.title}` : ''} (v${m.version}, updated ${m.updated_at.slice(0, 10)}${m.written_by ? ` by ${m.written_by}` : ''}; worked ${m.worked}, failed ${m.failed}${m.supersedes ? `; supersedes ${m.supersedes}` : ''}${m.superseded_by ? `; HISTORY, superseded by ${m.superseded_by}` : ''})\n${m.content}`,
+        `### ${m.namespace}/${m.key}${m.title ? ` — ${m.title}` : ''} (happened ${m.event_time.slice(0, 10)}, v${m.version}, updated ${m.updated_at.slice(0, 10)}${m.written_by ? ` by ${m.written_by}` : ''}; worked ${m.worked}, failed ${m.failed}${m.supersedes ? `; supersedes ${m.supersedes}` : ''}${m.superseded_by ? `; HISTORY, superseded by ${m.superseded_by}` : ''})\n${m.content}`,
     ),
     ...contradictions.map(
       (c) =>

@@ -4,8 +4,21 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ItemStatus, type PutMemoryResponse, WriteOutcome } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { ManageMemoriesArgs } from './brain-tool-definitions.ts';
-import { contradictionJson, duplicateJson, memoryJson, nsEnum, nsName, questionJson, result, toolError, toRef } from './brain-tool-json.ts';
+import {
+  contradictionJson,
+  duplicateJson,
+  memoryJson,
+  nsEnum,
+  nsName,
+  questionJson,
+  result,
+  toolError,
+  toRef,
+  toTimestamp,
+  isoArgument,
+} from './brain-tool-json.ts';
 import type { BrainToolContext } from './brain-tools.ts';
+import { putMemories } from './put-memories.ts';
 
 type Contradictions = ReturnType<typeof contradictionJson>[];
 type WriteOutcomeName = 'created' | 'updated' | 'unchanged' | 'duplicate';
@@ -21,10 +34,12 @@ function refusedWrite(args: ManageMemoriesArgs): CallToolResult | undefined {
   }
   if (args.action === 'update' && args.expected_version === 0)
     return toolError('update needs expected_version >= 1; use create for a new key.');
+  const eventTime = isoArgument('event_time', args.event_time);
+  if (typeof eventTime === 'object') return eventTime;
   return undefined;
 }
 
-function writeOutcome(res: PutMemoryResponse): WriteOutcomeName {
+export function writeOutcome(res: PutMemoryResponse): WriteOutcomeName {
   if (res.outcome === WriteOutcome.DUPLICATE) return 'duplicate';
   if (res.outcome === WriteOutcome.UNCHANGED) return 'unchanged';
   return res.created ? 'created' : 'updated';
@@ -104,6 +119,7 @@ function write({ brain, organizationId, source }: BrainToolContext, args: Manage
     expectedVersion: BigInt(args.action === 'create' ? 0 : args.expected_version!),
     allowDuplicate: args.allow_duplicate ?? false,
     supersedes: args.supersedes ? toRef(args.supersedes) : undefined,
+    eventTime: args.event_time === undefined ? undefined : toTimestamp(Date.parse(args.event_time)),
   });
 }
 
@@ -180,7 +196,7 @@ export async function manageMemories(t: BrainToolContext, args: ManageMemoriesAr
   switch (args.action) {
     case 'create':
     case 'update':
-      return putMemory(t, args);
+      return args.items ? putMemories(t, args.action, args.items) : putMemory(t, args);
     case 'delete':
       return deleteMemory(t, args);
     case 'flag_contradiction':

@@ -97,7 +97,13 @@ export function createAdapterFactory(options: AdapterOptions) {
     let c = collections.get(model);
     if (!c) {
       c = options.records.collection<ModelDoc>(collectionName(model), {
-        indexes: [{ fields: ['grantId'] }, { fields: ['uid'] }, { fields: ['userCode'] }, { fields: ['clientId'] }],
+        indexes: [
+          { fields: ['grantId'] },
+          { fields: ['uid'] },
+          { fields: ['userCode'] },
+          { fields: ['clientId'] },
+          { fields: ['accountId'] },
+        ],
       });
       collections.set(model, c);
     }

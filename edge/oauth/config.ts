@@ -17,17 +17,11 @@ export interface AuthConfig {
   refreshTokenTtl: number;
   /** Lifetime of a sign-in session at the authorization server, in seconds. */
   sessionTtl: number;
-  /** smtp:// or smtps:// URL; when unset, mail goes to `<DATA_DIR>/outbox.jsonl` and the log. */
-  smtpUrl?: string;
-  mailFrom: string;
   social?: SocialProviderConfig;
   /** Private JWKS (JSON) used to sign tokens; the first key signs. Generated and persisted when unset. */
   signingKeys?: { keys: Record<string, unknown>[] };
   /** Keys that sign the authorization server's cookies; the first signs. Generated and persisted when unset. */
   cookieKeys?: string[];
-  /** Failed sign-in attempts allowed per e-mail address per window. */
-  signInAttempts: number;
-  signInWindowSeconds: number;
   /** Days of the Professional trial started at onboarding (0: start on Starter). */
   trialDays: number;
 }
@@ -60,10 +54,6 @@ function readCookieKeys(env: Env, name: string): string[] | undefined {
 }
 
 export function readAuthConfig(env: Env): AuthConfig {
-  const smtpUrl = readString(env, 'SMTP_URL');
-  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
-    throw new ConfigError('SMTP_URL', 'expected an smtp:// or smtps:// URL');
-  }
   const issuer = readUrl(env, 'SOCIAL_OIDC_ISSUER');
   let social: SocialProviderConfig | undefined;
   if (issuer) {
@@ -77,13 +67,9 @@ export function readAuthConfig(env: Env): AuthConfig {
     accessTokenTtl: readInt(env, 'ACCESS_TOKEN_TTL', 900, { min: 30, max: 86_400 }),
     refreshTokenTtl: readInt(env, 'REFRESH_TOKEN_TTL', 30 * 86_400, { min: 60, max: 365 * 86_400 }),
     sessionTtl: readInt(env, 'AUTH_SESSION_TTL', 14 * 86_400, { min: 60, max: 365 * 86_400 }),
-    smtpUrl,
-    mailFrom: readString(env, 'MAIL_FROM', 'Mindgate <no-reply@localhost>'),
     social,
     signingKeys: readJwks(env, 'AUTH_SIGNING_KEYS'),
     cookieKeys: readCookieKeys(env, 'AUTH_COOKIE_KEYS'),
-    signInAttempts: readInt(env, 'SIGN_IN_ATTEMPTS', 10, { min: 1, max: 1_000 }),
-    signInWindowSeconds: readInt(env, 'SIGN_IN_WINDOW', 900, { min: 1, max: 86_400 }),
     trialDays: readInt(env, 'TRIAL_DAYS', 14, { min: 0, max: 365 }),
   };
 }

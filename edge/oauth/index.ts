@@ -10,7 +10,6 @@ import { Router, type RouteContext } from '../http/router.ts';
 import { createAccounts } from './accounts.ts';
 import { FormError, registerInteractions } from './interactions.ts';
 import { loadAuthKeys } from './keys.ts';
-import { createMailer } from './mail.ts';
 import { messagePage, PAGE_HEADERS } from './pages.ts';
 import { createAuthServer, type AuthServer } from './provider.ts';
 import { createPlatformResourceCheck } from '../gateway/platform-resources.ts';
@@ -44,18 +43,7 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
   const records = ctx.stores.records;
   const keys = await loadAuthKeys(ctx.config.auth, records, ctx.keyEncryption);
   const revocations = createRevocationStore(records, ctx.now);
-  const accounts = createAccounts({
-    records,
-    now: ctx.now,
-    signInAttempts: ctx.config.auth.signInAttempts,
-    signInWindowSeconds: ctx.config.auth.signInWindowSeconds,
-  });
-  const mailer = createMailer({
-    smtpUrl: ctx.config.auth.smtpUrl,
-    from: ctx.config.auth.mailFrom,
-    dataDir: ctx.config.storage.dataDir,
-    logger: ctx.logger.child({ component: 'mail' }),
-  });
+  const accounts = createAccounts(ctx.clients.users);
   const server = createAuthServer({
     config: ctx.config,
     records,
@@ -73,7 +61,7 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
     await callback(c.req, c.res);
   };
   const router = createAuthRouter(server, verifier, revocations, toProvider);
-  registerInteractions(router, { app: ctx, server, accounts, mailer, cookieKey: keys.cookieKeys[0] });
+  registerInteractions(router, { app: ctx, server, accounts, cookieKey: keys.cookieKeys[0] });
   return {
     name: 'auth',
     router,

@@ -35,6 +35,14 @@ export interface ConfidentialClient {
 export type OAuthManagement = ReturnType<typeof createOAuthManagement>;
 
 export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, config: EdgeConfig, now: () => number = Date.now) {
+  const parts = openParts(records, kek, config, now);
+  return { ...grantManagement(parts), ...confidentialClientManagement(parts) };
+}
+
+type Parts = ReturnType<typeof openParts>;
+
+/** The records both halves work on, and the helpers they share. */
+function openParts(records: RecordStore, kek: KeyEncryption, config: EdgeConfig, now: () => number) {
   const revocations = createRevocationStore(records, now);
   const adapters = createAdapterFactory({ records, kek, revocations, accessTokenTtl: config.auth.accessTokenTtl, now });
   const grants = records.collection<GrantRecord>('auth_grants', {
@@ -62,7 +70,11 @@ export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, 
   }
 
   const newSecret = () => randomBytes(32).toString('base64url');
+  return { config, kek, now, revocations, adapters, grants, clients, payloadOf, toConfidential, ownedConfidential, newSecret };
+}
 
+/** The clients acting for an organization, with their grants, and revoking them. */
+function grantManagement({ config, now, revocations, adapters, grants, clients, payloadOf }: Parts) {
   return {
     /** Clients holding grants for the organization, with those grants. */
     async listClients(organizationId: string): Promise<ClientSummary[]> {
@@ -113,7 +125,22 @@ export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, 
       await grants.delete(grantId);
       return true;
     },
+  };
+}
 
+/** Confidential clients an organization issues for client_credentials. */
+function confidentialClientManagement({
+  config,
+  now,
+  revocations,
+  clients,
+  kek,
+  payloadOf,
+  toConfidential,
+  ownedConfidential,
+  newSecret,
+}: Parts) {
+  return {
     async createConfidentialClient(organizationId: string, name: string): Promise<{ client: ConfidentialClient; secret: string }> {
       const clientId = `cc_${randomBytes(12).toString('hex')}`;
       const secret = newSecret();

@@ -85,138 +85,158 @@ export const STATUS_ALIAS_DEPRECATION = defineDeprecation({
 });
 
 export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
-  const { content, search, status, baseUrl } = deps;
+  const routes: WebRoute[] = [listPostsRoute(deps), getPostRoute(deps), searchRoute(deps), ...statusRoutes(deps)];
+  const operations = () => [...routes, ...indexRoutes];
+  const indexRoutes = [indexRoute(deps, '/api', 'getApiIndex', operations), indexRoute(deps, '/api/v1', 'getApiV1Index', operations)];
+  return [...routes, ...indexRoutes];
+}
 
+/** GET /api/v1/blog/posts: a page of posts, newest first. */
+function listPostsRoute(deps: WebApiDeps): WebRoute {
+  const { content, baseUrl } = deps;
+  return defineWebRoute('public-read', {
+    method: 'GET',
+    path: '/api/v1/blog/posts',
+    operationId: 'listBlogPosts',
+    summary: 'List blog posts',
+    description:
+      'Posts newest first, with the notes agents use to decide what to read: a short summary, when to use the ' +
+      'post, its key claims and related concepts. Paginated with `limit` and the opaque `cursor` of the previous page.',
+    tags: ['Blog'],
+    query: s.listQuery,
+    responses: { '200': json(s.postList, 'A page of posts.'), '400': 'BadRequest' },
+    handler({ res, input, path }) {
+      const { limit, cursor, category } = input.query;
+      const offset = cursor === undefined ? 0 : decodeCursor(cursor);
+      if (offset === undefined) {
+        sendProblem(res, {
+          title: 'Bad Request',
+          status: 400,
+          detail: 'The cursor is not one this API issued; start again without it.',
+          instance: path,
+          'invalid-params': [{ name: 'cursor', in: 'query', reason: 'is not a cursor this API issued' }],
+        });
+        return;
+      }
+      const matching = category ? content.posts.filter((p) => p.category === category) : content.posts;
+      const page = matching.slice(offset, offset + limit);
+      const next = offset + limit < matching.length ? encodeCursor(offset + limit) : null;
+      if (next) {
+        const params = new URLSearchParams({ limit: String(limit), cursor: next, ...(category ? { category } : {}) });
+        res.appendHeader('link', `<${baseUrl}/api/v1/blog/posts?${params}>; rel="next"`);
+      }
+      sendJson(
+        res,
+        200,
+        { data: page.map((p) => postSummaryJson(p, baseUrl)), pagination: { limit, total: matching.length, next_cursor: next } },
+        { 'cache-control': 'public, max-age=60' },
+      );
+    },
+  });
+}
+
+/** GET /api/v1/blog/posts/:slug: one post with its text, under an ETag. */
+function getPostRoute(deps: WebApiDeps): WebRoute {
+  const { content, baseUrl } = deps;
+  return defineWebRoute('public-read', {
+    method: 'GET',
+    path: '/api/v1/blog/posts/:slug',
+    operationId: 'getBlogPost',
+    summary: 'Get one blog post with its full text',
+    tags: ['Blog'],
+    params: s.postParams,
+    responses: {
+      '200': {
+        ...json(s.postFull, 'The post.'),
+        headers: { ETag: { description: 'Version of the post; send it back in If-None-Match.', schema: { type: 'string' } } },
+      },
+      '304': { description: 'The post has not changed since the ETag given in If-None-Match.' },
+      '404': 'NotFound',
+    },
+    handler({ req, res, input, path }) {
+      const post = content.postBySlug.get(input.params.slug);
+      if (!post) {
+        sendProblem(res, {
+          title: 'Not Found',
+          status: 404,
+          detail: `No blog post has the slug "${input.params.slug.slice(0, 100)}".`,
+          instance: path,
+        });
+        return;
+      }
+      const etag = `"${post.contentHash.slice(0, 32)}"`;
+      const cacheHeaders = { 'cache-control': 'public, max-age=60', etag };
+      const ifNoneMatch = req.headers['if-none-match'];
+      if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+        res.writeHead(304, cacheHeaders);
+        res.end();
+        return;
+      }
+      sendJson(
+        res,
+        200,
+        {
+          ...postSummaryJson(post, baseUrl),
+          content_markdown: post.body,
+          content_html: post.html,
+          sections: post.sections.map((sec) => ({
+            heading: sec.heading,
+            anchor: sec.anchor,
+            url: `${baseUrl}/blog/${post.slug}#${sec.anchor}`,
+          })),
+        },
+        cacheHeaders,
+      );
+    },
+  });
+}
+
+/** GET /api/v1/blog/search. */
+function searchRoute(deps: WebApiDeps): WebRoute {
+  const { search, baseUrl } = deps;
+  return defineWebRoute('blog-search', {
+    method: 'GET',
+    path: '/api/v1/blog/search',
+    operationId: 'searchBlog',
+    summary: 'Search the blog by meaning and by words',
+    description:
+      'Ranks posts by BM25 over their title, summaries, agent notes and text, fused with the cosine similarity of ' +
+      'sentence embeddings of their head and sections. Posts that share no word with the query and are not close ' +
+      'in meaning are left out, so a query can return no result. Each result names the section that matched best.',
+    tags: ['Blog'],
+    query: s.searchQuery,
+    responses: { '200': json(s.searchResponse, 'The matching posts, best first.'), '400': 'BadRequest' },
+    async handler({ res, input }) {
+      const { q, limit, category } = input.query;
+      const found = await (await search).search(q, { limit, category });
+      sendJson(res, 200, {
+        query: q,
+        mode: found.mode,
+        total: found.total,
+        results: found.hits.map((hit) => ({
+          slug: hit.post.slug,
+          title: hit.post.title,
+          date: hit.post.date,
+          category: hit.post.category,
+          summary: hit.post.summary,
+          agent_summary: hit.post.agent.summary,
+          score: hit.score,
+          scores: { lexical: hit.lexical, semantic: hit.semantic },
+          section: hit.section ? { heading: hit.section.heading, url: `${baseUrl}/blog/${hit.post.slug}#${hit.section.anchor}` } : null,
+          links: postLinks(hit.post, baseUrl),
+        })),
+      });
+    },
+  });
+}
+
+/** GET /api/v1/platform-status, and its deprecated first name /api/v1/status. */
+function statusRoutes(deps: WebApiDeps): WebRoute[] {
   const statusHandler = async ({ res }: { res: import('node:http').ServerResponse }) => {
-    sendJson(res, 200, await status.current(), { 'cache-control': 'public, max-age=5' });
+    sendJson(res, 200, await deps.status.current(), { 'cache-control': 'public, max-age=5' });
   };
   const statusResponses = { '200': json(s.platformStatus, 'The measured status of every component.') };
-
-  const routes: WebRoute[] = [
-    defineWebRoute('public-read', {
-      method: 'GET',
-      path: '/api/v1/blog/posts',
-      operationId: 'listBlogPosts',
-      summary: 'List blog posts',
-      description:
-        'Posts newest first, with the notes agents use to decide what to read: a short summary, when to use the ' +
-        'post, its key claims and related concepts. Paginated with `limit` and the opaque `cursor` of the previous page.',
-      tags: ['Blog'],
-      query: s.listQuery,
-      responses: { '200': json(s.postList, 'A page of posts.'), '400': 'BadRequest' },
-      handler({ res, input, path }) {
-        const { limit, cursor, category } = input.query;
-        const offset = cursor === undefined ? 0 : decodeCursor(cursor);
-        if (offset === undefined) {
-          sendProblem(res, {
-            title: 'Bad Request',
-            status: 400,
-            detail: 'The cursor is not one this API issued; start again without it.',
-            instance: path,
-            'invalid-params': [{ name: 'cursor', in: 'query', reason: 'is not a cursor this API issued' }],
-          });
-          return;
-        }
-        const matching = category ? content.posts.filter((p) => p.category === category) : content.posts;
-        const page = matching.slice(offset, offset + limit);
-        const next = offset + limit < matching.length ? encodeCursor(offset + limit) : null;
-        if (next) {
-          const params = new URLSearchParams({ limit: String(limit), cursor: next, ...(category ? { category } : {}) });
-          res.appendHeader('link', `<${baseUrl}/api/v1/blog/posts?${params}>; rel="next"`);
-        }
-        sendJson(
-          res,
-          200,
-          { data: page.map((p) => postSummaryJson(p, baseUrl)), pagination: { limit, total: matching.length, next_cursor: next } },
-          { 'cache-control': 'public, max-age=60' },
-        );
-      },
-    }),
-    defineWebRoute('public-read', {
-      method: 'GET',
-      path: '/api/v1/blog/posts/:slug',
-      operationId: 'getBlogPost',
-      summary: 'Get one blog post with its full text',
-      tags: ['Blog'],
-      params: s.postParams,
-      responses: {
-        '200': {
-          ...json(s.postFull, 'The post.'),
-          headers: { ETag: { description: 'Version of the post; send it back in If-None-Match.', schema: { type: 'string' } } },
-        },
-        '304': { description: 'The post has not changed since the ETag given in If-None-Match.' },
-        '404': 'NotFound',
-      },
-      handler({ req, res, input, path }) {
-        const post = content.postBySlug.get(input.params.slug);
-        if (!post) {
-          sendProblem(res, {
-            title: 'Not Found',
-            status: 404,
-            detail: `No blog post has the slug "${input.params.slug.slice(0, 100)}".`,
-            instance: path,
-          });
-          return;
-        }
-        const etag = `"${post.contentHash.slice(0, 32)}"`;
-        const cacheHeaders = { 'cache-control': 'public, max-age=60', etag };
-        const ifNoneMatch = req.headers['if-none-match'];
-        if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
-          res.writeHead(304, cacheHeaders);
-          res.end();
-          return;
-        }
-        sendJson(
-          res,
-          200,
-          {
-            ...postSummaryJson(post, baseUrl),
-            content_markdown: post.body,
-            content_html: post.html,
-            sections: post.sections.map((sec) => ({
-              heading: sec.heading,
-              anchor: sec.anchor,
-              url: `${baseUrl}/blog/${post.slug}#${sec.anchor}`,
-            })),
-          },
-          cacheHeaders,
-        );
-      },
-    }),
-    defineWebRoute('blog-search', {
-      method: 'GET',
-      path: '/api/v1/blog/search',
-      operationId: 'searchBlog',
-      summary: 'Search the blog by meaning and by words',
-      description:
-        'Ranks posts by BM25 over their title, summaries, agent notes and text, fused with the cosine similarity of ' +
-        'sentence embeddings of their head and sections. Posts that share no word with the query and are not close ' +
-        'in meaning are left out, so a query can return no result. Each result names the section that matched best.',
-      tags: ['Blog'],
-      query: s.searchQuery,
-      responses: { '200': json(s.searchResponse, 'The matching posts, best first.'), '400': 'BadRequest' },
-      async handler({ res, input }) {
-        const { q, limit, category } = input.query;
-        const found = await (await search).search(q, { limit, category });
-        sendJson(res, 200, {
-          query: q,
-          mode: found.mode,
-          total: found.total,
-          results: found.hits.map((hit) => ({
-            slug: hit.post.slug,
-            title: hit.post.title,
-            date: hit.post.date,
-            category: hit.post.category,
-            summary: hit.post.summary,
-            agent_summary: hit.post.agent.summary,
-            score: hit.score,
-            scores: { lexical: hit.lexical, semantic: hit.semantic },
-            section: hit.section ? { heading: hit.section.heading, url: `${baseUrl}/blog/${hit.post.slug}#${hit.section.anchor}` } : null,
-            links: postLinks(hit.post, baseUrl),
-          })),
-        });
-      },
-    }),
+  return [
     defineWebRoute('public-read', {
       method: 'GET',
       path: '/api/v1/platform-status',
@@ -242,41 +262,42 @@ export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
       handler: statusHandler,
     }),
   ];
+}
 
-  const indexRoute = (path: string, operationId: string) =>
-    defineWebRoute('public-read', {
-      method: 'GET',
-      path,
-      operationId,
-      summary: 'Index of the Web API',
-      tags: ['Index'],
-      responses: { '200': json(s.apiIndex, 'The operations and rate-limit policies of the Web API.') },
-      handler({ res }) {
-        sendJson(
-          res,
-          200,
-          {
-            name: `${content.site.name} Web API`,
-            version: '1',
-            description:
-              'Public, credential-free API of the site: blog posts, blog search and platform status. Unversioned ' +
-              '/api/... paths are aliases of /api/v1/....',
-            openapi: `${baseUrl}/openapi.json`,
-            operations: [...routes, ...indexRoutes].map((r) => ({
-              method: r.method,
-              path: r.path.replace(/:([a-z]+)/g, '{$1}'),
-              summary: r.summary,
-              policy: r.policy,
-              deprecated: r.deprecation !== undefined,
-            })),
-            policies: Object.values(WEB_POLICIES).map((p) => ({ name: p.name, quota: p.quota, window_seconds: p.windowSeconds })),
-          },
-          { 'cache-control': 'public, max-age=300' },
-        );
-      },
-    });
-  const indexRoutes = [indexRoute('/api', 'getApiIndex'), indexRoute('/api/v1', 'getApiV1Index')];
-  return [...routes, ...indexRoutes];
+/** GET /api and /api/v1: the operations and rate-limit policies of the Web API. */
+function indexRoute(deps: WebApiDeps, path: string, operationId: string, operations: () => WebRoute[]): WebRoute {
+  const { content, baseUrl } = deps;
+  return defineWebRoute('public-read', {
+    method: 'GET',
+    path,
+    operationId,
+    summary: 'Index of the Web API',
+    tags: ['Index'],
+    responses: { '200': json(s.apiIndex, 'The operations and rate-limit policies of the Web API.') },
+    handler({ res }) {
+      sendJson(
+        res,
+        200,
+        {
+          name: `${content.site.name} Web API`,
+          version: '1',
+          description:
+            'Public, credential-free API of the site: blog posts, blog search and platform status. Unversioned ' +
+            '/api/... paths are aliases of /api/v1/....',
+          openapi: `${baseUrl}/openapi.json`,
+          operations: operations().map((r) => ({
+            method: r.method,
+            path: r.path.replace(/:([a-z]+)/g, '{$1}'),
+            summary: r.summary,
+            policy: r.policy,
+            deprecated: r.deprecation !== undefined,
+          })),
+          policies: Object.values(WEB_POLICIES).map((p) => ({ name: p.name, quota: p.quota, window_seconds: p.windowSeconds })),
+        },
+        { 'cache-control': 'public, max-age=300' },
+      );
+    },
+  });
 }
 
 /** `/api/blog/posts` → `/api/v1/blog/posts`: unversioned paths stay pinned to v1 for good. */

@@ -240,7 +240,20 @@ export function parsePage(file: string, source: string): Page {
 /** Pages every site has; the routes (and the navigation) expect them. */
 export const REQUIRED_PAGES = ['home', 'about', 'developers', 'status'] as const;
 /** Paths that pages cannot take because the site serves something else there. */
-const RESERVED_SLUGS = new Set(['index', 'blog', 'api', 'openapi', 'llms', 'llms-full', 'robots', 'sitemap', 'assets', 'health']);
+const RESERVED_SLUGS = new Set([
+  'index',
+  'blog',
+  'api',
+  'openapi',
+  'llms',
+  'llms-full',
+  'robots',
+  'sitemap',
+  'assets',
+  'health',
+  'livez',
+  'readyz',
+]);
 
 function markdownFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

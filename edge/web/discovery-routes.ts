@@ -19,39 +19,11 @@ export interface DiscoveryDeps {
 
 const text = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { type: 'string' } } });
 
+const CACHED = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
+
 export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
   const { ctx, content, baseUrl } = deps;
-  const files = {
-    llms: llmsTxt(content, baseUrl),
-    llmsFull: llmsFullTxt(content, baseUrl),
-    robots: robotsTxt(baseUrl),
-    sitemap: sitemapXml(content, baseUrl),
-  };
-  const cached = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
-
-  async function authMetadata(res: ServerResponse, path: string): Promise<void> {
-    let metadata: Record<string, unknown>;
-    try {
-      metadata = await ctx.authMetadata();
-    } catch (err) {
-      ctx.logger.debug({ err }, 'authorization server metadata unavailable');
-      sendProblem(
-        res,
-        {
-          title: 'Not Found',
-          status: 404,
-          detail:
-            'The authorization server has not published its metadata. It is served here once the authorization ' +
-            `server at ${ctx.config.publicUrls.auth} answers its discovery request.`,
-          instance: path,
-        },
-        { 'cache-control': 'no-store' },
-      );
-      return;
-    }
-    sendJson(res, 200, metadata, { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' });
-  }
-
+  const plain = 'text/plain; charset=utf-8';
   return [
     defineApiRoute({
       method: 'GET',
@@ -60,44 +32,54 @@ export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
       summary: 'This OpenAPI document',
       tags: ['Discovery'],
       responses: { '200': { description: 'OpenAPI 3.1 document of the Web API.', content: { 'application/json': { type: 'object' } } } },
-      handler: ({ res }) => sendJson(res, 200, deps.openapi(), cached),
+      handler: ({ res }) => sendJson(res, 200, deps.openapi(), CACHED),
     }),
-    defineApiRoute({
-      method: 'GET',
-      path: '/llms.txt',
-      operationId: 'getLlmsTxt',
-      summary: 'The site for language models (llmstxt.org)',
-      tags: ['Discovery'],
-      responses: { '200': text('text/plain', 'Markdown in the llms.txt format, generated from the content.') },
-      handler: ({ res }) => sendText(res, 200, files.llms, 'text/plain; charset=utf-8', cached),
+    fileRoute('/llms.txt', 'getLlmsTxt', 'The site for language models (llmstxt.org)', plain, {
+      description: 'Markdown in the llms.txt format, generated from the content.',
+      body: llmsTxt(content, baseUrl),
     }),
-    defineApiRoute({
-      method: 'GET',
-      path: '/llms-full.txt',
-      operationId: 'getLlmsFullTxt',
-      summary: 'Every page and post in one Markdown file',
-      tags: ['Discovery'],
-      responses: { '200': text('text/plain', 'The full text of the site.') },
-      handler: ({ res }) => sendText(res, 200, files.llmsFull, 'text/plain; charset=utf-8', cached),
+    fileRoute('/llms-full.txt', 'getLlmsFullTxt', 'Every page and post in one Markdown file', plain, {
+      description: 'The full text of the site.',
+      body: llmsFullTxt(content, baseUrl),
     }),
-    defineApiRoute({
-      method: 'GET',
-      path: '/robots.txt',
-      operationId: 'getRobotsTxt',
-      summary: 'Crawling rules and the sitemap',
-      tags: ['Discovery'],
-      responses: { '200': text('text/plain', 'robots.txt (RFC 9309).') },
-      handler: ({ res }) => sendText(res, 200, files.robots, 'text/plain; charset=utf-8', cached),
+    fileRoute('/robots.txt', 'getRobotsTxt', 'Crawling rules and the sitemap', plain, {
+      description: 'robots.txt (RFC 9309).',
+      body: robotsTxt(baseUrl),
     }),
-    defineApiRoute({
-      method: 'GET',
-      path: '/sitemap.xml',
-      operationId: 'getSitemap',
-      summary: 'Every page and post with its last modification date',
-      tags: ['Discovery'],
-      responses: { '200': text('application/xml', 'A sitemaps.org 0.9 urlset.') },
-      handler: ({ res }) => sendText(res, 200, files.sitemap, 'application/xml; charset=utf-8', cached),
+    fileRoute('/sitemap.xml', 'getSitemap', 'Every page and post with its last modification date', 'application/xml; charset=utf-8', {
+      description: 'A sitemaps.org 0.9 urlset.',
+      body: sitemapXml(content, baseUrl),
     }),
+    ...authMetadataRoutes(ctx),
+  ];
+}
+
+/** A file generated once from the content, served as it is. */
+function fileRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  contentType: string,
+  file: { description: string; body: string },
+): AnyApiRoute {
+  return defineApiRoute({
+    method: 'GET',
+    path,
+    operationId,
+    summary,
+    tags: ['Discovery'],
+    responses: { '200': text(contentType.split(';')[0]!, file.description) },
+    handler: ({ res }) => sendText(res, 200, file.body, contentType, CACHED),
+  });
+}
+
+/** The authorization server's metadata, under its RFC 8414 and OpenID Connect names. */
+function authMetadataRoutes(ctx: AppContext): AnyApiRoute[] {
+  const notPublished = {
+    description: 'The authorization server has not published its metadata.',
+    content: { 'application/problem+json': s.problem },
+  };
+  return [
     defineApiRoute({
       method: 'GET',
       path: '/.well-known/oauth-authorization-server',
@@ -107,12 +89,9 @@ export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
       tags: ['Discovery'],
       responses: {
         '200': { description: 'RFC 8414 metadata.', content: { 'application/json': { type: 'object' } } },
-        '404': {
-          description: 'The authorization server has not published its metadata.',
-          content: { 'application/problem+json': s.problem },
-        },
+        '404': notPublished,
       },
-      handler: ({ res, path }) => authMetadata(res, path),
+      handler: ({ res, path }) => sendAuthMetadata(ctx, res, path),
     }),
     defineApiRoute({
       method: 'GET',
@@ -122,12 +101,32 @@ export function createDiscoveryRoutes(deps: DiscoveryDeps): AnyApiRoute[] {
       tags: ['Discovery'],
       responses: {
         '200': { description: 'OpenID Connect discovery document.', content: { 'application/json': { type: 'object' } } },
-        '404': {
-          description: 'The authorization server has not published its metadata.',
-          content: { 'application/problem+json': s.problem },
-        },
+        '404': notPublished,
       },
-      handler: ({ res, path }) => authMetadata(res, path),
+      handler: ({ res, path }) => sendAuthMetadata(ctx, res, path),
     }),
   ];
+}
+
+async function sendAuthMetadata(ctx: AppContext, res: ServerResponse, path: string): Promise<void> {
+  let metadata: Record<string, unknown>;
+  try {
+    metadata = await ctx.authMetadata();
+  } catch (err) {
+    ctx.logger.debug({ err }, 'authorization server metadata unavailable');
+    sendProblem(
+      res,
+      {
+        title: 'Not Found',
+        status: 404,
+        detail:
+          'The authorization server has not published its metadata. It is served here once the authorization ' +
+          `server at ${ctx.config.publicUrls.auth} answers its discovery request.`,
+        instance: path,
+      },
+      { 'cache-control': 'no-store' },
+    );
+    return;
+  }
+  sendJson(res, 200, metadata, CACHED);
 }

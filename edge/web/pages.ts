@@ -68,6 +68,119 @@ function notAcceptable(res: ServerResponse, path: string): void {
 }
 
 export function registerSitePages(router: Router, options: SitePagesOptions): { notFound(ctx: RouteContext): void } {
+  const site = new Site(options);
+  router.get('/assets/site.css', ({ res }) =>
+    sendText(res, 200, SITE_CSS, 'text/css; charset=utf-8', {
+      'cache-control': 'public, max-age=86400',
+      'x-content-type-options': 'nosniff',
+    }),
+  );
+  router.get('/assets/icon.svg', ({ res }) =>
+    sendText(res, 200, SITE_ICON, 'image/svg+xml', { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }),
+  );
+  router.get('/', (ctx) => site.serveNegotiated(ctx, site.representations.get('/')!));
+  router.get('/index.md', (ctx) => site.serveTwin(ctx, site.representations.get('/')!));
+  router.get('/blog', (ctx) => site.serveNegotiated(ctx, site.representations.get('/blog')!));
+  router.get('/blog.md', (ctx) => site.serveTwin(ctx, site.representations.get('/blog')!));
+  router.get('/blog/:slug', (ctx) => site.byPath(ctx, `/blog/${ctx.params.slug}`));
+  router.get('/:page', (ctx) => site.byPath(ctx, `/${ctx.params.page}`));
+  return { notFound: (ctx) => site.notFound(ctx) };
+}
+
+/** Every page in its two representations, and how a request gets one of them. */
+class Site {
+  private readonly content: Content;
+  private readonly baseUrl: string;
+  /** By the HTML page's path, and by its Markdown twin's. */
+  readonly representations: Map<string, Representation>;
+  private readonly byTwin: Map<string, Representation>;
+
+  constructor(options: SitePagesOptions) {
+    this.content = options.content;
+    this.baseUrl = options.baseUrl;
+    this.representations = buildRepresentations(options);
+    this.byTwin = new Map([...this.representations.values()].map((rep) => [rep.twin, rep]));
+  }
+
+  byPath(ctx: RouteContext, path: string): Promise<void> | undefined {
+    const twin = this.byTwin.get(path);
+    if (twin) return this.serveTwin(ctx, twin);
+    const rep = this.representations.get(path);
+    // `/home` is not a page: the home page lives at `/`.
+    if (rep && path !== '/') return this.serveNegotiated(ctx, rep);
+    this.notFound(ctx);
+  }
+
+  async serveNegotiated(ctx: RouteContext, rep: Representation): Promise<void> {
+    setHeaders(ctx.res, SECURITY_HEADERS);
+    const chosen = negotiate(ctx.req.headers.accept, OFFERS);
+    if (!chosen) {
+      notAcceptable(ctx.res, ctx.path);
+      return;
+    }
+    const headers = { vary: 'Accept', 'cache-control': rep.cacheControl };
+    if (chosen === OFFERS[1]) {
+      sendText(ctx.res, 200, await rep.markdown(), MARKDOWN_TYPE, headers);
+    } else {
+      ctx.res.appendHeader('link', `<${rep.twin}>; rel=alternate; type=text/markdown`);
+      sendText(ctx.res, 200, await rep.html(), HTML_TYPE, headers);
+    }
+  }
+
+  async serveTwin(ctx: RouteContext, rep: Representation): Promise<void> {
+    setHeaders(ctx.res, SECURITY_HEADERS);
+    ctx.res.appendHeader('link', `<${this.baseUrl}${rep.path}>; rel=canonical; type=text/html`);
+    sendText(ctx.res, 200, await rep.markdown(), MARKDOWN_TYPE, { 'cache-control': rep.cacheControl });
+  }
+
+  notFound(ctx: RouteContext): void {
+    setHeaders(ctx.res, SECURITY_HEADERS);
+    if (this.redirectedWithoutSlash(ctx)) return;
+    const { path } = ctx;
+    const content = this.content;
+    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    if (path.endsWith('.md')) {
+      sendText(ctx.res, 404, notFoundMarkdown(content, shown), MARKDOWN_TYPE, { 'cache-control': 'no-cache' });
+      return;
+    }
+    const chosen = negotiate(ctx.req.headers.accept, OFFERS);
+    const headers = { vary: 'Accept', 'cache-control': 'no-cache' };
+    if (chosen === OFFERS[1]) {
+      sendText(ctx.res, 404, notFoundMarkdown(content, shown), MARKDOWN_TYPE, headers);
+    } else if (chosen === OFFERS[0]) {
+      const twin = twinPathOf(path);
+      ctx.res.appendHeader('link', `<${twin}>; rel=alternate; type=text/markdown`);
+      const body = layout({
+        path,
+        twin,
+        title: 'Page not found',
+        description: 'There is nothing at this address.',
+        baseUrl: this.baseUrl,
+        content,
+        body: notFoundBody(),
+      });
+      sendText(ctx.res, 404, body, HTML_TYPE, headers);
+    } else {
+      // Not found comes before not acceptable: the resource does not exist in any form.
+      sendProblem(ctx.res, { title: 'Not Found', status: 404, detail: `No page at ${shown}.`, instance: shown }, headers);
+    }
+  }
+
+  /** /about/ → /about: one URL per page. True when the request was answered so. */
+  private redirectedWithoutSlash(ctx: RouteContext): boolean {
+    const { path } = ctx;
+    if (path.length <= 1 || !path.endsWith('/')) return false;
+    const trimmed = path.replace(/\/+$/, '') || '/';
+    if (!this.representations.has(trimmed) && !this.byTwin.has(trimmed)) return false;
+    const query = ctx.query.toString();
+    ctx.res.writeHead(308, { location: query ? `${trimmed}?${query}` : trimmed, 'content-length': 0 });
+    ctx.res.end();
+    return true;
+  }
+}
+
+/** The site's pages, the blog index and every post, each as HTML (in the layout) and Markdown. */
+function buildRepresentations(options: SitePagesOptions): Map<string, Representation> {
   const { content, status, baseUrl } = options;
   const cache = new Map<string, string>();
   const memo = (key: string, make: () => string) => () => {
@@ -128,93 +241,5 @@ export function registerSitePages(router: Router, options: SitePagesOptions): { 
       cacheControl: 'public, max-age=300',
     });
   }
-  const byTwin = new Map([...representations.values()].map((rep) => [rep.twin, rep]));
-
-  async function serveNegotiated(ctx: RouteContext, rep: Representation): Promise<void> {
-    setHeaders(ctx.res, SECURITY_HEADERS);
-    const chosen = negotiate(ctx.req.headers.accept, OFFERS);
-    if (!chosen) {
-      notAcceptable(ctx.res, ctx.path);
-      return;
-    }
-    const headers = { vary: 'Accept', 'cache-control': rep.cacheControl };
-    if (chosen === OFFERS[1]) {
-      sendText(ctx.res, 200, await rep.markdown(), MARKDOWN_TYPE, headers);
-    } else {
-      ctx.res.appendHeader('link', `<${rep.twin}>; rel=alternate; type=text/markdown`);
-      sendText(ctx.res, 200, await rep.html(), HTML_TYPE, headers);
-    }
-  }
-
-  async function serveTwin(ctx: RouteContext, rep: Representation): Promise<void> {
-    setHeaders(ctx.res, SECURITY_HEADERS);
-    ctx.res.appendHeader('link', `<${baseUrl}${rep.path}>; rel=canonical; type=text/html`);
-    sendText(ctx.res, 200, await rep.markdown(), MARKDOWN_TYPE, { 'cache-control': rep.cacheControl });
-  }
-
-  function notFound(ctx: RouteContext): void {
-    setHeaders(ctx.res, SECURITY_HEADERS);
-    const { path } = ctx;
-    // /about/ → /about: one URL per page.
-    if (path.length > 1 && path.endsWith('/')) {
-      const trimmed = path.replace(/\/+$/, '') || '/';
-      if (representations.has(trimmed) || byTwin.has(trimmed)) {
-        const query = ctx.query.toString();
-        ctx.res.writeHead(308, { location: query ? `${trimmed}?${query}` : trimmed, 'content-length': 0 });
-        ctx.res.end();
-        return;
-      }
-    }
-    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-    if (path.endsWith('.md')) {
-      sendText(ctx.res, 404, notFoundMarkdown(content, shown), MARKDOWN_TYPE, { 'cache-control': 'no-cache' });
-      return;
-    }
-    const chosen = negotiate(ctx.req.headers.accept, OFFERS);
-    const headers = { vary: 'Accept', 'cache-control': 'no-cache' };
-    if (chosen === OFFERS[1]) {
-      sendText(ctx.res, 404, notFoundMarkdown(content, shown), MARKDOWN_TYPE, headers);
-    } else if (chosen === OFFERS[0]) {
-      const twin = twinPathOf(path);
-      ctx.res.appendHeader('link', `<${twin}>; rel=alternate; type=text/markdown`);
-      const body = layout({
-        path,
-        twin,
-        title: 'Page not found',
-        description: 'There is nothing at this address.',
-        baseUrl,
-        content,
-        body: notFoundBody(),
-      });
-      sendText(ctx.res, 404, body, HTML_TYPE, headers);
-    } else {
-      // Not found comes before not acceptable: the resource does not exist in any form.
-      sendProblem(ctx.res, { title: 'Not Found', status: 404, detail: `No page at ${shown}.`, instance: shown }, headers);
-    }
-  }
-
-  router.get('/assets/site.css', ({ res }) =>
-    sendText(res, 200, SITE_CSS, 'text/css; charset=utf-8', {
-      'cache-control': 'public, max-age=86400',
-      'x-content-type-options': 'nosniff',
-    }),
-  );
-  router.get('/assets/icon.svg', ({ res }) =>
-    sendText(res, 200, SITE_ICON, 'image/svg+xml', { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }),
-  );
-  router.get('/', (ctx) => serveNegotiated(ctx, representations.get('/')!));
-  router.get('/index.md', (ctx) => serveTwin(ctx, representations.get('/')!));
-  router.get('/blog', (ctx) => serveNegotiated(ctx, representations.get('/blog')!));
-  router.get('/blog.md', (ctx) => serveTwin(ctx, representations.get('/blog')!));
-  const byPath = (ctx: RouteContext, path: string) => {
-    const twin = byTwin.get(path);
-    if (twin) return serveTwin(ctx, twin);
-    const rep = representations.get(path);
-    // `/home` is not a page: the home page lives at `/`.
-    if (rep && path !== '/') return serveNegotiated(ctx, rep);
-    notFound(ctx);
-  };
-  router.get('/blog/:slug', (ctx) => byPath(ctx, `/blog/${ctx.params.slug}`));
-  router.get('/:page', (ctx) => byPath(ctx, `/${ctx.params.page}`));
-  return { notFound };
+  return representations;
 }

@@ -164,50 +164,136 @@ function dot(a: Float32Array, matrix: Float32Array, row: number, dim: number): n
 }
 
 export async function createSearchIndex(posts: Post[], options: SearchIndexOptions = {}): Promise<BlogSearchIndex> {
-  const fusion = options.fusion ?? DEFAULT_FUSION;
+  const chunks = await embedChunks(posts, options);
+  return new BlogSearch(posts, chunks, options);
+}
+
+/** The embedded chunks of every post: one matrix row per chunk. */
+interface Chunks {
+  /** Row-major vectors; undefined when there is no embedder, or embedding failed. */
+  matrix: Float32Array | undefined;
+  dim: number;
+  /** The post of each row, and the chunk of the post it is (0 is the head). */
+  post: number[];
+  index: number[];
+}
+
+/** Embeds every post's chunks (from the cache where it has them); lexical only when that fails. */
+async function embedChunks(posts: Post[], options: SearchIndexOptions): Promise<Chunks> {
+  const chunks: Chunks = { matrix: undefined, dim: 0, post: [], index: [] };
+  const embedder = options.embedder;
+  if (!embedder) return chunks;
   const maxSections = options.maxSectionChunks ?? 6;
-  const bm25: Bm25Index = createBm25Index(posts.map(bm25Fields));
-  const sectionIndexes = posts.map((post) =>
-    createBm25Index(
-      post.sections.map((s) => [
-        { text: s.heading, weight: 2 },
-        { text: s.text, weight: 1 },
-      ]),
-    ),
-  );
-
-  // Chunk vectors in one matrix; chunkPost maps a row to its post.
-  let matrix: Float32Array | undefined;
-  let dim = 0;
-  const chunkPost: number[] = [];
-  const chunkIndex: number[] = [];
-  let embedder = options.embedder;
-  if (embedder) {
-    const texts: string[] = [];
-    posts.forEach((post, p) => {
-      chunksOf(post, maxSections).forEach((text, c) => {
-        texts.push(text);
-        chunkPost.push(p);
-        chunkIndex.push(c);
-      });
+  const texts: string[] = [];
+  posts.forEach((post, p) => {
+    chunksOf(post, maxSections).forEach((text, c) => {
+      texts.push(text);
+      chunks.post.push(p);
+      chunks.index.push(c);
     });
-    try {
-      const vectors = await embedAll(texts, embedder, options.cache);
-      dim = embedder.dimensions;
-      matrix = new Float32Array(vectors.length * dim);
-      for (const [row, v] of vectors.entries()) matrix!.set(v, row * dim);
-    } catch (err) {
-      options.logger?.warn({ err }, 'embedding the blog failed: search is lexical only');
-      embedder = undefined;
-      matrix = undefined;
-    }
+  });
+  try {
+    const vectors = await embedAll(texts, embedder, options.cache);
+    const dim = embedder.dimensions;
+    const matrix = new Float32Array(vectors.length * dim);
+    for (const [row, v] of vectors.entries()) matrix.set(v, row * dim);
+    chunks.matrix = matrix;
+    chunks.dim = dim;
+  } catch (err) {
+    options.logger?.warn({ err }, 'embedding the blog failed: search is lexical only');
   }
-  const mode: 'hybrid' | 'lexical' = matrix ? 'hybrid' : 'lexical';
+  return chunks;
+}
 
-  function bestSectionByWords(post: number, query: string): number {
+class BlogSearch implements BlogSearchIndex {
+  readonly mode: 'hybrid' | 'lexical';
+  readonly chunkCount: number;
+  private readonly posts: Post[];
+  private readonly chunks: Chunks;
+  private readonly fusion: Fusion;
+  private readonly bm25: Bm25Index;
+  private readonly sectionIndexes: Bm25Index[];
+  /** Used only while the posts' chunks are embedded. */
+  private readonly embedder: Embedder | undefined;
+  private readonly logger: Logger | undefined;
+  /** The vectors of recent queries, least recently used first. */
+  private readonly queryVectors = new Map<string, Float32Array>();
+
+  constructor(posts: Post[], chunks: Chunks, options: SearchIndexOptions) {
+    this.posts = posts;
+    this.chunks = chunks;
+    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.embedder = chunks.matrix ? options.embedder : undefined;
+    this.logger = options.logger;
+    this.mode = chunks.matrix ? 'hybrid' : 'lexical';
+    this.chunkCount = chunks.post.length;
+    this.bm25 = createBm25Index(posts.map(bm25Fields));
+    this.sectionIndexes = posts.map((post) =>
+      createBm25Index(
+        post.sections.map((s) => [
+          { text: s.heading, weight: 2 },
+          { text: s.text, weight: 1 },
+        ]),
+      ),
+    );
+  }
+
+  async signals(query: string): Promise<SearchSignals & { mode: 'hybrid' | 'lexical' }> {
+    const n = this.posts.length;
+    const out: SearchSignals = {
+      bm25: new Float64Array(n),
+      cosine: new Float64Array(n).fill(Number.NaN),
+      bestChunk: new Int32Array(n),
+    };
+    for (const [doc, score] of this.bm25.score(query)) out.bm25[doc] = score;
+    const vector = await this.embedQuery(query);
+    const { matrix, dim, post, index } = this.chunks;
+    if (vector && matrix) {
+      out.cosine.fill(-1);
+      for (let row = 0; row < post.length; row++) {
+        const p = post[row];
+        const c = dot(vector, matrix, row, dim);
+        if (c > out.cosine[p]) {
+          out.cosine[p] = c;
+          out.bestChunk[p] = index[row];
+        }
+      }
+    }
+    return { ...out, mode: vector ? 'hybrid' : 'lexical' };
+  }
+
+  async search(query: string, options: { limit: number; category?: Category; fusion?: Fusion }): Promise<SearchResponse> {
+    const f = options.fusion ?? this.fusion;
+    const s = await this.signals(query);
+    const hybrid = s.mode === 'hybrid';
+    const matched = matchingPosts(this.posts, s, f, options.category, hybrid);
+    const scores = f.method === 'rrf' ? rrfScores(matched.candidates, s, f, hybrid) : linearScores(matched, s, f, hybrid);
+    const ranked = matched.candidates.sort((a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || a - b);
+    const { maxBm25 } = matched;
+    const hits = ranked.slice(0, options.limit).map(
+      (i): SearchHit => ({
+        post: this.posts[i],
+        score: Math.round((scores.get(i) ?? 0) * 1e6) / 1e6,
+        lexical: maxBm25 > 0 ? Math.round((s.bm25[i] / maxBm25) * 1e4) / 1e4 : 0,
+        semantic: hybrid ? Math.round(s.cosine[i] * 1e4) / 1e4 : 0,
+        section: this.matchedSection(i, query, s, hybrid),
+      }),
+    );
+    return { mode: s.mode, hits, total: ranked.length };
+  }
+
+  /** The section that matched: by words when any matched, else by meaning. */
+  private matchedSection(i: number, query: string, s: SearchSignals, hybrid: boolean): SearchHit['section'] {
+    let sectionIndex = this.bestSectionByWords(i, query);
+    if (sectionIndex < 0 && hybrid && s.bestChunk[i] > 0) sectionIndex = s.bestChunk[i] - 1;
+    const section = sectionIndex >= 0 ? this.posts[i].sections[sectionIndex] : undefined;
+    return section ? { heading: section.heading, anchor: section.anchor } : undefined;
+  }
+
+  private bestSectionByWords(post: number, query: string): number {
     let best = 0;
     let index = -1;
-    for (const [section, score] of sectionIndexes[post].score(query)) {
+    for (const [section, score] of this.sectionIndexes[post].score(query)) {
       if (score > best) {
         best = score;
         index = section;
@@ -216,10 +302,11 @@ export async function createSearchIndex(posts: Post[], options: SearchIndexOptio
     return index;
   }
 
-  const queryVectors = new Map<string, Float32Array>();
-  async function embedQuery(query: string): Promise<Float32Array | undefined> {
-    if (!embedder || !matrix) return undefined;
+  private async embedQuery(query: string): Promise<Float32Array | undefined> {
+    const embedder = this.embedder;
+    if (!embedder || !this.chunks.matrix) return undefined;
     const key = query.toLowerCase();
+    const queryVectors = this.queryVectors;
     const cached = queryVectors.get(key);
     if (cached) {
       queryVectors.delete(key);
@@ -232,100 +319,71 @@ export async function createSearchIndex(posts: Post[], options: SearchIndexOptio
       if (queryVectors.size > 1000) queryVectors.delete(queryVectors.keys().next().value as string);
       return vector;
     } catch (err) {
-      options.logger?.warn({ err }, 'embedding a search query failed: answering by words only');
+      this.logger?.warn({ err }, 'embedding a search query failed: answering by words only');
       return undefined;
     }
   }
+}
 
-  async function signals(query: string): Promise<SearchSignals & { mode: 'hybrid' | 'lexical' }> {
-    const n = posts.length;
-    const out: SearchSignals = {
-      bm25: new Float64Array(n),
-      cosine: new Float64Array(n).fill(Number.NaN),
-      bestChunk: new Int32Array(n),
-    };
-    for (const [doc, score] of bm25.score(query)) out.bm25[doc] = score;
-    const vector = await embedQuery(query);
-    if (vector && matrix) {
-      out.cosine.fill(-1);
-      for (let row = 0; row < chunkPost.length; row++) {
-        const p = chunkPost[row];
-        const c = dot(vector, matrix, row, dim);
-        if (c > out.cosine[p]) {
-          out.cosine[p] = c;
-          out.bestChunk[p] = chunkIndex[row];
-        }
-      }
-    }
-    return { ...out, mode: vector ? 'hybrid' : 'lexical' };
-  }
+interface Matched {
+  /** Posts of the category that share a word with the query or are close enough in meaning. */
+  candidates: number[];
+  maxBm25: number;
+  /** The best cosine among them, at least the semantic floor. */
+  maxCos: number;
+}
 
-  return {
-    mode,
-    chunkCount: chunkPost.length,
-    signals,
-    async search(query, { limit, category, fusion: override }) {
-      const f = override ?? fusion;
-      const s = await signals(query);
-      const hybrid = s.mode === 'hybrid';
-      const candidates: number[] = [];
-      let maxBm25 = 0;
-      let maxCos = f.semanticFloor;
-      posts.forEach((post, i) => {
-        if (category && post.category !== category) return;
-        const semanticHit = hybrid && s.cosine[i] >= f.semanticFloor;
-        if (s.bm25[i] <= 0 && !semanticHit) return;
-        candidates.push(i);
-        maxBm25 = Math.max(maxBm25, s.bm25[i]);
-        if (hybrid) maxCos = Math.max(maxCos, s.cosine[i]);
-      });
-      const lexW = hybrid ? f.lexicalWeight : 1;
-      const semW = hybrid ? 1 - f.lexicalWeight : 0;
-      const scores = new Map<number, number>();
-      if (f.method === 'rrf') {
-        const rank = (values: (i: number) => number, keep: (i: number) => boolean) => {
-          const sorted = candidates.filter(keep).sort((a, b) => values(b) - values(a) || a - b);
-          return new Map(sorted.map((doc, r) => [doc, r + 1]));
-        };
-        const lexRank = rank(
-          (i) => s.bm25[i],
-          (i) => s.bm25[i] > 0,
-        );
-        const semRank = hybrid
-          ? rank(
-              (i) => s.cosine[i],
-              () => true,
-            )
-          : new Map<number, number>();
-        for (const i of candidates) {
-          const l = lexRank.get(i);
-          const r = semRank.get(i);
-          scores.set(i, (l ? lexW / (f.rrfK + l) : 0) + (r ? semW / (f.rrfK + r) : 0));
-        }
-      } else {
-        const span = maxCos - f.semanticFloor;
-        for (const i of candidates) {
-          const lex = maxBm25 > 0 ? s.bm25[i] / maxBm25 : 0;
-          const sem = hybrid && span > 0 ? Math.max(0, (s.cosine[i] - f.semanticFloor) / span) : 0;
-          scores.set(i, lexW * lex + semW * sem);
-        }
-      }
-      const ranked = candidates.sort((a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || a - b);
-      const hits = ranked.slice(0, limit).map((i): SearchHit => {
-        const post = posts[i];
-        // Point at the section that matched: by words when any matched, else by meaning.
-        let sectionIndex = bestSectionByWords(i, query);
-        if (sectionIndex < 0 && hybrid && s.bestChunk[i] > 0) sectionIndex = s.bestChunk[i] - 1;
-        const section = sectionIndex >= 0 ? post.sections[sectionIndex] : undefined;
-        return {
-          post,
-          score: Math.round((scores.get(i) ?? 0) * 1e6) / 1e6,
-          lexical: maxBm25 > 0 ? Math.round((s.bm25[i] / maxBm25) * 1e4) / 1e4 : 0,
-          semantic: hybrid ? Math.round(s.cosine[i] * 1e4) / 1e4 : 0,
-          section: section ? { heading: section.heading, anchor: section.anchor } : undefined,
-        };
-      });
-      return { mode: s.mode, hits, total: ranked.length };
-    },
+function matchingPosts(posts: Post[], s: SearchSignals, f: Fusion, category: Category | undefined, hybrid: boolean): Matched {
+  const matched: Matched = { candidates: [], maxBm25: 0, maxCos: f.semanticFloor };
+  posts.forEach((post, i) => {
+    if (category && post.category !== category) return;
+    const semanticHit = hybrid && s.cosine[i] >= f.semanticFloor;
+    if (s.bm25[i] <= 0 && !semanticHit) return;
+    matched.candidates.push(i);
+    matched.maxBm25 = Math.max(matched.maxBm25, s.bm25[i]);
+    if (hybrid) matched.maxCos = Math.max(matched.maxCos, s.cosine[i]);
+  });
+  return matched;
+}
+
+/** Weighted reciprocal-rank fusion of the lexical and semantic ranks. */
+function rrfScores(candidates: number[], s: SearchSignals, f: Fusion, hybrid: boolean): Map<number, number> {
+  const lexW = hybrid ? f.lexicalWeight : 1;
+  const semW = hybrid ? 1 - f.lexicalWeight : 0;
+  const rank = (values: (i: number) => number, keep: (i: number) => boolean) => {
+    const sorted = candidates.filter(keep).sort((a, b) => values(b) - values(a) || a - b);
+    return new Map(sorted.map((doc, r) => [doc, r + 1]));
   };
+  const lexRank = rank(
+    (i) => s.bm25[i],
+    (i) => s.bm25[i] > 0,
+  );
+  const semRank = hybrid
+    ? rank(
+        (i) => s.cosine[i],
+        () => true,
+      )
+    : new Map<number, number>();
+  const scores = new Map<number, number>();
+  for (const i of candidates) {
+    const l = lexRank.get(i);
+    const r = semRank.get(i);
+    scores.set(i, (l ? lexW / (f.rrfK + l) : 0) + (r ? semW / (f.rrfK + r) : 0));
+  }
+  return scores;
+}
+
+/** Weighted sum of the BM25 score (over the best one) and the cosine (from the floor to the best one). */
+function linearScores(matched: Matched, s: SearchSignals, f: Fusion, hybrid: boolean): Map<number, number> {
+  const lexW = hybrid ? f.lexicalWeight : 1;
+  const semW = hybrid ? 1 - f.lexicalWeight : 0;
+  const { maxBm25, maxCos } = matched;
+  const span = maxCos - f.semanticFloor;
+  const scores = new Map<number, number>();
+  for (const i of matched.candidates) {
+    const lex = maxBm25 > 0 ? s.bm25[i] / maxBm25 : 0;
+    const sem = hybrid && span > 0 ? Math.max(0, (s.cosine[i] - f.semanticFloor) / span) : 0;
+    scores.set(i, lexW * lex + semW * sem);
+  }
+  return scores;
 }

@@ -1,9 +1,15 @@
+// The agents service: agents, and identity — users (accounts and how they sign in),
+// organizations and their members, teams, invitations, API keys and the audit log. One process
+// owns all of these collections; the edge reaches them only through the services below.
+import type { ConnectRouter } from '@connectrpc/connect';
 import { AgentsService } from '../../gen/mindgate/agents/v1/agents_pb.js';
 import { AuditService } from '../../gen/mindgate/agents/v1/audit_pb.js';
 import { InvitationsService } from '../../gen/mindgate/agents/v1/invitations_pb.js';
 import { TeamsService } from '../../gen/mindgate/agents/v1/teams_pb.js';
 import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
+import type { ModuleConfig } from '../common/config.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -53,108 +59,171 @@ import {
   type InvitationsContext,
 } from './handlers/invitations.ts';
 import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
+import { authenticateUser, createUser, getUser, updateUser, type UsersContext } from './handlers/users.ts';
+import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
+import { deleteUser } from './handlers/user-deletion.ts';
 import { gatewayModule } from './gateway-module.ts';
 
-export function createAgentsModule(stores: Stores, _logger: Logger, now: () => number = Date.now): RpcServiceModule {
-  const ctx: AgentsContext = {
-    agents: stores.records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-    now,
-  };
-  const teamMembers = stores.records.collection<TeamMemberRecord>('team_members', {
-    indexes: [{ fields: ['teamId', 'addedAt'] }, { fields: ['organizationId', 'userId'] }],
+interface Contexts {
+  agents: AgentsContext;
+  orgs: OrganizationsContext;
+  audit: AuditContext;
+  invitations: InvitationsContext;
+  teams: TeamsContext;
+  keys: ApiKeysContext;
+  users: UsersContext;
+}
+
+/** Opens every collection of the service, with its indexes, once. */
+function openContexts(stores: Stores, config: ModuleConfig, now: () => number): Contexts {
+  const records = stores.records;
+  const teamMembers = records.collection<TeamMemberRecord>('team_members', {
+    indexes: [{ fields: ['teamId', 'addedAt'] }, { fields: ['organizationId', 'userId'] }, { fields: ['userId'] }],
   });
   const orgs: OrganizationsContext = {
     teamMembers,
-    organizations: stores.records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
-    memberships: stores.records.collection<MembershipRecord>('memberships', {
+    organizations: records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
+    memberships: records.collection<MembershipRecord>('memberships', {
       indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
     }),
     now,
   };
-
-  const audit: AuditContext = {
-    events: stores.records.collection<AuditRecord>('audit_events', {
-      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
-    }),
-    organizations: orgs.organizations,
-    now,
-  };
-  const invitations: InvitationsContext = {
-    ...orgs,
-    invitations: stores.records.collection<InvitationRecord>('invitations', {
-      indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
-    }),
-  };
   const teams: TeamsContext = {
-    teams: stores.records.collection<TeamRecord>('teams', {
+    teams: records.collection<TeamRecord>('teams', {
       indexes: [{ fields: ['organizationId', 'nameKey'], unique: true }, { fields: ['organizationId', 'createdAt'] }],
     }),
     teamMembers,
     memberships: orgs.memberships,
     now,
   };
-  const keys: ApiKeysContext = {
-    apiKeys: stores.records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-    teams: teams.teams,
+  return {
+    agents: { agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }), now },
+    orgs,
+    audit: {
+      events: records.collection<AuditRecord>('audit_events', {
+        indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
+      }),
+      organizations: orgs.organizations,
+      now,
+    },
+    invitations: {
+      ...orgs,
+      teams: teams.teams,
+      invitations: records.collection<InvitationRecord>('invitations', {
+        indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+      }),
+    },
+    teams,
+    keys: {
+      apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+      teams: teams.teams,
+      now,
+    },
+    users: openUsers(stores, config, orgs, now),
+  };
+}
+
+/** The account collections, under the names the authorization server gave them when it wrote them itself. */
+function openUsers(stores: Stores, config: ModuleConfig, orgs: OrganizationsContext, now: () => number): UsersContext {
+  const records = stores.records;
+  return {
+    users: records.collection('auth_users'),
+    emails: records.collection('auth_user_emails'),
+    social: records.collection('auth_social_identities', { indexes: [{ fields: ['userId'] }] }),
+    emailTokens: records.collection('auth_email_tokens', { indexes: [{ fields: ['userId'] }] }),
+    attempts: records.collection('auth_sign_in_attempts'),
+    memberships: orgs.memberships,
+    teamMembers: orgs.teamMembers,
+    signInAttempts: config.accounts.signInAttempts,
+    signInWindowMs: config.accounts.signInWindowSeconds * 1000,
     now,
   };
+}
+
+function identityRoutes(router: ConnectRouter, c: Contexts): void {
+  router.service(UsersService, {
+    createUser: (req) => createUser(c.users, req),
+    authenticateUser: (req) => authenticateUser(c.users, req),
+    getUser: (req) => getUser(c.users, req),
+    updateUser: (req) => updateUser(c.users, req),
+    deleteUser: (req) => deleteUser(c.users, req),
+    createEmailVerification: (req) => createEmailVerification(c.users, req),
+    verifyEmail: (req) => verifyEmail(c.users, req),
+    signInWithSocialIdentity: (req) => signInWithSocialIdentity(c.users, req),
+  });
+  router.service(OrganizationsService, {
+    createOrganization: (req) => createOrganization(c.orgs, req),
+    getOrganization: (req) => getOrganization(c.orgs, req),
+    listOrganizations: (req) => listOrganizations(c.orgs, req),
+    getMembership: (req) => getMembership(c.orgs, req),
+    addMember: (req) => addMember(c.orgs, req),
+    listMembers: (req) => listMembers(c.orgs, req),
+    updateMemberRole: (req) => updateMemberRole(c.orgs, req),
+    removeMember: (req) => removeMember(c.orgs, req),
+    updateOrganization: (req) => updateOrganization(c.orgs, req),
+    transferOwnership: (req) => transferOwnership(c.orgs, req),
+    countMembers: (req) => countMembers(c.orgs, req),
+  });
+  router.service(InvitationsService, {
+    createInvitation: (req) => createInvitation(c.invitations, req),
+    listInvitations: (req) => listInvitations(c.invitations, req),
+    resendInvitation: (req) => resendInvitation(c.invitations, req),
+    revokeInvitation: (req) => revokeInvitation(c.invitations, req),
+    getInvitationByToken: (req) => getInvitationByToken(c.invitations, req),
+    acceptInvitation: (req) => acceptInvitation(c.invitations, req),
+  });
+  router.service(TeamsService, {
+    createTeam: (req) => createTeam(c.teams, req),
+    getTeam: (req) => getTeam(c.teams, req),
+    listTeams: (req) => listTeams(c.teams, req),
+    updateTeam: (req) => updateTeam(c.teams, req),
+    deleteTeam: (req) => deleteTeam(c.teams, req),
+    addTeamMember: (req) => addTeamMember(c.teams, req),
+    removeTeamMember: (req) => removeTeamMember(c.teams, req),
+    listTeamMembers: (req) => listTeamMembers(c.teams, req),
+  });
+}
+
+function otherRoutes(router: ConnectRouter, c: Contexts): void {
+  router.service(AgentsService, {
+    registerAgent: (req) => registerAgent(c.agents, req),
+    listAgents: (req) => listAgents(c.agents, req),
+    recordActivity: (req) => recordActivity(c.agents, req),
+  });
+  router.service(AuditService, {
+    recordEvent: (req) => recordEvent(c.audit, req),
+    listEvents: (req) => listEvents(c.audit, req),
+  });
+  router.service(ApiKeysService, {
+    createApiKey: (req) => createApiKey(c.keys, req),
+    listApiKeys: (req) => listApiKeys(c.keys, req),
+    rotateApiKey: (req) => rotateApiKey(c.keys, req),
+    revokeApiKey: (req) => revokeApiKey(c.keys, req),
+    verifyApiKey: (req) => verifyApiKey(c.keys, req),
+  });
+}
+
+export function createAgentsModule(stores: Stores, _logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
+  const contexts = openContexts(stores, config, now);
   // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
   const gateway = gatewayModule(stores.records, now);
   return {
-    services: [AgentsService, OrganizationsService, ApiKeysService, AuditService, InvitationsService, TeamsService, ...gateway.services],
+    services: [
+      AgentsService,
+      UsersService,
+      OrganizationsService,
+      ApiKeysService,
+      AuditService,
+      InvitationsService,
+      TeamsService,
+      ...gateway.services,
+    ],
     routes: (router) => {
       gateway.routes(router);
-      router.service(AgentsService, {
-        registerAgent: (req) => registerAgent(ctx, req),
-        listAgents: (req) => listAgents(ctx, req),
-        recordActivity: (req) => recordActivity(ctx, req),
-      });
-      router.service(OrganizationsService, {
-        createOrganization: (req) => createOrganization(orgs, req),
-        getOrganization: (req) => getOrganization(orgs, req),
-        listOrganizations: (req) => listOrganizations(orgs, req),
-        getMembership: (req) => getMembership(orgs, req),
-        addMember: (req) => addMember(orgs, req),
-        listMembers: (req) => listMembers(orgs, req),
-        updateMemberRole: (req) => updateMemberRole(orgs, req),
-        removeMember: (req) => removeMember(orgs, req),
-        updateOrganization: (req) => updateOrganization(orgs, req),
-        transferOwnership: (req) => transferOwnership(orgs, req),
-        countMembers: (req) => countMembers(orgs, req),
-      });
-      router.service(AuditService, {
-        recordEvent: (req) => recordEvent(audit, req),
-        listEvents: (req) => listEvents(audit, req),
-      });
-      router.service(InvitationsService, {
-        createInvitation: (req) => createInvitation(invitations, req),
-        listInvitations: (req) => listInvitations(invitations, req),
-        resendInvitation: (req) => resendInvitation(invitations, req),
-        revokeInvitation: (req) => revokeInvitation(invitations, req),
-        getInvitationByToken: (req) => getInvitationByToken(invitations, req),
-        acceptInvitation: (req) => acceptInvitation(invitations, req),
-      });
-      router.service(TeamsService, {
-        createTeam: (req) => createTeam(teams, req),
-        getTeam: (req) => getTeam(teams, req),
-        listTeams: (req) => listTeams(teams, req),
-        updateTeam: (req) => updateTeam(teams, req),
-        deleteTeam: (req) => deleteTeam(teams, req),
-        addTeamMember: (req) => addTeamMember(teams, req),
-        removeTeamMember: (req) => removeTeamMember(teams, req),
-        listTeamMembers: (req) => listTeamMembers(teams, req),
-      });
-      router.service(ApiKeysService, {
-        createApiKey: (req) => createApiKey(keys, req),
-        listApiKeys: (req) => listApiKeys(keys, req),
-        rotateApiKey: (req) => rotateApiKey(keys, req),
-        revokeApiKey: (req) => revokeApiKey(keys, req),
-        verifyApiKey: (req) => verifyApiKey(keys, req),
-      });
+      identityRoutes(router, contexts);
+      otherRoutes(router, contexts);
     },
-    probe: async () => {
-      await stores.records.ping();
-      return true;
-    },
+    // Only the records store: this service keeps no vectors.
+    probe: () => stores.probe(['records']),
   };
 }

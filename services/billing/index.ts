@@ -14,9 +14,7 @@ export function createBillingModule(stores: Stores, _logger: Logger, now: () => 
         setPlan: (req) => setPlan(ctx, req),
       });
     },
-    probe: async () => {
-      await stores.records.ping();
-      return true;
-    },
+    // Only the records store: this service keeps no vectors.
+    probe: () => stores.probe(['records']),
   };
 }

@@ -4,6 +4,7 @@ import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
 import type { MemoryRecord } from './memory-record.ts';
 import { IndexRegistry, type SequenceDoc } from './search/index-registry.ts';
+import { QueryEmbeddings } from './search/query-embeddings.ts';
 import { DEFAULT_WEIGHTS, type RankingWeights } from './search/ranking.ts';
 
 /** Everything the brain's handlers use, built once in createBrainModule. */
@@ -13,6 +14,8 @@ export interface BrainContext {
   contradictions: RecordCollection<ContradictionRecord>;
   questions: RecordCollection<QuestionRecord>;
   indexes: IndexRegistry;
+  /** Embeddings of recent queries (search and recall). */
+  queryEmbeddings: QueryEmbeddings;
   weights: RankingWeights;
   logger: Logger;
   now: () => number;
@@ -52,6 +55,7 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
     contradictions,
     questions,
     indexes: new IndexRegistry({ memories, sequences, now }),
+    queryEmbeddings: new QueryEmbeddings(stores.embedder),
     weights: { ...DEFAULT_WEIGHTS, ...options.weights },
     logger,
     now,

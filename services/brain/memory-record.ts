@@ -51,6 +51,11 @@ export interface MemoryRecord extends RecordDoc {
   createdBy: SourceRecord;
   createdAt: number;
   updatedAt: number;
+  /**
+   * When what it says happened or became true (event-time.ts); absent on memories written before
+   * event times existed, which use createdAt.
+   */
+  eventAt?: number;
   /** Content version seen by clients: 1 on create, +1 on every content update. */
   version: number;
   /** Storage revision for compare-and-set: +1 on every write, feedback included. */
@@ -160,6 +165,7 @@ export function toMemory(record: MemoryRecord): Memory {
     createdBy: create(SourceSchema, record.createdBy ?? record.source),
     createTime: ts(record.createdAt),
     updateTime: ts(record.updatedAt),
+    eventTime: ts(record.eventAt ?? record.createdAt),
     version: BigInt(record.version),
     stats: create(OutcomeStatsSchema, {
       worked: record.stats.worked,

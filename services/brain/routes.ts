@@ -4,6 +4,7 @@ import type { BrainContext } from './context.ts';
 import { flagContradiction, listContradictions, resolveContradiction } from './handlers/contradictions.ts';
 import { recordFeedback } from './handlers/feedback.ts';
 import { deleteMemory, getMemories, putMemory, searchMemories } from './handlers/memories.ts';
+import { putMemories } from './handlers/put-memories.ts';
 import { askQuestion, listQuestions, resolveQuestion } from './handlers/questions.ts';
 import { recallContext } from './handlers/recall.ts';
 import { getUsage } from './handlers/usage.ts';
@@ -12,6 +13,7 @@ export function brainRoutes(ctx: BrainContext) {
   return (router: ConnectRouter) => {
     router.service(BrainService, {
       putMemory: (req) => putMemory(ctx, req),
+      putMemories: (req) => putMemories(ctx, req),
       getMemories: (req) => getMemories(ctx, req),
       searchMemories: (req) => searchMemories(ctx, req),
       deleteMemory: (req) => deleteMemory(ctx, req),

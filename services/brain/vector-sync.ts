@@ -176,14 +176,23 @@ function logPass(logger: Logger, stats: ReconcileStats): void {
   }
 }
 
+export interface VectorSyncOptions {
+  intervalMs?: number;
+  /** Called with each pass's figures (the Brain's metrics count them). */
+  onPass?: (stats: ReconcileStats) => void;
+}
+
 /** Runs passes at start and then every INTERVAL_MS until stopped. */
-export function startVectorSync(ctx: BrainContext, intervalMs = INTERVAL_MS): VectorSync {
+export function startVectorSync(ctx: BrainContext, options: VectorSyncOptions = {}): VectorSync {
+  const intervalMs = options.intervalMs ?? INTERVAL_MS;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   const pass = async () => {
     try {
-      logPass(ctx.logger, await reconcileVectors(ctx));
+      const stats = await reconcileVectors(ctx);
+      logPass(ctx.logger, stats);
+      options.onPass?.(stats);
     } catch (error) {
       // The records store failed (or closed under us): the next pass tries again.
       if (!stopped) ctx.logger.warn({ err: error }, 'vector sync: the records store failed; retrying');

@@ -144,6 +144,8 @@ export interface StorageConfig {
   embeddings: EmbeddingsConfig;
   /** The key-encryption key sealing the secrets kept in the records store (key-encryption.ts). */
   keyEncryption: KeyEncryptionConfig;
+  /** How long a store (or an internal service) has to answer a readiness check (readiness.ts). */
+  readinessTimeoutMs: number;
 }
 
 export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
@@ -177,10 +179,42 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
       generate: kekFile === undefined,
       previousFile: readString(env, 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE'),
     },
+    readinessTimeoutMs: readInt(env, 'READINESS_TIMEOUT_MS', 2_000, { min: 50, max: 60_000 }),
   };
 }
 
-export interface ServiceConfig {
+/** Accounts (the agents service's UsersService): how failed sign-ins are throttled. */
+export interface AccountsConfig {
+  /** Failed sign-in attempts allowed per e-mail address per window. */
+  signInAttempts: number;
+  signInWindowSeconds: number;
+}
+
+export function readAccountsConfig(env: Env): AccountsConfig {
+  return {
+    signInAttempts: readInt(env, 'SIGN_IN_ATTEMPTS', 10, { min: 1, max: 1_000 }),
+    signInWindowSeconds: readInt(env, 'SIGN_IN_WINDOW', 900, { min: 1, max: 86_400 }),
+  };
+}
+
+/** What a service module is built with besides its stores (SERVICE_MODULES). */
+export interface ModuleConfig {
+  accounts: AccountsConfig;
+}
+
+/** The Prometheus endpoint of a process (services/common/metrics/listener.ts); absent: none. */
+export interface MetricsConfig {
+  host: string;
+  port: number;
+}
+
+/** `METRICS_PORT` unset serves no metrics: the endpoint is opt-in, and loopback unless told. */
+export function readMetricsConfig(env: Env): MetricsConfig | undefined {
+  if (readString(env, 'METRICS_PORT') === undefined) return undefined;
+  return { host: readString(env, 'METRICS_HOST', '127.0.0.1'), port: readPort(env, 'METRICS_PORT', 0) };
+}
+
+export interface ServiceConfig extends ModuleConfig {
   /** Address the gRPC listener binds to; loopback unless the deployment says otherwise. */
   host: string;
   port: number;
@@ -194,6 +228,8 @@ export interface ServiceConfig {
   /** A gRPC HTTP/2 connection with no call in progress this long is closed. */
   idleTimeoutMs: number;
   storage: StorageConfig;
+  /** The process's Prometheus endpoint, when METRICS_PORT is set. */
+  metrics?: MetricsConfig;
 }
 
 export const SERVICE_PORTS = {
@@ -221,5 +257,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     handshakeTimeoutMs: readInt(env, 'GRPC_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 50, max: 600_000 }),
     idleTimeoutMs: readInt(env, 'GRPC_IDLE_TIMEOUT_MS', 300_000, { min: 50, max: 86_400_000 }),
     storage: readStorageConfig(env, cpuCount),
+    accounts: readAccountsConfig(env),
+    metrics: readMetricsConfig(env),
   };
 }

@@ -61,10 +61,11 @@ function checkWritable(dir: string): void {
 
 /**
  * Creates `dir` (0700) when absent and `create` is set (then checks that it is writable), and
- * repairs the folder and every entry directly in it: folders to 0700, files to 0600; symbolic
- * links are left alone (their targets are not ours to judge). Each change is logged as a warning
- * with the path and the modes before and after. A folder that cannot be used stops the start
- * with one line naming it (StartRefusedError).
+ * repairs the folder and everything under it, at any depth: folders to 0700, files to 0600.
+ * Symbolic links are neither changed nor followed (their targets are not ours to judge), nor are
+ * sockets and other special files. Each change is logged as a warning with the path and the
+ * modes before and after. A folder that cannot be used stops the start with one line naming it
+ * (StartRefusedError).
  */
 export function preparePrivateDataDir(dir: string, logger: Logger, options: { create: boolean } = { create: true }): void {
   if (options.create) {
@@ -78,16 +79,31 @@ export function preparePrivateDataDir(dir: string, logger: Logger, options: { cr
       logger.warn({ path: file, ...change }, `${file} was readable by other users: mode changed from ${change.from} to ${change.to}`);
   };
   try {
+    // DATA_DIR itself may be a symbolic link to the folder the operator chose: that one is followed.
     changed(dir, restrict(dir, fs.statSync(dir), PRIVATE_DIR_MODE));
-    for (const name of fs.readdirSync(dir)) {
-      const file = path.join(dir, name);
-      const stat = fs.lstatSync(file);
-      if (stat.isDirectory()) changed(file, restrict(file, stat, PRIVATE_DIR_MODE));
-      else if (stat.isFile()) changed(file, restrict(file, stat, PRIVATE_FILE_MODE));
-    }
+    repairEntries(dir, changed);
   } catch (err) {
     const at = (err as NodeJS.ErrnoException).path ?? dir;
     throw refuse(dir, `cannot be made private: ${at}: ${systemReason(err)} (is it owned by another user?)`, err);
+  }
+}
+
+/**
+ * Repairs everything under `dir`, at any depth, without following symbolic links. Each folder is
+ * made private before its entries are read, so no other user can swap an entry for a symbolic
+ * link between the lstat that judges it and the chmod that repairs it.
+ */
+function repairEntries(dir: string, changed: (file: string, change: { from: string; to: string } | undefined) => void): void {
+  const folders = [dir];
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    for (const name of fs.readdirSync(folder)) {
+      const file = path.join(folder, name);
+      const stat = fs.lstatSync(file);
+      if (stat.isDirectory()) {
+        changed(file, restrict(file, stat, PRIVATE_DIR_MODE));
+        folders.push(file);
+      } else if (stat.isFile()) changed(file, restrict(file, stat, PRIVATE_FILE_MODE));
+    }
   }
 }
 

@@ -8,6 +8,9 @@ export const RESERVED_SERVER_NAMES = new Set([
   '..',
   '.well-known',
   'health',
+  // The probes every listener answers first (edge/http/probes.ts).
+  'livez',
+  'readyz',
   'openapi.json',
   'docs',
   'authorize',

@@ -4,6 +4,8 @@ import { readServiceConfig, SERVICE_PORTS, type ServiceName } from './config.ts'
 import { resolveInternalToken } from './internal-token.ts';
 import { usePrivateFileModes } from './data-dir.ts';
 import { createLogger } from './log.ts';
+import { startMetricsListener, type MetricsListener } from './metrics/listener.ts';
+import { createMetrics } from './metrics/registry.ts';
 import { logStarted, onShutdown, readConfigOrExit, startOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
 import { openStores } from './stores.ts';
@@ -13,12 +15,15 @@ export async function runService(name: ServiceName): Promise<void> {
   usePrivateFileModes();
   const config = readConfigOrExit(() => readServiceConfig(process.env, name, os.availableParallelism()));
   const logger = createLogger({ level: config.logLevel, name });
-  const { stores, server } = await startOrExit(async () => {
+  const metrics = createMetrics();
+  const { stores, server, metricsListener } = await startOrExit(async () => {
     const stores = await openStores(config.storage, { logger });
+    let metricsListener: MetricsListener | undefined;
     try {
+      if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
       const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
       const server = await startRpcServer({
-        module: SERVICE_MODULES[name](stores, logger),
+        module: SERVICE_MODULES[name](stores, logger, config),
         host: config.host,
         port: config.port,
         settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },
@@ -26,18 +31,22 @@ export async function runService(name: ServiceName): Promise<void> {
         idleTimeoutMs: config.idleTimeoutMs,
         internalToken,
         logger,
+        metrics,
       });
-      return { stores, server };
+      return { stores, server, metricsListener };
     } catch (err) {
+      await metricsListener?.close();
       await stores.close();
       throw err;
     }
   }, logger);
   logStarted(logger, name, stores.description);
   logger.info({ address: server.address }, `${name} gRPC listening on ${server.address}`);
+  if (metricsListener) logger.info({ metrics: metricsListener.url }, `${name} metrics on ${metricsListener.url}`);
   onShutdown(
     async () => {
       await server.close(config.shutdownGraceMs);
+      await metricsListener?.close();
       await stores.close();
     },
     (msg) => logger.info(msg),

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { StorageConfig } from './config.ts';
 import { preparePrivateDataDir } from './data-dir.ts';
 import type { Logger } from './log.ts';
+import { createCheck, runChecks, type Check } from './readiness.ts';
 import type { Embedder } from './embeddings/interface.ts';
 import { createEmbedder, EmbeddingsError, embeddingsEndpoint } from './embeddings/index.ts';
 import { StartRefusedError } from './start-refusal.ts';
@@ -20,6 +21,8 @@ export interface StoresDescription {
   embeddings: string;
 }
 
+export type StoreName = 'records' | 'vectors';
+
 /** The stores a process uses; one set is shared by every service running in that process. */
 export interface Stores {
   records: RecordStore;
@@ -27,8 +30,11 @@ export interface Stores {
   embedder: Embedder;
   /** Which stores these are (SQLite path or MongoDB hosts, embedded or Qdrant, the embeddings). */
   description: StoresDescription;
-  /** True when every store answers. */
-  probe(): Promise<boolean>;
+  /**
+   * Readiness: true when the named stores (every one by default) answer a round trip within
+   * `READINESS_TIMEOUT_MS`. Results are reused for a second (readiness.ts).
+   */
+  probe(names?: StoreName[]): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -99,22 +105,31 @@ export async function openStores(config: StorageConfig, options: OpenStoresOptio
     opened.push(vectors);
     // Qdrant is reached lazily; at start its collection is made ready, or the start waits for it.
     if (config.qdrantUrl) await untilAnswered({ ...wait, setting: 'QDRANT_URL' }, () => vectors.ping());
-    return assemble(records, vectors, embedder, describeStores(config));
+    return assemble(records, vectors, embedder, describeStores(config), { timeoutMs: config.readinessTimeoutMs, logger });
   } catch (err) {
     for (const store of opened.reverse()) await store.close().catch(() => undefined);
     throw err;
   }
 }
 
-function assemble(records: RecordStore, vectors: VectorStore, embedder: Embedder, description: StoresDescription): Stores {
+function assemble(
+  records: RecordStore,
+  vectors: VectorStore,
+  embedder: Embedder,
+  description: StoresDescription,
+  readiness: { timeoutMs: number; logger: Logger },
+): Stores {
+  const checks: Record<StoreName, Check> = {
+    records: createCheck('records', () => records.ping(), readiness),
+    vectors: createCheck('vectors', () => vectors.ping(), readiness),
+  };
   return {
     records,
     vectors,
     embedder,
     description,
-    async probe() {
-      await Promise.all([records.ping(), vectors.ping()]);
-      return true;
+    async probe(names: StoreName[] = ['records', 'vectors']) {
+      return (await runChecks(names.map((name) => checks[name]))).ready;
     },
     async close() {
       await Promise.allSettled([embedder.close(), vectors.close()]);

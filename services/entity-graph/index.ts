@@ -19,9 +19,7 @@ export function createEntityGraphModule(stores: Stores, _logger: Logger): RpcSer
         getEntity: (req) => getEntity(ctx, req),
       });
     },
-    probe: async () => {
-      await stores.records.ping();
-      return true;
-    },
+    // Only the records store: this service keeps no vectors.
+    probe: () => stores.probe(['records']),
   };
 }

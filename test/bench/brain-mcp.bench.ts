@@ -20,27 +20,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { createBrainContext } from '../../services/brain/context.ts';
-import { memoryId, memoryPointId, memoryText, type MemoryRecord } from '../../services/brain/memory-record.ts';
-import { contentHash } from '../../services/brain/text.ts';
+import { memoryText } from '../../services/brain/memory-record.ts';
 import { createLogger } from '../../services/common/log.ts';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
+import { Seeder, variant } from './brain-seed.ts';
 import { measure, printTable, rssMiB, syntheticMemory } from './support.ts';
 
 const INGEST = Number(process.env.INGEST ?? 1_000);
 const SCALES = (process.env.SCALES ?? '10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env.QUERIES ?? 200);
 const THREADS = process.env.EMBEDDINGS_THREADS ?? '2';
-const ORG_NAMESPACE = 'knowledge' as const;
 
-interface FixtureMemory {
-  title: string;
-  content: string;
-  tags: string[];
-  entities: string[];
-}
 const fixture = JSON.parse(
   fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/brain-quality.json'), 'utf8'),
-) as { memories: FixtureMemory[]; queries: { query: string }[] };
+) as { queries: { query: string }[] };
 
 const platform = await startOAuthTestPlatform({ EMBEDDINGS_THREADS: THREADS, LOG_LEVEL: 'warn', ACCESS_LOG: 'false' });
 const mcpUrl = `${platform.ctx.config.publicUrls.gateway}/brain/mcp`;
@@ -48,12 +41,6 @@ const token = await obtainAccessToken(platform, { resource: mcpUrl });
 const org = token.organizationId;
 const brain = platform.ctx.clients.brain;
 console.log(`Brain MCP benchmark: ${THREADS} embedding threads, Node ${process.version}, organization ${org}`);
-
-const variant = (i: number) => {
-  const base = fixture.memories[i % fixture.memories.length];
-  const round = Math.floor(i / fixture.memories.length);
-  return { ...base, key: `bench/${i}`, content: round ? `${base.content} (revision ${round}, note ${i})` : base.content };
-};
 
 // 1. Ingest, 16 writes in flight.
 interface IngestMemory {
@@ -82,6 +69,40 @@ async function embedderRate(memories: IngestMemory[]): Promise<number> {
   return memories.length / ((performance.now() - t) / 1000);
 }
 
+type IngestPath = 'manage_memories (MCP)' | 'PutMemory (gRPC client)' | 'manage_memories items x25 (MCP)' | 'PutMemories x25 (gRPC client)';
+const PATHS: IngestPath[] = [
+  'manage_memories (MCP)',
+  'PutMemory (gRPC client)',
+  'manage_memories items x25 (MCP)',
+  'PutMemories x25 (gRPC client)',
+];
+const BATCH = 25;
+
+const toItem = (m: IngestMemory) => ({
+  namespace: 'knowledge' as const,
+  key: m.key,
+  ...(m.title ? { title: m.title } : {}),
+  content: m.content,
+  tags: m.tags,
+  entities: m.entities,
+  allow_duplicate: true,
+});
+const toWrite = (m: IngestMemory) => ({ organizationId: org, namespace: Namespace.KNOWLEDGE, ...m, allowDuplicate: true });
+
+/** Writes memories [from, to) of `batch` the way `path` does. */
+async function write(path: IngestPath, batch: IngestMemory[]): Promise<void> {
+  if (path === 'PutMemory (gRPC client)') {
+    await brain.putMemory(toWrite(batch[0]!));
+  } else if (path === 'PutMemories x25 (gRPC client)') {
+    await brain.putMemories({ organizationId: org, memories: batch.map(toWrite) });
+  } else {
+    const args =
+      path === 'manage_memories (MCP)' ? { action: 'create', ...toItem(batch[0]!) } : { action: 'create', items: batch.map(toItem) };
+    const r = await mcpWriter.callTool({ name: 'manage_memories', arguments: args });
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+  }
+}
+
 const mcpWriter = await connect();
 const ingestRows: Record<string, string | number>[] = [];
 let offset = 0;
@@ -89,53 +110,26 @@ for (const [texts, make] of [
   ['short notes', shortNote],
   ['labeled-set memories', labeled],
 ] as const) {
-  for (const path of ['manage_memories (MCP)', 'PutMemory (gRPC client)'] as const) {
+  for (const path of PATHS) {
     const base = offset;
     offset += INGEST;
-    const batch = Array.from({ length: INGEST }, (_, i) => make(base + i));
-    const chars = Math.round(batch.reduce((n, m) => n + memoryText(m).length, 0) / batch.length);
+    const memories = Array.from({ length: INGEST }, (_, i) => make(base + i));
+    const chars = Math.round(memories.reduce((n, m) => n + memoryText(m).length, 0) / memories.length);
+    const size = path.includes('x25') ? BATCH : 1;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
-    const ingest = await measure(INGEST, 16, async (i) => {
-      const m = batch[i]!;
-      if (path === 'PutMemory (gRPC client)') {
-        await brain.putMemory({
-          organizationId: org,
-          namespace: Namespace.KNOWLEDGE,
-          key: m.key,
-          title: m.title,
-          content: m.content,
-          tags: m.tags,
-          entities: m.entities,
-          allowDuplicate: true,
-        });
-        return;
-      }
-      const r = await mcpWriter.callTool({
-        name: 'manage_memories',
-        arguments: {
-          action: 'create',
-          namespace: 'knowledge',
-          key: m.key,
-          ...(m.title ? { title: m.title } : {}),
-          content: m.content,
-          tags: m.tags,
-          entities: m.entities,
-          allow_duplicate: true,
-        },
-      });
-      if (r.isError) throw new Error(JSON.stringify(r.content));
-    });
+    // Single writes 16 in flight; batches 2 in flight (50 memories).
+    const calls = await measure(INGEST / size, size === 1 ? 16 : 2, (i) => write(path, memories.slice(i * size, (i + 1) * size)));
     loop.disable();
     const ceiling = await embedderRate(Array.from({ length: Math.min(INGEST, 400) }, (_, i) => make(base + i)));
     ingestRows.push({
       texts,
       chars,
       path,
-      'memories/s': ingest.perSecond,
+      'memories/s': calls.perSecond * size,
       'embedder alone /s': ceiling,
-      'p50 ms': ingest.p50,
-      'p95 ms': ingest.p95,
+      'call p50 ms': calls.p50,
+      'call p95 ms': calls.p95,
       'loop delay p99 ms': loop.percentile(99) / 1e6,
       'rss MiB': rssMiB(),
     });
@@ -145,81 +139,10 @@ await mcpWriter.close();
 printTable('Ingest: 16 writes in flight (embedding + duplicate/contradiction check + record + vector + index)', ingestRows);
 const ingested = offset;
 
-// Vectors of the base texts, to seed the larger populations.
-const seedCtx = createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' }));
-const baseVectors: Float32Array[] = [];
-{
-  const bases = fixture.memories.map((m) =>
-    [m.title, m.content, m.entities.length ? `about: ${m.entities.join(', ')}` : '', m.tags.length ? `tags: ${m.tags.join(', ')}` : '']
-      .filter(Boolean)
-      .join('\n'),
-  );
-  let next = 0;
-  const out: Float32Array[] = new Array(bases.length);
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < bases.length) {
-        const i = next++;
-        out[i] = (await platform.ctx.stores.embedder.embed([bases[i]]))[0];
-      }
-    }),
-  );
-  baseVectors.push(...out);
-}
-let seed = 7;
-const noise = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5) * 0.02;
-
-async function seedUpTo(total: number, from: number): Promise<void> {
-  const batch = 500;
-  for (let start = from; start < total; start += batch) {
-    const points = [];
-    for (let i = start; i < Math.min(total, start + batch); i++) {
-      const m = variant(i);
-      const now = Date.now();
-      const seq = await seedCtx.indexes.nextSeq(org, ORG_NAMESPACE);
-      const source = { clientId: 'bench-seed', userId: '', clientName: '' };
-      const record: MemoryRecord = {
-        _id: memoryId(org, ORG_NAMESPACE, m.key),
-        organizationId: org,
-        namespace: ORG_NAMESPACE,
-        key: m.key,
-        title: m.title,
-        content: m.content,
-        tags: m.tags,
-        entities: m.entities,
-        source,
-        createdBy: source,
-        createdAt: now,
-        updatedAt: now,
-        version: 1,
-        rev: 1,
-        seq,
-        contentHash: contentHash(`${m.title}\n${m.content}`),
-        stats: { worked: 0, failed: 0 },
-      };
-      await seedCtx.memories.put(record);
-      const base = baseVectors[i % baseVectors.length];
-      const v = new Float32Array(base.length);
-      let norm = 0;
-      for (let d = 0; d < v.length; d++) {
-        v[d] = base[d] + noise();
-        norm += v[d] * v[d];
-      }
-      for (let d = 0; d < v.length; d++) v[d] /= Math.sqrt(norm);
-      points.push({
-        id: memoryPointId(ORG_NAMESPACE, m.key),
-        organizationId: org,
-        vector: v,
-        payload: { namespace: ORG_NAMESPACE, key: m.key, tags: m.tags, updatedAt: now },
-      });
-    }
-    await platform.ctx.stores.vectors.upsert(points);
-    // Let the event loop run its I/O phase: the stores resolve synchronously, and idle keep-alive
-    // sockets closed meanwhile must be noticed before they are reused (else ECONNRESET).
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 200));
-}
+// Larger populations are seeded straight into the stores (brain-seed.ts).
+const seeder = new Seeder(createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' })), org);
+await seeder.prepare();
+const seedUpTo = (total: number, from: number) => seeder.seed(from, total);
 
 async function connect(): Promise<Client> {
   const c = new Client({ name: 'bench', version: '1.0.0' });
@@ -257,10 +180,17 @@ for (const scale of SCALES) {
     });
     if (r.isError) throw new Error(JSON.stringify(r.content));
   });
+  // Asked before (the brain remembers query embeddings: query-embeddings.ts), then never asked.
   const concurrent = await measure(QUERIES, 8, (i) =>
     client.callTool({
       name: 'search_memories',
-      arguments: { namespace: 'knowledge', query: queries[(i * 3) % queries.length], limit: 10 },
+      arguments: { namespace: 'knowledge', query: queries[i % queries.length], limit: 10 },
+    }),
+  );
+  const fresh = await measure(QUERIES, 8, (i) =>
+    client.callTool({
+      name: 'search_memories',
+      arguments: { namespace: 'knowledge', query: `${queries[i % queries.length]} (${scale}/${i})`, limit: 10 },
     }),
   );
   rows.push(
@@ -288,11 +218,22 @@ for (const scale of SCALES) {
     },
     {
       memories: scale,
-      tool: 'search x8 in flight',
+      tool: 'search x8 in flight, asked before',
       'p50 ms': concurrent.p50,
       'p95 ms': concurrent.p95,
       'p99 ms': concurrent.p99,
       'per s': concurrent.perSecond,
+      'cold ms': 0,
+      'seed s': 0,
+      'rss MiB': rssMiB(),
+    },
+    {
+      memories: scale,
+      tool: 'search x8 in flight, new queries',
+      'p50 ms': fresh.p50,
+      'p95 ms': fresh.p95,
+      'p99 ms': fresh.p99,
+      'per s': fresh.perSecond,
       'cold ms': 0,
       'seed s': 0,
       'rss MiB': rssMiB(),

@@ -14,6 +14,7 @@ import { StoreUnavailableError } from '../../services/common/storage/unavailable
 import { createEmbeddedVectorStore } from '../../services/common/storage/vectors/embedded.ts';
 import { createVectorStore } from '../../services/common/storage/vectors/index.ts';
 import { createQdrantVectorStore, pointUuid, qdrantFilter } from '../../services/common/storage/vectors/qdrant.ts';
+import { seededRandom } from '../support/random.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -189,4 +190,62 @@ describe('Qdrant adapter', () => {
     await store.close();
     await expect(store.ping()).rejects.toThrow(/closed/);
   });
+});
+
+describe('embedded vector store: approximate search of large organizations', () => {
+  const DIMS = 64;
+  /** Points around 60 centres, as sentence embeddings cluster by topic. */
+  function clustered(count: number, seed: number): Float32Array[] {
+    const next = seededRandom(seed);
+    const centres = Array.from({ length: 60 }, () => Float32Array.from({ length: DIMS }, () => next() * 2 - 1));
+    return Array.from({ length: count }, (_, i) => Float32Array.from(centres[i % 60]!, (x) => x + (next() - 0.5) * 0.8));
+  }
+  /** Searches until the background build has finished (the exact scan answers meanwhile). */
+  async function settle(store: ReturnType<typeof createEmbeddedVectorStore>, query: Float32Array): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      await store.search('big', query, { limit: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('finds nearly every exact top-10 neighbour, with exact scores, through writes and deletions', async () => {
+    const exact = createEmbeddedVectorStore({ path: ':memory:', dimensions: DIMS, approximateFrom: Number.POSITIVE_INFINITY });
+    const approximate = createEmbeddedVectorStore({ path: ':memory:', dimensions: DIMS, approximateFrom: 1_000 });
+    const vectors = clustered(6_000, 11);
+    const points = vectors.map((vector, i) => ({
+      id: `p${i}`,
+      organizationId: 'big',
+      vector,
+      payload: { tag: i % 10 === 0 ? 'rare' : 'common' },
+    }));
+    for (const store of [exact, approximate]) await store.upsert(points);
+    await settle(approximate, vectors[0]!);
+    // Writes after the build reach the approximate index too.
+    const moved = clustered(200, 12).map((vector, i) => ({ ...points[i * 7]!, vector }));
+    const gone = points.slice(3_000, 3_300).map((p) => p.id);
+    for (const store of [exact, approximate]) {
+      await store.upsert(moved);
+      await store.delete('big', gone);
+    }
+    const queries = clustered(100, 13);
+    let found = 0;
+    for (const query of queries) {
+      const want = await exact.search('big', query, { limit: 10 });
+      const got = await approximate.search('big', query, { limit: 10 });
+      const scores = new Map(want.map((m) => [m.id, m.score]));
+      for (const m of got) {
+        expect(gone).not.toContain(m.id);
+        if (scores.has(m.id)) {
+          found += 1;
+          expect(m.score).toBeCloseTo(scores.get(m.id)!, 6);
+        }
+      }
+      // A selective filter (most candidates fail it) falls back to the exact scan.
+      const rare = await approximate.search('big', query, { limit: 10, filter: { tag: 'rare' } });
+      expect(rare.map((m) => m.id)).toEqual((await exact.search('big', query, { limit: 10, filter: { tag: 'rare' } })).map((m) => m.id));
+    }
+    expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+    await exact.close();
+    await approximate.close();
+  }, 60_000);
 });

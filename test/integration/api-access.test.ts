@@ -115,7 +115,10 @@ describe('the authorization matrix', () => {
   it('states the roles in each operation description', async () => {
     const doc = (await call('/openapi.json')).json;
     const op = doc.paths['/organizations/{organization_id}/api-keys'].post;
-    expect(op['x-mindgate-access']).toEqual({ roles: ['owner', 'admin'], api_keys: false, api_key_scope: null, self: false });
+    expect(op['x-mindgate-access']).toEqual({ roles: ['owner', 'admin'], api_keys: false, api_key_scope: null, self: false, user: false });
+    const me = doc.paths['/users/me'].patch;
+    expect(me['x-mindgate-access']).toMatchObject({ api_keys: false, user: true });
+    expect(me.description).toContain('Roles: any signed-in user, on their own account; API keys and client credentials: no.');
     const teams = doc.paths['/organizations/{organization_id}/teams'];
     expect(teams.get['x-mindgate-access']).toMatchObject({ api_keys: true, api_key_scope: 'read' });
     expect(teams.post['x-mindgate-access']).toMatchObject({ api_keys: true, api_key_scope: 'admin' });

@@ -112,6 +112,60 @@ describe('inviting and joining', () => {
   });
 });
 
+describe('invitations with teams', () => {
+  it('puts the new member in the invited teams on accepting, and audits the joining with role and teams', async () => {
+    const robots = await call(`/organizations/${org}/teams`, { token: owner.access_token, body: { name: 'Invited robots' } });
+    const docs = await call(`/organizations/${org}/teams`, { token: owner.access_token, body: { name: 'Invited docs' } });
+    const person = newTestUser('teamed');
+    const created = await call(invitations(), {
+      token: owner.access_token,
+      body: { email: person.email, role: 'member', team_ids: [robots.json.id, docs.json.id] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ team_ids: [robots.json.id, docs.json.id], email_delivery: 'sent' });
+    // A team deleted before the invitation is accepted is skipped.
+    await call(`/organizations/${org}/teams/${docs.json.id}`, { token: owner.access_token, method: 'DELETE' });
+    const joined = await accept(linkFor(person.email), { action: 'sign-up', name: 'Teamed', password: person.password });
+    expect(joined.status).toBe(200);
+    const token = await obtainAccessToken(platform, { resource: api, user: person, mode: 'sign-in', organizationId: org });
+    const members = await call(`/organizations/${org}/teams/${robots.json.id}/members`, { token: owner.access_token });
+    expect(members.json.members.map((m: Json) => m.user_id)).toEqual([userIdOf(token)]);
+    const events = await call(`/organizations/${org}/audit-events?action=acceptInvitation&actor_id=${userIdOf(token)}`, {
+      token: owner.access_token,
+    });
+    expect(events.json.events).toHaveLength(1);
+    expect(events.json.events[0]).toMatchObject({
+      actor: { kind: 'user', id: userIdOf(token) },
+      target: `/organizations/${org}/members/${userIdOf(token)}`,
+      outcome: 'success',
+      details: { role: 'member', team_ids: robots.json.id, invitation_id: created.json.id, account: 'created' },
+    });
+  });
+
+  it('refuses teams of another organization (404) and malformed team ids (422)', async () => {
+    const stranger = await obtainAccessToken(platform, { resource: api });
+    const theirs = await call(`/organizations/${stranger.organizationId}/teams`, {
+      token: stranger.access_token,
+      body: { name: 'Theirs' },
+    });
+    const person = newTestUser('misteamed');
+    const foreign = await call(invitations(), {
+      token: owner.access_token,
+      body: { email: person.email, role: 'member', team_ids: [theirs.json.id] },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.detail).toContain(theirs.json.id);
+    const malformed = await call(invitations(), {
+      token: owner.access_token,
+      body: { email: person.email, role: 'member', team_ids: ['nope'] },
+    });
+    expect(malformed.status).toBe(422);
+    expect(malformed.json.errors[0].loc).toEqual(['body', 'team_ids', 0]);
+    const listed = await call(invitations(), { token: owner.access_token });
+    expect(listed.json.invitations.map((i: Json) => i.email)).not.toContain(person.email);
+  });
+});
+
 describe('managing invitations', () => {
   it('replaces the link on resend and kills it on revoke', async () => {
     const person = newTestUser('resent');

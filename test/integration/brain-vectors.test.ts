@@ -23,6 +23,7 @@ import { createRecordStore } from '../../services/common/storage/records/index.t
 import { createEmbeddedVectorStore } from '../../services/common/storage/vectors/embedded.ts';
 import { describeStores, type Stores } from '../../services/common/stores.ts';
 import { testEnv } from '../support/platform.ts';
+import { sample, scrape } from '../support/prometheus.ts';
 
 const K = Namespace.KNOWLEDGE;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -139,7 +140,7 @@ describe('a failing vector store', () => {
 
   beforeAll(async () => {
     stores = await openTestStores();
-    const config = readEdgeConfig(testEnv(stores.dataDir), 2);
+    const config = readEdgeConfig(testEnv(stores.dataDir, { METRICS_PORT: '0' }), 2);
     platform = await startPlatform({ config, logger: silent, stores });
   }, 120_000);
 
@@ -171,6 +172,42 @@ describe('a failing vector store', () => {
     for (const fact of FACTS) {
       await until(async () => (await semanticScore(brain, org, fact.query, fact.key)) > 0, `${fact.key} by meaning`);
     }
+  }, 150_000);
+
+  it('shows the backlog in the metrics: it rises while the vector store fails and falls back to 0', async () => {
+    const org = 'org-backlog';
+    const brain = platform.ctx.clients.brain;
+    const backlog = async () => {
+      const text = await scrape(platform.metricsUrl!);
+      return {
+        pending: sample(text, 'mindgate_brain_vector_sync_pending'),
+        overdue: sample(text, 'mindgate_brain_vector_sync_overdue'),
+        failed: sample(text, 'mindgate_brain_vector_sync_items_total', { outcome: 'failed' }) ?? 0,
+        repaired: sample(text, 'mindgate_brain_vector_sync_items_total', { outcome: 'repaired' }) ?? 0,
+      };
+    };
+    await until(async () => (await backlog()).pending === 0, 'no backlog to begin with');
+    const { failed: failedBefore, repaired: repairedBefore } = await backlog();
+    const unlock = lockVectorFile(stores.vectorFile);
+    try {
+      for (const fact of FACTS) {
+        expect(await errorCode(brain.putMemory({ organizationId: org, namespace: K, key: fact.key, content: fact.content }))).toBe(
+          Code.Unavailable,
+        );
+      }
+      expect((await backlog()).pending).toBe(FACTS.length);
+      // Past the grace a write has for its own vector, vector sync owes them and cannot write them.
+      await until(async () => (await backlog()).overdue === FACTS.length, 'the overdue backlog');
+      // Unlock only once a pass has tried and failed, or the first pass could simply succeed.
+      await until(async () => (await backlog()).failed > failedBefore, 'a failed vector-sync pass');
+    } finally {
+      unlock();
+    }
+    await until(async () => {
+      const now = await backlog();
+      return now.pending === 0 && now.overdue === 0;
+    }, 'the backlog back to 0');
+    expect((await backlog()).repaired - repairedBefore).toBeGreaterThanOrEqual(FACTS.length);
   }, 150_000);
 });
 

@@ -1,6 +1,7 @@
 // DATA_DIR is private to the service user: the folder 0700, every file in it 0600, whatever the
 // umask of the shell that started the platform; an existing folder with looser modes is repaired
-// at start and each change is logged.
+// at start, sub-folders at any depth included (symbolic links are not followed), and each change
+// is logged.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -141,5 +142,63 @@ describe('DATA_DIR file modes', () => {
     } finally {
       await stores.close();
     }
+  });
+
+  it('repairs sub-folders at any depth, without following symbolic links', async () => {
+    const dataDir = freshDir();
+    const config = readStorageConfig({ DATA_DIR: dataDir, EMBEDDINGS_THREADS: '1' }, 1);
+    const quiet = createLogger({ level: 'silent' });
+    await (await openStores(config, { logger: quiet })).close();
+    // Folders and files an earlier version or an operator left behind, three levels down.
+    const deep = path.join(dataDir, 'outbox', '2025', 'june');
+    fs.mkdirSync(deep, { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'outbox', 'index.json'), '{}');
+    fs.writeFileSync(path.join(deep, 'message.eml'), 'Subject: a secret link');
+    for (const folder of ['outbox', 'outbox/2025', 'outbox/2025/june']) fs.chmodSync(path.join(dataDir, folder), 0o755);
+    for (const file of ['outbox/index.json', 'outbox/2025/june/message.eml']) fs.chmodSync(path.join(dataDir, file), 0o644);
+    // Links to a file and a folder outside DATA_DIR, one of them inside a sub-folder: their
+    // targets belong to someone else's decision and must keep their modes.
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-modes-outside-'));
+    dirs.push(outside);
+    fs.mkdirSync(path.join(outside, 'shared'), { mode: 0o755 });
+    fs.writeFileSync(path.join(outside, 'shared', 'public.txt'), 'public');
+    fs.writeFileSync(path.join(outside, 'notes.txt'), 'public');
+    fs.chmodSync(path.join(outside, 'shared'), 0o755);
+    for (const file of ['shared/public.txt', 'notes.txt']) fs.chmodSync(path.join(outside, file), 0o644);
+    fs.symlinkSync(path.join(outside, 'shared'), path.join(dataDir, 'outbox', 'shared-link'));
+    fs.symlinkSync(path.join(outside, 'notes.txt'), path.join(deep, 'notes-link'));
+
+    const logs: { path?: string; from?: string; to?: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        done();
+      },
+    });
+    const stores = await openStores(config, { logger: createLogger({ level: 'info' }, sink) });
+    await stores.close();
+
+    const mode = (file: string) => (fs.lstatSync(file).mode & 0o777).toString(8);
+    expect({
+      outbox: mode(path.join(dataDir, 'outbox')),
+      year: mode(path.join(dataDir, 'outbox', '2025')),
+      month: mode(deep),
+      index: mode(path.join(dataDir, 'outbox', 'index.json')),
+      message: mode(path.join(deep, 'message.eml')),
+    }).toEqual({ outbox: '700', year: '700', month: '700', index: '600', message: '600' });
+    expect({
+      folder: mode(path.join(outside, 'shared')),
+      inFolder: mode(path.join(outside, 'shared', 'public.txt')),
+      file: mode(path.join(outside, 'notes.txt')),
+    }).toEqual({ folder: '755', inFolder: '644', file: '644' });
+    expect(fs.lstatSync(path.join(deep, 'notes-link')).isSymbolicLink()).toBe(true);
+    const byPath = Object.fromEntries(logs.filter((l) => l.path).map((l) => [path.relative(dataDir, l.path!), `${l.from}->${l.to}`]));
+    expect(byPath).toEqual({
+      outbox: '755->700',
+      'outbox/2025': '755->700',
+      'outbox/2025/june': '755->700',
+      'outbox/index.json': '644->600',
+      'outbox/2025/june/message.eml': '644->600',
+    });
   });
 });

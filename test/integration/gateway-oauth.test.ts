@@ -260,6 +260,18 @@ describe('registration', () => {
     'data:text/html,<script>alert(1)</script>',
     'file:///etc/passwd',
     'vbscript:msgbox',
+    'intent://callback#Intent;scheme=app;end',
+    'ws://127.0.0.1:9000/cb',
+    'chrome-extension://abcdefghijklmnop/cb.html',
+    'safari-web-extension://ABCDEF-1234/cb.html',
+    'ms-browser-extension://abc/cb.html',
+    'extension://abcdefghijklmnop/cb.html',
+    'edge://settings',
+    'opera://settings',
+    'android-app://com.example.app/https/example.com/cb',
+    'market://details?id=com.example.app',
+    'vscode://vscode.github-authentication/did-authenticate',
+    'myapp://callback',
     'http://example.com/callback',
     'http://127.0.0.1.evil.com/cb',
     'https://user:pass@client.example/cb',
@@ -283,6 +295,8 @@ describe('registration', () => {
       `${base}/beta/oauth/callback`,
       `${base}/anything`,
       `http://localhost:${new URL(base).port}/alpha/oauth/callback`,
+      // The same host spelt fully qualified (a trailing dot) is still the gateway.
+      `http://localhost.:${new URL(base).port}/alpha/oauth/callback`,
     ]) {
       const res = await post('/alpha/oauth/register', JSON.stringify({ redirect_uris: [uri] }));
       expect(res.status, uri).toBe(400);
@@ -419,12 +433,21 @@ describe('authorize and consent', () => {
     [{ redirect_uri: 'javascript:alert(1)' }, 'invalid_request'],
     [{ redirect_uri: 'http://evil.example/cb' }, 'invalid_request'],
     [{ redirect_uri: '<base>/alpha/oauth/callback' }, 'invalid_request'],
+    [{ redirect_uri: 'safari-web-extension://ABCDEF-1234/cb.html' }, 'invalid_request'],
+    [{ redirect_uri: 'market://details?id=com.example.app' }, 'invalid_request'],
+    // The gateway's own host spelt fully qualified.
+    [{ redirect_uri: '<fqdn-base>/alpha/oauth/callback' }, 'invalid_request'],
     [{ response_type: 'token' }, 'unsupported_response_type'],
     [{ code_challenge_method: 'plain' }, 'invalid_request'],
     [{ code_challenge_method: undefined }, 'invalid_request'],
     [{ code_challenge: 'short' }, 'invalid_request'],
   ])('refuses %j with a 400 page and never redirects', async (overrides, error) => {
-    const resolved = Object.fromEntries(Object.entries(overrides).map(([k, v]) => [k, v?.replace('<base>', base)]));
+    const resolved = Object.fromEntries(
+      Object.entries(overrides).map(([k, v]) => [
+        k,
+        v?.replace('<fqdn-base>', base.replace('127.0.0.1', 'localhost.')).replace('<base>', base),
+      ]),
+    );
     const res = await fetch(url(resolved), { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();

@@ -218,7 +218,7 @@ describe('tool policies', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
       body: '{"jsonrpc":"2.0","id":"l","method":"tools\\/list"}',
     });
-    expect((await listed.json()).result.tools.map((t: Json) => t.name).sort()).toEqual(['count', 'echo']);
+    expect(((await listed.json()) as Json).result.tools.map((t: Json) => t.name).sort()).toEqual(['count', 'echo']);
   });
 
   it('applies a policy from the servers file the same way', async () => {

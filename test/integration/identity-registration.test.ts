@@ -67,10 +67,21 @@ describe('redirect URIs at registration', () => {
     'wss://client.example/cb',
     'chrome-extension://abcdefghijklmnop/cb.html',
     'moz-extension://0c6a-11/cb.html',
+    'safari-web-extension://ABCDEF-1234/cb.html',
+    'ms-browser-extension://abc/cb.html',
+    'extension://abcdefghijklmnop/cb.html',
+    'edge://settings',
+    'opera://settings',
+    'android-app://com.example.app/https/example.com/cb',
+    'market://details?id=com.example.app',
+    'vscode://vscode.github-authentication/did-authenticate',
+    'myapp://callback',
     'http://localhost:1/cb',
+    // This server's own host spelt fully qualified is still this server.
+    'http://localhost.:1/cb',
   ])('refuses %s with invalid_redirect_uri', async (uri) => {
     const port = new URL(auth).port;
-    const res = await register({ redirect_uris: [uri.replace('localhost:1', `localhost:${port}`)] });
+    const res = await register({ redirect_uris: [uri.replace(/localhost(\.?):1\//, `localhost$1:${port}/`)] });
     expect(res.status).toBe(400);
     expect(res.json.error).toBe('invalid_redirect_uri');
   });
@@ -79,6 +90,10 @@ describe('redirect URIs at registration', () => {
     'https://chatgpt.com/connector_platform_oauth_redirect',
     'https://claude.com/api/mcp/auth_callback',
     'http://localhost:51234/callback',
+    'http://127.0.0.1:33418/',
+    'https://vscode.dev/redirect',
+    'http://localhost:6274/oauth/callback',
+    'cursor://anysphere.cursor-mcp/oauth/callback',
     'com.example.app:/oauth2redirect',
   ])('accepts %s', async (uri) => {
     const res = await register({ redirect_uris: [uri] });

@@ -26,7 +26,7 @@ import {
   type InvitationsContext,
 } from '../../services/agents/handlers/invitations.ts';
 import { createOrganization, type MembershipRecord, type OrganizationRecord } from '../../services/agents/handlers/organizations.ts';
-import type { TeamMemberRecord } from '../../services/agents/handlers/teams.ts';
+import type { TeamMemberRecord, TeamRecord } from '../../services/agents/handlers/teams.ts';
 import type { RecordStore } from '../../services/common/storage/records/interface.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 
@@ -44,6 +44,7 @@ beforeAll(async () => {
     memberships: store.collection<MembershipRecord>('memberships'),
     invitations: store.collection<InvitationRecord>('invitations'),
     teamMembers: store.collection<TeamMemberRecord>('team_members'),
+    teams: store.collection<TeamRecord>('teams'),
     now: () => clock,
   };
   org = (await createOrganization(ctx, create(CreateOrganizationRequestSchema, { name: 'Clockwork', ownerUserId: 'usr_owner' })))

@@ -61,6 +61,10 @@ beforeAll(async () => {
   // A second edge on the same stores: a replica behind the same load balancer.
   const replicaConfig = readEdgeConfig(testEnv(dataDir, { TRUSTED_PROXIES: '127.0.0.1' }), 2);
   replica = await startPlatform({ config: replicaConfig, logger, stores: platform.ctx.stores, now: () => clock });
+  // Searches wait for the blog's index, which embeds every post on a cold cache: a minute and
+  // more on a loaded machine. It is built here, under the hook's timeout, so that the search
+  // tests time the searches only. Each request has its own client address, and so its own quota.
+  await Promise.all([web, replica.urls.web].map((base) => get('/api/v1/blog/search?q=warm', newClient(), {}, base)));
 });
 
 afterAll(async () => {

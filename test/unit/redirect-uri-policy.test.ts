@@ -1,7 +1,8 @@
 // The platform's one redirect-URI policy (edge/http/redirect-uri-policy.ts): what real MCP
 // clients register keeps working (/work/shared/reference/oauth-and-mcp-clients.md §10-11), and
-// what the authorization server used to let through (intent:, ws:, browser-extension schemes)
-// no longer does. Both registration endpoints run it; their own tests check it end to end.
+// everything outside the allow-rule (https, http on loopback, reverse-domain private-use schemes
+// and Cursor's `cursor:`) is refused, browser-internal and extension schemes included. Both
+// registration endpoints run it; their own tests check it end to end.
 import { describe, expect, it } from 'vitest';
 import { checkHttpsUri, checkRedirectUri, redirectHost } from '../../edge/http/redirect-uri-policy.ts';
 
@@ -20,6 +21,10 @@ describe('checkRedirectUri', () => {
     ['MCP Inspector', 'http://localhost:6274/oauth/callback', 'loopback'],
     ['IPv6 loopback', 'http://[::1]:8000/cb', 'loopback'],
     ['RFC 8252 reverse-domain scheme', 'com.example.app:/oauth2redirect', 'private-use'],
+    ['a reverse-domain scheme with an authority', 'com.googleusercontent.apps.123-abc://oauth/cb', 'private-use'],
+    ['a two-label reverse-domain scheme', 'io.client:/cb', 'private-use'],
+    ['a loopback host spelt fully qualified', 'http://localhost./callback', 'loopback'],
+    ['an https host spelt fully qualified', 'https://claude.ai./api/mcp/auth_callback', 'https'],
     ['https with a query', 'https://app.example.com/cb?tenant=1', 'https'],
     // Browser extensions get an https redirect from the browser (chrome.identity, browser.identity).
     ['a Chrome extension', 'https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb', 'https'],
@@ -44,6 +49,34 @@ describe('checkRedirectUri', () => {
     'moz-extension://0c6a-11/cb.html',
     'chrome://settings',
     'view-source:https://a.example/',
+    // Browser-internal, extension and app-launch schemes: refused because they are not on the
+    // allow-list, not because they are listed.
+    'safari-web-extension://ABCDEF-1234/cb.html',
+    'ms-browser-extension://abc/cb.html',
+    'extension://abcdefghijklmnop/cb.html',
+    'edge://settings',
+    'opera://settings',
+    'brave://settings',
+    'android-app://com.example.app/https/example.com/cb',
+    'market://details?id=com.example.app',
+    'itms-apps://apps.apple.com/app/id1',
+    'vscode://vscode.github-authentication/did-authenticate',
+    'windsurf://oauth/cb',
+    'myapp://callback',
+    'about:blank',
+    'mailto:someone@example.com',
+    'ftp://files.example/cb',
+    // Scheme shapes that look reverse-domain but are not.
+    'com.example.:/cb',
+    'com..example:/cb',
+    // The platform's own hosts in other spellings, and hosts with empty labels.
+    'https://auth.example.com./cb',
+    'https://AUTH.example.com:443/cb',
+    'http://localhost.:8080/callback',
+    'http://127.1:8080/cb',
+    'https://a..example/cb',
+    'https://.example.com/cb',
+    'https://client.example../cb',
     'http://example.com/callback',
     'http://127.0.0.1.evil.com/cb',
     'https://user:pass@client.example/cb',

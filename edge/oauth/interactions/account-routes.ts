@@ -3,7 +3,7 @@
 import type { Router } from '../../http/router.ts';
 import { messagePage } from '../pages.ts';
 import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
-import { signUp } from './onboarding.ts';
+import { signUp, verificationNotice } from './onboarding.ts';
 import { renderSignUp } from './views.ts';
 
 export function registerAccountRoutes(router: Router, kit: InteractionKit): void {
@@ -15,16 +15,16 @@ export function registerAccountRoutes(router: Router, kit: InteractionKit): void
     const form = await readForm(c.req);
     if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
     const csrf = kit.standaloneCsrf(c.req, c.res);
-    const user = await signUp(kit, form, (error, field) =>
+    const done = await signUp(kit, c, form, (error, field) =>
       renderSignUp(kit, c, { action: '/sign-up', signInHref: '/sign-in', csrf, status: 400, error, field, form }),
     );
-    if (!user) return;
+    if (!done) return;
     send(
       c.res,
       201,
       messagePage(
         'Your account is ready',
-        `We sent a verification link to ${user.email}. Connect an application (an MCP client, the CLI) to sign in.`,
+        `${verificationNotice(done.user.email, done.mail)} Connect an application (an MCP client, the CLI) to sign in.`,
       ),
     );
   });

@@ -39,7 +39,9 @@ async function chosenOrganization(
       await renderConsent(kit, c, d, { status: 400, error: 'Enter an organization name of at most 200 characters.' });
       return undefined;
     }
-    organizationId = await createOrganization(kit, newName, accountId);
+    const owner = await kit.accounts.get(accountId);
+    if (!owner) throw new ConnectError('the signed-in account no longer exists', Code.NotFound);
+    organizationId = await createOrganization(kit, c, { name: newName, owner, source: 'consent' });
   }
   try {
     if (!organizationId) throw new ConnectError('no organization', Code.NotFound);

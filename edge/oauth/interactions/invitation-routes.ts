@@ -9,7 +9,7 @@ import type { Invitation } from '../../../gen/mindgate/agents/v1/invitations_pb.
 import { roleName } from '../../api/access.ts';
 import { escapeHtml } from '../../http/escape-html.ts';
 import type { RouteContext, Router } from '../../http/router.ts';
-import { AccountError, MIN_PASSWORD_LENGTH, type UserRecord } from '../accounts.ts';
+import { AccountError, MIN_PASSWORD_LENGTH, type Account } from '../accounts.ts';
 import { errorBox, layout, messagePage } from '../pages.ts';
 import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
 
@@ -55,14 +55,45 @@ ${form(
 }
 
 /** The account the form names: signed in, or created for the invited address (verified by the link). */
-async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<UserRecord> {
+async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<Account> {
   const email = invited.invitation.email;
   const password = form.get('password') ?? '';
   if (form.get('action') === 'sign-up') {
-    const user = await kit.accounts.signUp({ email, password, name: form.get('name') ?? '' });
-    return (await kit.accounts.verifyEmail(await kit.accounts.createEmailToken(user))) ?? user;
+    return kit.accounts.signUp({ email, password, name: form.get('name') ?? '', emailVerified: true });
   }
   return kit.accounts.signIn(email, password);
+}
+
+/** Accepts the invitation for the account and records the step; false when the link is no longer valid. */
+async function accept(
+  kit: InteractionKit,
+  c: RouteContext,
+  token: string,
+  user: Account,
+  account: 'created' | 'existing',
+): Promise<boolean> {
+  let res: Awaited<ReturnType<typeof kit.app.clients.invitations.acceptInvitation>>;
+  try {
+    res = await kit.app.clients.invitations.acceptInvitation({ token, userId: user.id, userEmail: user.email });
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.NotFound) return false;
+    throw err;
+  }
+  const organizationId = res.membership!.organizationId;
+  await kit.recordStep(c, {
+    organizationId,
+    userId: user.id,
+    action: 'acceptInvitation',
+    target: `/organizations/${organizationId}/members/${user.id}`,
+    details: {
+      role: roleName(res.membership!.role) ?? 'member',
+      invitation_id: res.invitation!.invitationId,
+      team_ids: res.teamIds.join(','),
+      account,
+      email: user.email,
+    },
+  });
+  return true;
 }
 
 export function registerInvitationRoutes(router: Router, kit: InteractionKit): void {
@@ -79,20 +110,15 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
     const token = c.params.token;
     const invited = await invitationOf(kit, token);
     if (!invited) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
-    let user: UserRecord;
+    let user: Account;
     try {
       user = await accountFor(kit, invited, form);
     } catch (err) {
       if (!(err instanceof AccountError)) throw err;
       return send(c.res, 400, invitationPage(invited, token, kit.standaloneCsrf(c.req, c.res), err.message));
     }
-    try {
-      await kit.app.clients.invitations.acceptInvitation({ token, userId: user._id, userEmail: user.email });
-    } catch (err) {
-      if (err instanceof ConnectError && err.code === Code.NotFound)
-        return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
-      throw err;
-    }
+    const accepted = await accept(kit, c, token, user, form.get('action') === 'sign-up' ? 'created' : 'existing');
+    if (!accepted) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
     send(
       c.res,
       200,

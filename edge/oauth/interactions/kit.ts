@@ -3,11 +3,11 @@
 // the interaction bound to this browser.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createPeopleAudit, type PeopleStep } from '../../api/audit.ts';
 import type { AppContext } from '../../context.ts';
 import { readBody } from '../../http/respond.ts';
 import type { RouteContext } from '../../http/router.ts';
 import type { Accounts } from '../accounts.ts';
-import type { Mailer } from '../mail.ts';
 import { messagePage, PAGE_HEADERS } from '../pages.ts';
 import type { AuthServer } from '../provider.ts';
 
@@ -18,7 +18,6 @@ export interface InteractionsOptions {
   app: AppContext;
   server: AuthServer;
   accounts: Accounts;
-  mailer: Mailer;
   cookieKey: string;
 }
 
@@ -69,6 +68,7 @@ export function createInteractionKit(options: InteractionsOptions) {
   const issuer = app.config.publicUrls.auth;
   const social = app.config.auth.social;
   const csrfFor = (uid: string) => createHmac('sha256', options.cookieKey).update(`csrf:${uid}`).digest('base64url');
+  const peopleAudit = createPeopleAudit(app);
   return {
     ...options,
     provider: server.provider,
@@ -80,6 +80,8 @@ export function createInteractionKit(options: InteractionsOptions) {
     ...standaloneCsrf(csrfFor, issuer.startsWith('https:')),
     ...interactionLookup(server.provider),
     socialLink: (uid: string) => (social ? { href: `/interaction/${uid}/social`, name: social.displayName } : undefined),
+    /** Records a person's step (sign-up, joining) in the organization's audit log. */
+    recordStep: (c: RouteContext, step: PeopleStep) => peopleAudit(c.req, c.requestId, step),
   };
 }
 

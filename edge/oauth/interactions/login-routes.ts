@@ -44,7 +44,7 @@ async function signIn(kit: InteractionKit, c: RouteContext): Promise<void> {
     await kit.provider.interactionFinished(
       c.req,
       c.res,
-      { login: { accountId: user._id, amr: ['pwd'] } },
+      { login: { accountId: user.id, amr: ['pwd'] } },
       { mergeWithLastSubmission: false },
     );
   } catch (err) {
@@ -67,12 +67,13 @@ async function signUpInInteraction(kit: InteractionKit, c: RouteContext): Promis
   const form = await readForm(c.req);
   if (!kit.checkCsrf(d.uid, form)) return refuseForm(c.res);
   const view = interactionSignUp(kit, d);
-  const user = await signUp(kit, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
-  if (!user) return;
+  const done = await signUp(kit, c, form, (error, field) => renderSignUp(kit, c, { ...view, status: 400, error, field, form }));
+  if (!done) return;
+  // The consent page that follows (a new interaction) reads how the verification e-mail went here.
   await kit.provider.interactionFinished(
     c.req,
     c.res,
-    { login: { accountId: user._id, amr: ['pwd'] } },
+    { login: { accountId: done.user.id, amr: ['pwd'] }, verificationMail: done.mail },
     { mergeWithLastSubmission: false },
   );
 }

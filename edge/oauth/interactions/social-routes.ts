@@ -6,7 +6,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import * as oidcClient from 'openid-client';
 import type { RecordDoc } from '../../../services/common/storage/records/interface.ts';
 import type { RouteContext, Router } from '../../http/router.ts';
-import { AccountError, type UserRecord } from '../accounts.ts';
+import { AccountError, type Account } from '../accounts.ts';
 import { messagePage } from '../pages.ts';
 import { redirect, send, type InteractionKit } from './kit.ts';
 
@@ -99,7 +99,7 @@ async function callback(kit: InteractionKit, social: Social, c: RouteContext): P
       messagePage('Sign-in cancelled', 'The identity provider did not sign you in. Start again from your application.', 'error'),
     );
   }
-  let user: UserRecord;
+  let user: Account;
   try {
     user = await socialAccount(kit, social, c, { ...saved, state });
   } catch (err) {
@@ -108,7 +108,7 @@ async function callback(kit: InteractionKit, social: Social, c: RouteContext): P
     return send(c.res, 502, messagePage('Cannot sign you in', 'The identity provider could not confirm who you are.', 'error'));
   }
   const ticket = randomBytes(24).toString('base64url');
-  await social.tickets.put({ _id: ticket, uid: saved.uid, userId: user._id, expiresAt: kit.app.now() + 5 * 60 * 1000 });
+  await social.tickets.put({ _id: ticket, uid: saved.uid, userId: user.id, expiresAt: kit.app.now() + 5 * 60 * 1000 });
   // Back under /interaction/<uid>, where the browser sends the interaction cookie.
   redirect(c.res, `/interaction/${saved.uid}/social/complete?ticket=${ticket}`);
 }
@@ -119,7 +119,7 @@ async function socialAccount(
   social: Social,
   c: RouteContext,
   saved: SocialStateDoc & { state: string },
-): Promise<UserRecord> {
+): Promise<Account> {
   const config = await social.client();
   const current = new URL(`${social.redirectUri}?${c.query.toString()}`);
   const tokens = await oidcClient.authorizationCodeGrant(config, current, {
@@ -133,12 +133,11 @@ async function socialAccount(
   if (typeof claims.email !== 'string' && config.serverMetadata().userinfo_endpoint) {
     claims = { ...(await oidcClient.fetchUserInfo(config, tokens.access_token, claims.sub)), iss: claims.iss, sub: claims.sub };
   }
-  const { user } = await kit.accounts.fromSocialIdentity({
+  return kit.accounts.fromSocialIdentity({
     issuer: claims.iss,
     subject: claims.sub,
     email: typeof claims.email === 'string' ? claims.email : undefined,
     emailVerified: claims.email_verified === true,
     name: typeof claims.name === 'string' ? claims.name : undefined,
   });
-  return user;
 }

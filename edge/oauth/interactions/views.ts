@@ -3,7 +3,7 @@ import type { RouteContext } from '../../http/router.ts';
 import { MIN_PASSWORD_LENGTH } from '../accounts.ts';
 import { consentPage, pageSecurityHeadersFor, signInPage, signUpPage } from '../pages.ts';
 import { send, type InteractionDetails, type InteractionKit } from './kit.ts';
-import { signUpInput } from './onboarding.ts';
+import { signUpInput, verificationNotice, type VerificationMail } from './onboarding.ts';
 
 export interface SignInExtra {
   status?: number;
@@ -79,6 +79,12 @@ function redirectTarget(redirectUri: string): string {
   }
 }
 
+/** Right after sign-up, how the verification e-mail went; later, a reminder. */
+function unverifiedNotice(d: InteractionDetails, email: string): string {
+  const mail = (d.lastSubmission as { verificationMail?: VerificationMail } | undefined)?.verificationMail;
+  return mail ? verificationNotice(email, mail) : `Your address ${email} is not verified yet: open the link we e-mailed you.`;
+}
+
 export async function renderConsent(
   kit: InteractionKit,
   c: RouteContext,
@@ -106,7 +112,7 @@ export async function renderConsent(
       resources: (Array.isArray(resource) ? resource : resource ? [resource] : [kit.server.resources.api]).map(String),
       organizations: await organizationsOf(kit, accountId),
       error: extra.error,
-      notice: user && !user.emailVerified ? `We sent a verification link to ${user.email}.` : undefined,
+      notice: user && !user.emailVerified ? unverifiedNotice(d, user.email) : undefined,
     }),
     pageSecurityHeadersFor(d.params.redirect_uri),
   );

@@ -35,6 +35,8 @@ export interface AuditRecord extends RecordDoc {
   userAgent: string;
   requestId: string;
   createdAt: number;
+  /** Absent on events without details (every REST change). */
+  details?: Record<string, string>;
 }
 
 export interface AuditContext {
@@ -57,12 +59,27 @@ function toEvent(r: AuditRecord) {
     userAgent: r.userAgent,
     requestId: r.requestId,
     createTime: timestampFromMs(r.createdAt),
+    details: r.details ?? {},
   });
 }
 
 /** Event ids sort by time: a page of events and its ties read in the order they happened. */
 function newEventId(now: number): string {
   return `evt_${now.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+const MAX_DETAILS = 10;
+const DETAIL_KEY = /^[a-z][a-z0-9_]{0,63}$/;
+
+function requireDetails(details: Record<string, string>): Record<string, string> | undefined {
+  const entries = Object.entries(details);
+  if (entries.length === 0) return undefined;
+  if (entries.length > MAX_DETAILS) invalid('event.details', `must have at most ${MAX_DETAILS} entries`);
+  for (const [key, value] of entries) {
+    if (!DETAIL_KEY.test(key)) invalid('event.details', `key "${key.slice(0, 64)}" must be 1-64 characters of a-z, 0-9 and "_"`);
+    requireText(`event.details.${key}`, value, 1_000);
+  }
+  return Object.fromEntries(entries);
 }
 
 export async function recordEvent(ctx: AuditContext, req: RecordEventRequest) {
@@ -90,6 +107,7 @@ export async function recordEvent(ctx: AuditContext, req: RecordEventRequest) {
     requestId: requireText('event.request_id', e.requestId, 128),
     createdAt: now,
     expiresAt: now + retentionDays * DAY_MS,
+    details: requireDetails(e.details),
   };
   await ctx.events.put(record, { expect: null });
   return create(RecordEventResponseSchema, { event: toEvent(record) });

@@ -21,7 +21,7 @@ import {
   type ResendInvitationRequest,
   type RevokeInvitationRequest,
 } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
-import { invalid, requireOrganization } from '../../common/rpc/validate.ts';
+import { invalid, requireList, requireOrganization } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import {
@@ -35,6 +35,7 @@ import {
   type OrganizationsContext,
   type RoleName,
 } from './organizations.ts';
+import type { TeamMemberRecord, TeamRecord } from './teams.ts';
 
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 const RANK: Record<RoleName, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
@@ -42,6 +43,7 @@ const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const INVITATION_ID = /^inv_[A-Za-z0-9]{1,60}$/;
+const MAX_TEAMS = 20;
 
 export interface InvitationRecord extends RecordDoc {
   organizationId: string;
@@ -55,10 +57,13 @@ export interface InvitationRecord extends RecordDoc {
   expireAt: number;
   acceptedBy?: string;
   acceptedAt?: number;
+  /** Teams the invitee joins on accepting; absent on invitations from before teams. */
+  teamIds?: string[];
 }
 
 export interface InvitationsContext extends OrganizationsContext {
   invitations: RecordCollection<InvitationRecord>;
+  teams: RecordCollection<TeamRecord>;
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -82,6 +87,7 @@ function toInvitation(r: InvitationRecord, now: number) {
     expireTime: timestampFromMs(r.expireAt),
     acceptedBy: r.acceptedBy ?? '',
     acceptTime: r.acceptedAt === undefined ? undefined : timestampFromMs(r.acceptedAt),
+    teamIds: r.teamIds ?? [],
   });
 }
 
@@ -95,6 +101,15 @@ function requireRole(role: number): RoleName {
   const name = ROLE_NAMES[role];
   if (!name) invalid('role', 'must be ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER or ROLE_VIEWER');
   return name;
+}
+
+/** The invitation's teams: each a team of the organization (NOT_FOUND naming the first that is not). */
+async function requireTeams(ctx: InvitationsContext, organizationId: string, teamIds: string[]): Promise<string[]> {
+  const ids = requireList('team_ids', teamIds, MAX_TEAMS, 100);
+  const found = new Map((await ctx.teams.getMany(ids)).map((t) => [t._id, t]));
+  const missing = ids.find((id) => found.get(id)?.organizationId !== organizationId);
+  if (missing !== undefined) throw new ConnectError(`team "${missing}" is not a team of this organization`, Code.NotFound);
+  return ids;
 }
 
 async function owned(ctx: InvitationsContext, organizationId: string, invitationId: string): Promise<InvitationRecord> {
@@ -115,6 +130,7 @@ export async function createInvitation(ctx: InvitationsContext, req: CreateInvit
   }
   if (!(await ctx.organizations.get(organizationId)))
     throw new ConnectError(`organization "${organizationId}" does not exist`, Code.NotFound);
+  const teamIds = await requireTeams(ctx, organizationId, req.teamIds);
   const now = ctx.now();
   const pending = await ctx.invitations.find({ organizationId, email, state: 'pending', expireAt: { $gt: now } }, { limit: 1 });
   if (pending.length > 0) throw new ConnectError(`${email} already has a pending invitation: resend it instead`, Code.AlreadyExists);
@@ -129,6 +145,7 @@ export async function createInvitation(ctx: InvitationsContext, req: CreateInvit
     state: 'pending',
     createdAt: now,
     expireAt: now + INVITATION_TTL_MS,
+    teamIds,
   };
   await ctx.invitations.put(record, { expect: null });
   return create(CreateInvitationResponseSchema, { invitation: toInvitation(record, now), token });
@@ -218,5 +235,26 @@ export async function acceptInvitation(ctx: InvitationsContext, req: AcceptInvit
     updatedAt: now,
   };
   await ctx.memberships.put(membership);
-  return create(AcceptInvitationResponseSchema, { invitation: toInvitation(accepted, now), membership: toMembership(membership) });
+  const teamIds = await joinTeams(ctx, invitation, userId, now);
+  return create(AcceptInvitationResponseSchema, {
+    invitation: toInvitation(accepted, now),
+    membership: toMembership(membership),
+    teamIds,
+  });
+}
+
+/** Puts the new member in the invitation's teams that still exist; returns those teams. */
+async function joinTeams(ctx: InvitationsContext, invitation: InvitationRecord, userId: string, now: number): Promise<string[]> {
+  const teams = (await ctx.teams.getMany(invitation.teamIds ?? [])).filter((t) => t.organizationId === invitation.organizationId);
+  for (const team of teams) {
+    const member: TeamMemberRecord = {
+      _id: `${team._id}/${userId}`,
+      organizationId: team.organizationId,
+      teamId: team._id,
+      userId,
+      addedAt: now,
+    };
+    await ctx.teamMembers.put(member, { expect: null });
+  }
+  return teams.map((t) => t._id);
 }

@@ -172,7 +172,13 @@ export async function listOrganizations(ctx: OrganizationsContext, req: ListOrga
   return create(ListOrganizationsResponseSchema, {
     organizations: page.items
       .filter((m) => byId.has(m.organizationId))
-      .map((m) => create(OrganizationWithRoleSchema, { organization: toOrganization(byId.get(m.organizationId)!), role: ROLES[m.role] })),
+      .map((m) =>
+        create(OrganizationWithRoleSchema, {
+          organization: toOrganization(byId.get(m.organizationId)!),
+          role: ROLES[m.role],
+          membership: toMembership(m),
+        }),
+      ),
     nextPageToken: page.nextPageToken,
   });
 }

@@ -18,6 +18,7 @@ import {
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { BrainContext } from '../context.ts';
+import { eventRange, optionalEventTime } from '../event-time.ts';
 import { toContradiction } from '../items-record.ts';
 import {
   isLive,
@@ -28,6 +29,7 @@ import {
   toMemory,
   type MemoryRecord,
   type MemoryRefRecord,
+  type NamespaceName,
   type SourceRecord,
 } from '../memory-record.ts';
 import { hybridSearch, type ResultScores } from '../search/hybrid.ts';
@@ -53,37 +55,79 @@ function sameText(a: MemoryRecord, b: Pick<MemoryRecord, 'title' | 'content' | '
   );
 }
 
-export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
-  const organizationId = requireOrganization(req.organizationId);
-  const namespace = requireNamespace(req.namespace);
-  const key = requireKey('key', req.key);
-  const content = requireText('content', req.content, MAX_CONTENT, { required: true });
-  const title = requireText('title', req.title.trim(), 300);
-  const tags = requireList('tags', req.tags, 32, 64);
-  const entities = requireList('entities', req.entities, 64, 200);
-  const source = sourceOf(req.source);
+/** A PutMemoryRequest, validated. */
+export interface MemoryWrite {
+  organizationId: string;
+  namespace: NamespaceName;
+  key: string;
+  title: string;
+  content: string;
+  tags: string[];
+  entities: string[];
+  source: SourceRecord;
+  expectedVersion?: bigint;
+  allowDuplicate: boolean;
+  /** The memory this write corrects, as asked (checked by requireSuperseded). */
+  supersedes?: PutMemoryRequest['supersedes'];
+  eventAt?: number;
+}
 
+export function validatePut(req: PutMemoryRequest): MemoryWrite {
+  return {
+    organizationId: requireOrganization(req.organizationId),
+    namespace: requireNamespace(req.namespace),
+    key: requireKey('key', req.key),
+    content: requireText('content', req.content, MAX_CONTENT, { required: true }),
+    title: requireText('title', req.title.trim(), 300),
+    tags: requireList('tags', req.tags, 32, 64),
+    entities: requireList('entities', req.entities, 64, 200),
+    source: sourceOf(req.source),
+    expectedVersion: req.expectedVersion,
+    allowDuplicate: req.allowDuplicate,
+    supersedes: req.supersedes,
+    eventAt: optionalEventTime('event_time', req.eventTime),
+  };
+}
+
+export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
+  return writeMemory(ctx, validatePut(req));
+}
+
+/**
+ * One validated write. `vector` is the embedding of the memory's text when the caller already
+ * has it (PutMemories embeds a batch in one call).
+ */
+export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Float32Array) {
+  const { organizationId, namespace, key, content, title, tags, entities, source } = w;
   const id = memoryId(organizationId, namespace, key);
   const stored = await ctx.memories.get(id);
   const existing = isLive(stored) ? stored : undefined;
-  if (req.expectedVersion !== undefined) {
-    const expected = Number(req.expectedVersion);
+  if (w.expectedVersion !== undefined) {
+    const expected = Number(w.expectedVersion);
     const actual = existing?.version ?? 0;
     if (expected !== actual) {
       throw new ConnectError(`memory "${key}" is at version ${actual}, not ${expected}: fetch it again and retry`, Code.FailedPrecondition);
     }
   }
-  const superseded = await requireSuperseded(ctx, organizationId, req.supersedes, { namespace, key });
+  const superseded = await requireSuperseded(ctx, organizationId, w.supersedes, { namespace, key });
   const supersedes = superseded ? { namespace: superseded.namespace, key: superseded.key } : existing?.supersedes;
   const draft = { key, title, content, tags, entities };
-  if (existing && sameText(existing, draft) && sameRef(existing.supersedes, supersedes)) return repeatedWrite(ctx, existing, source);
+  const eventAt = w.eventAt ?? existing?.eventAt ?? existing?.createdAt;
+  if (
+    existing &&
+    sameText(existing, draft) &&
+    sameRef(existing.supersedes, supersedes) &&
+    eventAt === (existing.eventAt ?? existing.createdAt)
+  ) {
+    return repeatedWrite(ctx, existing, source);
+  }
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
-  const [vector] = await ctx.stores.embedder.embed([memoryText(draft)]);
+  vector ??= (await ctx.stores.embedder.embed([memoryText(draft)]))[0]!;
   const exclude = new Set([key]);
   if (supersedes?.namespace === namespace) exclude.add(supersedes.key);
   const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude });
-  if (check.duplicates.length > 0 && !req.allowDuplicate) {
+  if (check.duplicates.length > 0 && !w.allowDuplicate) {
     return create(PutMemoryResponseSchema, {
       memory: existing ? toMemory(existing) : undefined,
       created: false,
@@ -107,6 +151,7 @@ export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
     createdBy: existing?.createdBy ?? source,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
+    eventAt: eventAt ?? now,
     version: (existing?.version ?? 0) + 1,
     rev: (stored?.rev ?? 0) + 1,
     seq,
@@ -234,7 +279,7 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
     namespace,
     query,
     limit,
-    filter: { tags, entities, updatedAfter: after, updatedBefore: before },
+    filter: { tags, entities, updatedAfter: after, updatedBefore: before, ...eventRange(req.eventAfter, req.eventBefore) },
   });
   let budget = req.tokenBudget || Infinity;
   let truncated = false;

@@ -1,5 +1,6 @@
 // The text recall_context hands a model: a header, the open contradictions and questions that
 // touch the memories it shows (capped), then the memories, best first, within a token budget.
+import { eventTimeOf } from '../event-time.ts';
 import type { ContradictionRecord, QuestionRecord } from '../items-record.ts';
 import { refString, type MemoryRecord } from '../memory-record.ts';
 import type { ResultScores } from '../search/hybrid.ts';
@@ -41,13 +42,19 @@ export function writerName(source: MemoryRecord['source']): string {
   return client && user ? `${client} for ${user}` : client || user || '';
 }
 
+/** "happened 2025-05-02, " when the event time is not the day the memory was written. */
+function happened(r: MemoryRecord): string {
+  const at = eventTimeOf(r);
+  return day(at) === day(r.createdAt) ? '' : `happened ${day(at)}, `;
+}
+
 export function renderMemoryHeader(r: MemoryRecord): string {
   const by = writerName(r.source);
   const stats = r.stats.worked || r.stats.failed ? `; worked ${r.stats.worked}, failed ${r.stats.failed}` : '';
   const title = r.title ? ` — ${r.title}` : '';
   const history = r.supersededBy ? `; HISTORY, superseded by ${refString(r.supersededBy.namespace, r.supersededBy.key)}` : '';
   const corrects = r.supersedes ? `; supersedes ${refString(r.supersedes.namespace, r.supersedes.key)}` : '';
-  return `### ${r.namespace}/${r.key}${title} (v${r.version}, updated ${day(r.updatedAt)}${by ? ` by ${by}` : ''}${stats}${corrects}${history})`;
+  return `### ${r.namespace}/${r.key}${title} (${happened(r)}v${r.version}, updated ${day(r.updatedAt)}${by ? ` by ${by}` : ''}${stats}${corrects}${history})`;
 }
 
 export function renderContradiction(c: ContradictionRecord): string {

@@ -11,6 +11,7 @@ import {
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { BrainContext } from '../context.ts';
+import { eventRange, eventTimeOf } from '../event-time.ts';
 import { toContradiction, toQuestion } from '../items-record.ts';
 import { isLive, memoryId, namespaceEnum, refString, toMemory, type NamespaceName } from '../memory-record.ts';
 import { hybridSearch } from '../search/hybrid.ts';
@@ -38,6 +39,8 @@ interface Recall {
   budget: number;
   limit: number;
   now: number;
+  /** Event times asked for (event_after, event_before). */
+  range: { eventAfter?: number; eventBefore?: number };
 }
 
 type PickedMap = Map<string, Picked>;
@@ -56,7 +59,18 @@ function validate(ctx: BrainContext, req: RecallContextRequest): Recall {
     invalid('token_budget', `must be 0 (2000) or 200-20000, got ${req.tokenBudget}`);
   }
   if (req.limit > 50) invalid('limit', `must be at most 50, got ${req.limit}`);
-  return { organizationId, task, keys, entities, namespaces, budget: req.tokenBudget || 2_000, limit: req.limit || 12, now: ctx.now() };
+  const range = eventRange(req.eventAfter, req.eventBefore);
+  return {
+    organizationId,
+    task,
+    keys,
+    entities,
+    namespaces,
+    budget: req.tokenBudget || 2_000,
+    limit: req.limit || 12,
+    now: ctx.now(),
+    range,
+  };
 }
 
 /** 1. The keys asked for, first and in order; returns the ones that do not exist. */
@@ -77,10 +91,10 @@ async function pickKeys(ctx: BrainContext, r: Recall, picked: PickedMap): Promis
 
 /** 2. The task searched in each namespace, sharing one query embedding. */
 async function pickSearch(ctx: BrainContext, r: Recall, picked: PickedMap): Promise<void> {
-  const [vector] = await ctx.stores.embedder.embed([r.task]);
+  const vector = await ctx.queryEmbeddings.embed(r.task);
   const found = await Promise.all(
     r.namespaces.map((namespace) =>
-      hybridSearch(ctx, { organizationId: r.organizationId, namespace, query: r.task, vector, limit: r.limit }),
+      hybridSearch(ctx, { organizationId: r.organizationId, namespace, query: r.task, vector, limit: r.limit, filter: r.range }),
     ),
   );
   for (const result of found.flatMap((f) => f.results)) {
@@ -108,7 +122,10 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
   const wanted: { namespace: NamespaceName; key: string }[] = [];
   for (const namespace of r.namespaces) {
     const index = await ctx.indexes.fresh(r.organizationId, namespace);
-    for (const entity of r.entities) for (const key of index.keysForEntity(entity).slice(0, r.limit)) wanted.push({ namespace, key });
+    for (const entity of r.entities) {
+      const keys = index.keysForEntity(entity).filter((key) => index.matches(key, r.range));
+      for (const key of keys.slice(0, r.limit)) wanted.push({ namespace, key });
+    }
   }
   const fresh = wanted.filter((w) => !picked.has(refString(w.namespace, w.key)));
   const records = fresh.length
@@ -126,7 +143,7 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
     }
     const record = records.find((m) => m.namespace === w.namespace && m.key === w.key);
     if (!record) continue;
-    const rank = ENTITY_RELEVANCE + 0.2 * feedbackScore(record.stats, r.now) + 0.05 * recencyScore(record.updatedAt, r.now);
+    const rank = ENTITY_RELEVANCE + 0.2 * feedbackScore(record.stats, r.now) + 0.05 * recencyScore(eventTimeOf(record), r.now);
     picked.set(ref, { record, reasons: ['ENTITY'], warning: failureWarning(record.stats, r.now), rank });
   }
 }

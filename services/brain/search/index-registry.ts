@@ -17,6 +17,7 @@
 //   from scratch, so it can never miss a deletion whose tombstone has expired.
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import type { MemoryRecord, NamespaceName } from '../memory-record.ts';
+import { eventTimeOf } from '../event-time.ts';
 import { LexicalIndex } from './lexical-index.ts';
 
 export interface SequenceDoc extends RecordDoc {
@@ -61,9 +62,9 @@ export class IndexRegistry {
     this.options = options;
   }
 
-  /** Takes the next write sequence number of (organization, namespace). */
-  async nextSeq(organizationId: string, namespace: NamespaceName): Promise<number> {
-    const doc = await this.options.sequences.increment(sequenceId(organizationId, namespace), 'seq', 1, {});
+  /** Takes the next write sequence number of (organization, namespace), or `count` of them (returns the last). */
+  async nextSeq(organizationId: string, namespace: NamespaceName, count = 1): Promise<number> {
+    const doc = await this.options.sequences.increment(sequenceId(organizationId, namespace), 'seq', count, {});
     return doc.seq;
   }
 
@@ -180,6 +181,7 @@ function apply(index: LexicalIndex, record: MemoryRecord): void {
     tags: record.tags,
     entities: record.entities,
     updatedAt: record.updatedAt,
+    eventAt: eventTimeOf(record),
     seq: record.seq,
     contentHash: record.contentHash,
   });

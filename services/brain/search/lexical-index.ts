@@ -13,6 +13,8 @@ export interface IndexedMemory {
   tags: string[];
   entities: string[];
   updatedAt: number;
+  /** Event time (event-time.ts); updatedAt when absent. */
+  eventAt?: number;
   /** Write sequence that produced this state (see index-registry.ts). */
   seq: number;
   contentHash: string;
@@ -27,6 +29,7 @@ interface DocEntry {
   tags: string[];
   entities: string[];
   updatedAt: number;
+  eventAt: number;
   seq: number;
   contentHash: string;
 }
@@ -38,6 +41,10 @@ export interface LexicalFilter {
   entities?: string[];
   updatedAfter?: number;
   updatedBefore?: number;
+  /** Event time at or after. */
+  eventAfter?: number;
+  /** Event time before. */
+  eventBefore?: number;
   excludeKeys?: Set<string>;
 }
 
@@ -78,6 +85,8 @@ export class LexicalIndex {
   private totalLength = 0;
   private dead = 0;
   private scratch = new Float64Array(1024);
+  /** Length of the document in each slot, 0 for a dead slot: read without touching the entries. */
+  private lengths = new Float64Array(1024);
 
   get size(): number {
     return this.docs.size;
@@ -110,10 +119,12 @@ export class LexicalIndex {
       tags: doc.tags,
       entities: doc.entities.map(normalizeEntity),
       updatedAt: doc.updatedAt,
+      eventAt: doc.eventAt ?? doc.updatedAt,
       seq: doc.seq,
       contentHash: doc.contentHash,
     };
     this.slots.push(entry);
+    this.setLength(entry.slot, entry.length);
     this.docs.set(doc.key, entry);
     this.totalLength += entry.length;
     for (let i = 0; i < entry.terms.length; i++) {
@@ -132,6 +143,7 @@ export class LexicalIndex {
     if (!entry) return;
     this.docs.delete(key);
     this.slots[entry.slot] = undefined;
+    this.lengths[entry.slot] = 0;
     this.dead += 1;
     this.totalLength -= entry.length;
     for (const t of entry.terms) {
@@ -142,6 +154,11 @@ export class LexicalIndex {
     removeFrom(this.byHash, entry.contentHash, key);
     for (const e of entry.entities) removeFrom(this.byEntity, e, key);
     if (this.dead > 1_000 && this.dead > this.slots.length / 4) this.compact();
+  }
+
+  /** Whether some memory lists the entity (normalized). */
+  hasEntity(normalized: string): boolean {
+    return this.byEntity.has(normalized);
   }
 
   keysWithHash(hash: string): string[] {
@@ -163,6 +180,8 @@ export class LexicalIndex {
     if (filter.excludeKeys?.has(entry.key)) return false;
     if (filter.updatedAfter !== undefined && entry.updatedAt <= filter.updatedAfter) return false;
     if (filter.updatedBefore !== undefined && entry.updatedAt >= filter.updatedBefore) return false;
+    if (filter.eventAfter !== undefined && entry.eventAt < filter.eventAfter) return false;
+    if (filter.eventBefore !== undefined && entry.eventAt >= filter.eventBefore) return false;
     if (filter.tags?.length && !filter.tags.every((t) => entry.tags.includes(t))) return false;
     if (filter.entities?.length && !filter.entities.some((e) => entry.entities.includes(normalizeEntity(e)))) {
       return false;
@@ -186,34 +205,94 @@ export class LexicalIndex {
     return out.slice(0, maxTerms);
   }
 
-  /** BM25 top hits for the query among documents passing the filter. */
+  /**
+   * BM25 top hits for the query among documents passing the filter. Exact, with MaxScore
+   * pruning: terms are scored rarest first, and once the most the remaining (commoner) terms
+   * could add to a document is below the `limit`-th best score so far, a document none of the
+   * rarer terms matched can no longer make the top: the long postings of common words then only
+   * update documents already found, instead of creating an entry for most of the index.
+   */
   search(query: string, limit: number, filter: LexicalFilter = {}, maxTerms = 32): LexicalHit[] {
     if (this.docs.size === 0 || limit <= 0) return [];
     const avgdl = this.totalLength / this.docs.size;
     if (this.scratch.length < this.slots.length) this.scratch = new Float64Array(this.slots.length * 2);
     const scratch = this.scratch;
+    // BM25's length normalisation K1 * (1 - B + B * length / avgdl) is norm0 + norm1 * length.
+    const norm0 = K1 * (1 - B);
+    const norm1 = (K1 * B) / avgdl;
+    const lengths = this.lengths;
     const touched: number[] = [];
-    for (const { term, idf } of this.weightedTerms(query, maxTerms)) {
+    const weighted = this.weightedTerms(query, maxTerms);
+    // The most each term can add to one document: BM25 with tf -> infinity and length -> 0.
+    const rest = weighted.map((w) => w.idf * (K1 + 1));
+    for (let i = rest.length - 2; i >= 0; i--) rest[i]! += rest[i + 1]!;
+    let pruned = false;
+    for (const [i, { term, idf }] of weighted.entries()) {
       const list = this.postings.get(term)!;
+      if (!pruned && touched.length >= limit && rest[i]! < this.kthScore(touched, limit, filter)) pruned = true;
+      if (pruned && list.length > touched.length * 4) {
+        this.scoreTouched(term, idf, touched, norm0, norm1);
+        continue;
+      }
       for (const packed of list) {
         const slot = Math.floor(packed / 256);
-        const entry = this.slots[slot];
-        if (!entry) continue;
+        const length = lengths[slot]!;
+        // A dead slot has no length; after pruning only documents found so far are updated.
+        if (length === 0 || (pruned && scratch[slot] === 0)) continue;
         const tf = packed % 256;
         if (scratch[slot] === 0) touched.push(slot);
-        scratch[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * entry.length) / avgdl));
+        scratch[slot] += (idf * tf * (K1 + 1)) / (tf + norm0 + norm1 * length);
       }
     }
     const hits: LexicalHit[] = [];
     const filtered = hasFilter(filter);
     for (const slot of touched) {
-      const score = scratch[slot];
+      const score = scratch[slot]!;
       scratch[slot] = 0;
       const entry = this.slots[slot]!;
       if (filtered && !this.passes(entry, filter)) continue;
       hits.push({ key: entry.key, score });
     }
     return topK(hits, limit);
+  }
+
+  private setLength(slot: number, length: number): void {
+    if (slot >= this.lengths.length) {
+      const grown = new Float64Array(this.lengths.length * 2);
+      grown.set(this.lengths);
+      this.lengths = grown;
+    }
+    this.lengths[slot] = length;
+  }
+
+  /** The `limit`-th best partial score among the found documents passing the filter (0 if fewer). */
+  private kthScore(touched: number[], limit: number, filter: LexicalFilter): number {
+    const filtered = hasFilter(filter);
+    const best: number[] = [];
+    for (const slot of touched) {
+      const score = this.scratch[slot]!;
+      if (best.length === limit && score <= best[limit - 1]!) continue;
+      if (filtered && !this.passes(this.slots[slot]!, filter)) continue;
+      let i = best.length === limit ? limit - 1 : best.length;
+      if (best.length < limit) best.push(score);
+      while (i > 0 && score > best[i - 1]!) {
+        best[i] = best[i - 1]!;
+        i -= 1;
+      }
+      best[i] = score;
+    }
+    return best.length === limit ? best[limit - 1]! : 0;
+  }
+
+  /** Adds a term's score to the documents found so far, looking the term up in each. */
+  private scoreTouched(term: string, idf: number, touched: number[], norm0: number, norm1: number): void {
+    for (const slot of touched) {
+      const entry = this.slots[slot]!;
+      const i = entry.terms.indexOf(term);
+      if (i < 0) continue;
+      const tf = Math.min(entry.freqs[i]!, MAX_TF);
+      this.scratch[slot]! += (idf * tf * (K1 + 1)) / (tf + norm0 + norm1 * entry.length);
+    }
   }
 
   /** BM25 score of one document for the query (0 when no word matches or it is absent). */
@@ -242,11 +321,13 @@ export class LexicalIndex {
   private compact(): void {
     const live = [...this.docs.values()];
     this.slots = [];
+    this.lengths.fill(0);
     this.postings = new Map();
     this.dead = 0;
     for (const entry of live) {
       entry.slot = this.slots.length;
       this.slots.push(entry);
+      this.setLength(entry.slot, entry.length);
       for (let i = 0; i < entry.terms.length; i++) {
         let list = this.postings.get(entry.terms[i]);
         if (!list) this.postings.set(entry.terms[i], (list = []));
@@ -256,9 +337,15 @@ export class LexicalIndex {
   }
 }
 
-function hasFilter(f: LexicalFilter): boolean {
+export function hasFilter(f: LexicalFilter): boolean {
   return Boolean(
-    f.tags?.length || f.entities?.length || f.updatedAfter !== undefined || f.updatedBefore !== undefined || f.excludeKeys?.size,
+    f.tags?.length ||
+      f.entities?.length ||
+      f.updatedAfter !== undefined ||
+      f.updatedBefore !== undefined ||
+      f.eventAfter !== undefined ||
+      f.eventBefore !== undefined ||
+      f.excludeKeys?.size,
   );
 }
 

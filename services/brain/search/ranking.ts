@@ -6,25 +6,31 @@
 //   relevance    = wLex * lexicalNorm + (1 - wLex) * semanticNorm
 //   feedback     = (2p - 1) * n / (n + 3) - 0.5 * exp(-daysSinceLastFailure / 14), clamped to -1..1,
 //                  with n = worked + failed and p = (worked + 1) / (n + 2)
-//   recency      = exp(-daysSinceUpdate / 90)
-//   final        = relevance + wFeedback * feedback + wRecency * recency - wSuperseded * superseded
+//   recency      = exp(-daysSinceEvent / 90)
+//   cues         = share of the query's cues (a period, entities) the memory matches  (0..1)
+//   final        = relevance + wFeedback * feedback + wRecency * recency + wCues * cues
+//                  - wSuperseded * superseded
 //
 // A superseded memory (history) also ranks below its successor whenever both are results.
 //
 // wLex was tuned on the labeled set of test/fixtures/brain-quality.json: on it (as on the public
 // conversational benchmark in agent-memory.md) BM25 alone beats the embedding alone, and the
-// fusion only helps when the embedding gets the smaller weight. Figures in docs/brain.md.
+// fusion only helps when the embedding gets the smaller weight. wCues was swept with it on that
+// set and on the conversational one (test/fixtures/brain-conversations.json): 0.3 was best on
+// both, and 0.7 stayed the best lexical weight. Figures in docs/brain.md.
 import type { OutcomeStatsRecord } from '../memory-record.ts';
 
 export interface RankingWeights {
   lexical: number;
   feedback: number;
   recency: number;
+  /** Bonus for matching what the query names (query-cues.ts). */
+  cues: number;
   /** Subtracted from a superseded memory's score: history, still findable. */
   superseded: number;
 }
 
-export const DEFAULT_WEIGHTS: RankingWeights = { lexical: 0.7, feedback: 0.2, recency: 0.05, superseded: 0.3 };
+export const DEFAULT_WEIGHTS: RankingWeights = { lexical: 0.7, feedback: 0.2, recency: 0.05, cues: 0.3, superseded: 0.3 };
 
 const DAY_MS = 24 * 3600_000;
 /** A failure this recent puts a warning on the memory. */
@@ -91,8 +97,8 @@ export function fuse(candidates: Candidate[], lexicalWeight: number): FusedScore
   });
 }
 
-export function finalScore(relevance: number, feedback: number, recency: number, weights: RankingWeights): number {
-  return relevance + weights.feedback * feedback + weights.recency * recency;
+export function finalScore(relevance: number, feedback: number, recency: number, cues: number, weights: RankingWeights): number {
+  return relevance + weights.feedback * feedback + weights.recency * recency + weights.cues * cues;
 }
 
 export interface Warning {

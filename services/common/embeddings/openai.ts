@@ -104,83 +104,125 @@ function isRetryableStatus(status: number): boolean {
 }
 
 export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Promise<Embedder> {
-  const { model, apiKey, timeoutMs = 30_000, maxRetries = 3, maxRetryDelayMs = 20_000, batchSize = 96, maxInputChars = 8192 } = options;
-  const endpoint = embeddingsEndpoint(options.url);
-  if (!model) throw new Error('an embeddings model name is required');
-  if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions < 1)) {
-    throw new Error(`dimensions must be a positive integer, got ${options.dimensions}`);
-  }
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2048) {
-    throw new Error(`batchSize must be an integer from 1 to 2048, got ${batchSize}`);
-  }
-  let dimensions = options.dimensions;
-  const closing = new AbortController();
-
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-
-  function closedError(): EmbeddingsError {
-    return new EmbeddingsError('the embeddings client is closed');
-  }
-
-  function backoff(attempt: number): number {
-    return Math.min(maxRetryDelayMs, 500 * 2 ** attempt * (0.75 + Math.random() * 0.25));
-  }
-
-  async function wait(ms: number): Promise<void> {
+  const client = new OpenAiEmbeddings(options);
+  if (client.dimensions === undefined) {
     try {
-      await sleep(ms, undefined, { signal: closing.signal });
+      const [probe] = await client.embed([PROBE_TEXT]);
+      client.dimensions = probe!.length;
+    } catch (error) {
+      throw new EmbeddingsError(`could not learn the embedding dimensions: ${(error as Error).message}`, (error as EmbeddingsError).status);
+    }
+  }
+  const learned = client.dimensions;
+  return {
+    kind: 'openai',
+    model: client.model,
+    dimensions: learned,
+    embed: (texts) => client.embed(texts),
+    async close(): Promise<void> {
+      client.close();
+    },
+  };
+}
+
+/** The client behind the embedder: batches, requests with retries, and checked answers. */
+class OpenAiEmbeddings {
+  readonly model: string;
+  /** Every answer's vector length; undefined until the probe has learned it. */
+  dimensions: number | undefined;
+  private readonly endpoint: string;
+  private readonly requestedDimensions: number | undefined;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly batchSize: number;
+  private readonly maxInputChars: number;
+  private readonly headers: Record<string, string>;
+  private readonly closing = new AbortController();
+
+  constructor(options: OpenAiEmbedderOptions) {
+    const { model, apiKey, timeoutMs = 30_000, maxRetries = 3, maxRetryDelayMs = 20_000, batchSize = 96, maxInputChars = 8192 } = options;
+    this.endpoint = embeddingsEndpoint(options.url);
+    if (!model) throw new Error('an embeddings model name is required');
+    if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions < 1)) {
+      throw new Error(`dimensions must be a positive integer, got ${options.dimensions}`);
+    }
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2048) {
+      throw new Error(`batchSize must be an integer from 1 to 2048, got ${batchSize}`);
+    }
+    this.model = model;
+    this.dimensions = options.dimensions;
+    this.requestedDimensions = options.dimensions;
+    this.timeoutMs = timeoutMs;
+    this.maxRetries = maxRetries;
+    this.maxRetryDelayMs = maxRetryDelayMs;
+    this.batchSize = batchSize;
+    this.maxInputChars = maxInputChars;
+    this.headers = { 'content-type': 'application/json', accept: 'application/json' };
+    if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (this.closing.signal.aborted) throw closedError();
+    if (!Array.isArray(texts)) throw new TypeError('texts must be an array of strings');
+    const index = texts.findIndex((text) => typeof text !== 'string');
+    if (index >= 0) throw new TypeError(`texts[${index}] is not a string`);
+    const prepared = texts.map((text) => prepare(text, this.maxInputChars));
+    const out: Float32Array[] = [];
+    for (let start = 0; start < prepared.length; start += this.batchSize) {
+      const batch = prepared.slice(start, start + this.batchSize);
+      out.push(...this.parse(await this.request(batch), batch.length));
+    }
+    return out;
+  }
+
+  close(): void {
+    this.closing.abort();
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(this.maxRetryDelayMs, 500 * 2 ** attempt * (0.75 + Math.random() * 0.25));
+  }
+
+  private async wait(ms: number): Promise<void> {
+    try {
+      await sleep(ms, undefined, { signal: this.closing.signal });
     } catch {
       throw closedError();
     }
   }
 
   /** One request with retries; returns the parsed body of a 2xx answer. */
-  async function request(inputs: string[]): Promise<unknown> {
-    const body = JSON.stringify({ model, input: inputs, ...(options.dimensions ? { dimensions: options.dimensions } : {}) });
+  private async request(inputs: string[]): Promise<unknown> {
+    const { endpoint, closing } = this;
+    const body = JSON.stringify({
+      model: this.model,
+      input: inputs,
+      ...(this.requestedDimensions ? { dimensions: this.requestedDimensions } : {}),
+    });
     for (let attempt = 0; ; attempt++) {
       if (closing.signal.aborted) throw closedError();
       let response: Response;
       try {
         response = await fetch(endpoint, {
           method: 'POST',
-          headers,
+          headers: this.headers,
           body,
-          signal: AbortSignal.any([closing.signal, AbortSignal.timeout(timeoutMs)]),
+          signal: AbortSignal.any([closing.signal, AbortSignal.timeout(this.timeoutMs)]),
         });
       } catch (error) {
         if (closing.signal.aborted) throw closedError();
         const reason =
-          error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeNetworkError(error);
-        if (attempt < maxRetries) {
-          await wait(backoff(attempt));
+          error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : describeNetworkError(error);
+        if (attempt < this.maxRetries) {
+          await this.wait(this.backoff(attempt));
           continue;
         }
         throw new EmbeddingsError(`embeddings endpoint ${endpoint} failed after ${attempt + 1} attempts: ${reason}`);
       }
-      if (response.ok) {
-        const text = await response.text();
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new EmbeddingsError(
-            `embeddings endpoint ${endpoint} answered ${response.status} with a body that is not JSON: ` +
-              JSON.stringify(text.slice(0, 100)),
-            response.status,
-          );
-        }
-      }
-      if (isRetryableStatus(response.status) && attempt < maxRetries) {
-        const asked = retryAfterMs(response.headers);
-        await response.body?.cancel();
-        if (asked !== undefined && asked > maxRetryDelayMs) {
-          throw new EmbeddingsError(
-            `embeddings endpoint ${endpoint} answered ${response.status} and asked to retry after ` +
-              `${Math.ceil(asked / 1000)} s, longer than the ${maxRetryDelayMs / 1000} s this client waits`,
-            response.status,
-          );
-        }
-        await wait(asked ?? backoff(attempt));
+      if (response.ok) return this.readJson(response);
+      if (isRetryableStatus(response.status) && attempt < this.maxRetries) {
+        await this.waitToRetry(response, attempt);
         continue;
       }
       const detail = await errorDetail(response);
@@ -189,81 +231,82 @@ export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Prom
     }
   }
 
-  function malformed(why: string): EmbeddingsError {
-    return new EmbeddingsError(`embeddings endpoint ${endpoint} answered malformed JSON: ${why}`);
+  private async readJson(response: Response): Promise<unknown> {
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new EmbeddingsError(
+        `embeddings endpoint ${this.endpoint} answered ${response.status} with a body that is not JSON: ` +
+          JSON.stringify(text.slice(0, 100)),
+        response.status,
+      );
+    }
+  }
+
+  /** Waits as long as the server asked (or backs off), unless it asked for longer than this client waits. */
+  private async waitToRetry(response: Response, attempt: number): Promise<void> {
+    const asked = retryAfterMs(response.headers);
+    await response.body?.cancel();
+    if (asked !== undefined && asked > this.maxRetryDelayMs) {
+      throw new EmbeddingsError(
+        `embeddings endpoint ${this.endpoint} answered ${response.status} and asked to retry after ` +
+          `${Math.ceil(asked / 1000)} s, longer than the ${this.maxRetryDelayMs / 1000} s this client waits`,
+        response.status,
+      );
+    }
+    await this.wait(asked ?? this.backoff(attempt));
+  }
+
+  private malformed(why: string): EmbeddingsError {
+    return new EmbeddingsError(`embeddings endpoint ${this.endpoint} answered malformed JSON: ${why}`);
   }
 
   /** Checks the answer to `count` inputs and returns unit vectors in input order. */
-  function parse(body: unknown, count: number): Float32Array[] {
+  private parse(body: unknown, count: number): Float32Array[] {
     const data = (body as { data?: unknown } | null)?.data;
-    if (!Array.isArray(data)) throw malformed('no "data" array');
-    if (data.length !== count) throw malformed(`${data.length} embeddings for ${count} inputs`);
+    if (!Array.isArray(data)) throw this.malformed('no "data" array');
+    if (data.length !== count) throw this.malformed(`${data.length} embeddings for ${count} inputs`);
     const vectors = new Array<Float32Array>(count);
     data.forEach((item: { index?: unknown; embedding?: unknown } | null, position) => {
       const index = item?.index ?? position;
       if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= count || vectors[index as number]) {
-        throw malformed(`data[${position}].index is missing, out of range or repeated`);
+        throw this.malformed(`data[${position}].index is missing, out of range or repeated`);
       }
-      const embedding = item?.embedding;
-      if (!Array.isArray(embedding) || embedding.length === 0) {
-        throw malformed(`data[${position}].embedding is not an array of numbers`);
-      }
-      if (dimensions !== undefined && embedding.length !== dimensions) {
-        throw malformed(`data[${position}].embedding has ${embedding.length} dimensions, expected ${dimensions}`);
-      }
-      const vector = new Float32Array(embedding.length);
-      let sum = 0;
-      for (let i = 0; i < embedding.length; i++) {
-        const x = embedding[i];
-        if (typeof x !== 'number' || !Number.isFinite(x)) {
-          throw malformed(`data[${position}].embedding[${i}] is not a finite number`);
-        }
-        vector[i] = x;
-        sum += x * x;
-      }
-      if (sum === 0) throw malformed(`data[${position}].embedding is the zero vector`);
-      const scale = 1 / Math.sqrt(sum);
-      for (let i = 0; i < vector.length; i++) vector[i]! *= scale;
-      vectors[index as number] = vector;
+      vectors[index as number] = this.unitVector(item?.embedding, position);
     });
     const first = vectors[0]!.length;
-    if (vectors.some((v) => v.length !== first)) throw malformed('embeddings of different lengths');
+    if (vectors.some((v) => v.length !== first)) throw this.malformed('embeddings of different lengths');
     return vectors;
   }
 
-  async function embed(texts: string[]): Promise<Float32Array[]> {
-    if (closing.signal.aborted) throw closedError();
-    if (!Array.isArray(texts)) throw new TypeError('texts must be an array of strings');
-    const index = texts.findIndex((text) => typeof text !== 'string');
-    if (index >= 0) throw new TypeError(`texts[${index}] is not a string`);
-    const prepared = texts.map((text) => prepare(text, maxInputChars));
-    const out: Float32Array[] = [];
-    for (let start = 0; start < prepared.length; start += batchSize) {
-      const batch = prepared.slice(start, start + batchSize);
-      out.push(...parse(await request(batch), batch.length));
+  /** The embedding at `data[position]`, checked and scaled to unit length. */
+  private unitVector(embedding: unknown, position: number): Float32Array {
+    if (!Array.isArray(embedding) || embedding.length === 0) {
+      throw this.malformed(`data[${position}].embedding is not an array of numbers`);
     }
-    return out;
-  }
-
-  if (dimensions === undefined) {
-    try {
-      const [probe] = await embed([PROBE_TEXT]);
-      dimensions = probe!.length;
-    } catch (error) {
-      throw new EmbeddingsError(`could not learn the embedding dimensions: ${(error as Error).message}`, (error as EmbeddingsError).status);
+    if (this.dimensions !== undefined && embedding.length !== this.dimensions) {
+      throw this.malformed(`data[${position}].embedding has ${embedding.length} dimensions, expected ${this.dimensions}`);
     }
+    const vector = new Float32Array(embedding.length);
+    let sum = 0;
+    for (let i = 0; i < embedding.length; i++) {
+      const x = embedding[i];
+      if (typeof x !== 'number' || !Number.isFinite(x)) {
+        throw this.malformed(`data[${position}].embedding[${i}] is not a finite number`);
+      }
+      vector[i] = x;
+      sum += x * x;
+    }
+    if (sum === 0) throw this.malformed(`data[${position}].embedding is the zero vector`);
+    const scale = 1 / Math.sqrt(sum);
+    for (let i = 0; i < vector.length; i++) vector[i]! *= scale;
+    return vector;
   }
-  const learned = dimensions;
+}
 
-  return {
-    kind: 'openai',
-    model,
-    dimensions: learned,
-    embed,
-    async close(): Promise<void> {
-      closing.abort();
-    },
-  };
+function closedError(): EmbeddingsError {
+  return new EmbeddingsError('the embeddings client is closed');
 }
 
 function describeNetworkError(error: unknown): string {

@@ -85,19 +85,79 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 16) {
     throw new Error(`batchSize must be an integer from 1 to 16, got ${batchSize}`);
   }
+  const pool = new WorkerPool(batchSize);
+  await pool.start(threads);
+  return {
+    kind: 'use-lite',
+    model: USE_LITE_MODEL,
+    dimensions: USE_LITE_DIMENSIONS,
+    embed: (texts: string[]) => pool.embed(texts),
+    close: () => pool.close(),
+  };
+}
 
-  const slots: Slot[] = [];
+/** The worker threads, each with the model loaded, and the embed() calls waiting for them. */
+class WorkerPool {
+  private readonly batchSize: number;
+  private readonly slots: Slot[] = [];
   /** Jobs with texts not yet sent; served round-robin. */
-  const queue: Job[] = [];
-  let nextId = 1;
-  let closed = false;
-  let broken: Error | undefined;
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Set when every worker is lost and none can be started again. */
+  private broken: Error | undefined;
 
-  function fail(job: Job, error: Error): void {
+  constructor(batchSize: number) {
+    this.batchSize = batchSize;
+  }
+
+  /** Starts `threads` workers; fails (and stops those that started) if any cannot load the model. */
+  async start(threads: number): Promise<void> {
+    const started = await Promise.allSettled(Array.from({ length: threads }, () => this.startWorkerWithRetry()));
+    const failure = started.find((result) => result.status === 'rejected');
+    if (failure) {
+      await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.worker.terminate() : undefined)));
+      throw (failure as PromiseRejectedResult).reason;
+    }
+    for (const result of started) this.slots.push((result as PromiseFulfilledResult<Slot>).value);
+  }
+
+  embed(texts: string[]): Promise<Float32Array[]> {
+    if (this.closed) return Promise.reject(new Error('the USE-lite embedder is closed'));
+    if (this.broken) return Promise.reject(this.broken);
+    if (!Array.isArray(texts)) return Promise.reject(new TypeError('texts must be an array of strings'));
+    const index = texts.findIndex((text) => typeof text !== 'string');
+    if (index >= 0) return Promise.reject(new TypeError(`texts[${index}] is not a string`));
+    if (texts.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      const prepared = texts.map(prepareText);
+      this.queue.push({
+        texts: prepared,
+        vectors: new Array<Float32Array>(prepared.length),
+        next: 0,
+        outstanding: prepared.length,
+        resolve,
+        reject,
+        settled: false,
+      });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const error = new Error('the USE-lite embedder was closed');
+    for (const job of [...this.queue]) this.fail(job, error);
+    for (const slot of this.slots) for (const part of slot.running?.parts ?? []) this.fail(part.job, error);
+    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
+  }
+
+  private fail(job: Job, error: Error): void {
     if (job.settled) return;
     job.settled = true;
-    const index = queue.indexOf(job);
-    if (index >= 0) queue.splice(index, 1);
+    const index = this.queue.indexOf(job);
+    if (index >= 0) this.queue.splice(index, 1);
     job.reject(error);
   }
 
@@ -107,26 +167,16 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
    * together; but only as many as the idle workers need to share the queue, so that under light
    * load a text goes out alone and is answered soonest.
    */
-  function dispatch(): void {
+  private dispatch(): void {
     let idle = 0;
-    for (const slot of slots) if (!slot.running) idle++;
-    while (idle > 0 && queue.length > 0) {
+    for (const slot of this.slots) if (!slot.running) idle++;
+    while (idle > 0 && this.queue.length > 0) {
       let waiting = 0;
-      for (const job of queue) waiting += job.texts.length - job.next;
-      const take = Math.min(batchSize, Math.ceil(waiting / idle));
-      const slot = slots.find((s) => !s.running)!;
-      const parts: Part[] = [];
-      const texts: string[] = [];
-      while (texts.length < take && queue.length > 0) {
-        const job = queue.shift()!;
-        const start = job.next;
-        const count = Math.min(take - texts.length, job.texts.length - start);
-        job.next += count;
-        for (let i = start; i < start + count; i++) texts.push(job.texts[i]!);
-        parts.push({ job, start, count });
-        if (job.next < job.texts.length) queue.push(job);
-      }
-      const id = nextId++;
+      for (const job of this.queue) waiting += job.texts.length - job.next;
+      const take = Math.min(this.batchSize, Math.ceil(waiting / idle));
+      const slot = this.slots.find((s) => !s.running)!;
+      const { parts, texts } = this.takeTexts(take);
+      const id = this.nextId++;
       slot.running = { id, parts };
       // A busy worker keeps the process alive; an idle one does not (see startWorker).
       slot.worker.ref();
@@ -136,7 +186,24 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
     }
   }
 
-  function finish(slot: Slot, message: WorkerMessage): void {
+  /** Up to `take` waiting texts, from the waiting calls in turn. */
+  private takeTexts(take: number): { parts: Part[]; texts: string[] } {
+    const queue = this.queue;
+    const parts: Part[] = [];
+    const texts: string[] = [];
+    while (texts.length < take && queue.length > 0) {
+      const job = queue.shift()!;
+      const start = job.next;
+      const count = Math.min(take - texts.length, job.texts.length - start);
+      job.next += count;
+      for (let i = start; i < start + count; i++) texts.push(job.texts[i]!);
+      parts.push({ job, start, count });
+      if (job.next < job.texts.length) queue.push(job);
+    }
+    return { parts, texts };
+  }
+
+  private finish(slot: Slot, message: WorkerMessage): void {
     const running = slot.running;
     if (!running || !('id' in message) || message.id !== running.id) return;
     slot.running = undefined;
@@ -144,7 +211,7 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
     let offset = 0;
     for (const { job, start, count } of running.parts) {
       if (message.type === 'error') {
-        fail(job, new Error(`USE-lite embedding failed: ${message.message}`));
+        this.fail(job, new Error(`USE-lite embedding failed: ${message.message}`));
       } else if (message.type === 'result' && !job.settled) {
         for (let i = 0; i < count; i++) job.vectors[start + i] = message.vectors[offset + i]!;
         job.outstanding -= count;
@@ -155,11 +222,11 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
       }
       offset += count;
     }
-    dispatch();
+    this.dispatch();
   }
 
   /** Starts a worker; resolves once its model is loaded. */
-  function startWorker(): Promise<Slot> {
+  private startWorker(): Promise<Slot> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(WORKER_URL);
       const slot: Slot = { worker };
@@ -172,96 +239,53 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions): Pr
         } else if (message.type === 'failed') {
           reject(new Error(`USE-lite model failed to load: ${message.message}`));
         } else {
-          finish(slot, message);
+          this.finish(slot, message);
         }
       });
       worker.on('error', (error) => {
         if (!ready) reject(new Error(`USE-lite worker failed to start: ${error.message}`, { cause: error }));
-        else for (const part of slot.running?.parts ?? []) fail(part.job, new Error(`USE-lite worker crashed: ${error.message}`));
+        else for (const part of slot.running?.parts ?? []) this.fail(part.job, new Error(`USE-lite worker crashed: ${error.message}`));
       });
       worker.on('exit', (code) => {
-        if (!ready) {
-          reject(new Error(`USE-lite worker exited with code ${code} before loading the model`));
-          return;
-        }
-        const index = slots.indexOf(slot);
-        if (index < 0) return;
-        slots.splice(index, 1);
-        for (const part of slot.running?.parts ?? []) fail(part.job, new Error(`USE-lite worker exited with code ${code}`));
-        if (closed) return;
-        // Replace the lost worker; the model loaded before, so it will load again.
-        startWorker().then(
-          (replacement) => {
-            if (closed) void replacement.worker.terminate();
-            else {
-              slots.push(replacement);
-              dispatch();
-            }
-          },
-          (error: Error) => {
-            if (slots.length > 0) return;
-            broken = error;
-            for (const job of [...queue]) fail(job, error);
-          },
-        );
+        if (!ready) reject(new Error(`USE-lite worker exited with code ${code} before loading the model`));
+        else this.exited(slot, code);
       });
     });
   }
 
+  /** A loaded worker exited: its texts fail, and a new worker takes its place. */
+  private exited(slot: Slot, code: number): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    this.slots.splice(index, 1);
+    for (const part of slot.running?.parts ?? []) this.fail(part.job, new Error(`USE-lite worker exited with code ${code}`));
+    if (this.closed) return;
+    // Replace the lost worker; the model loaded before, so it will load again.
+    this.startWorker().then(
+      (replacement) => {
+        if (this.closed) void replacement.worker.terminate();
+        else {
+          this.slots.push(replacement);
+          this.dispatch();
+        }
+      },
+      (error: Error) => {
+        if (this.slots.length > 0) return;
+        this.broken = error;
+        for (const job of [...this.queue]) this.fail(job, error);
+      },
+    );
+  }
+
   // TensorFlow.js's WASM backend occasionally fails to initialise in a fresh worker on a loaded
   // machine ("Backend 'wasm' has not yet been initialized"); a new worker then loads fine.
-  async function startWorkerWithRetry(attempts = 3): Promise<Slot> {
+  private async startWorkerWithRetry(attempts = 3): Promise<Slot> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await startWorker();
+        return await this.startWorker();
       } catch (error) {
         if (attempt >= attempts) throw error;
       }
     }
   }
-
-  const started = await Promise.allSettled(Array.from({ length: threads }, () => startWorkerWithRetry()));
-  const failure = started.find((result) => result.status === 'rejected');
-  if (failure) {
-    await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.worker.terminate() : undefined)));
-    throw (failure as PromiseRejectedResult).reason;
-  }
-  for (const result of started) slots.push((result as PromiseFulfilledResult<Slot>).value);
-
-  return {
-    kind: 'use-lite',
-    model: USE_LITE_MODEL,
-    dimensions: USE_LITE_DIMENSIONS,
-
-    embed(texts: string[]): Promise<Float32Array[]> {
-      if (closed) return Promise.reject(new Error('the USE-lite embedder is closed'));
-      if (broken) return Promise.reject(broken);
-      if (!Array.isArray(texts)) return Promise.reject(new TypeError('texts must be an array of strings'));
-      const index = texts.findIndex((text) => typeof text !== 'string');
-      if (index >= 0) return Promise.reject(new TypeError(`texts[${index}] is not a string`));
-      if (texts.length === 0) return Promise.resolve([]);
-      return new Promise((resolve, reject) => {
-        const prepared = texts.map(prepareText);
-        queue.push({
-          texts: prepared,
-          vectors: new Array<Float32Array>(prepared.length),
-          next: 0,
-          outstanding: prepared.length,
-          resolve,
-          reject,
-          settled: false,
-        });
-        dispatch();
-      });
-    },
-
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      const error = new Error('the USE-lite embedder was closed');
-      for (const job of [...queue]) fail(job, error);
-      for (const slot of slots) for (const part of slot.running?.parts ?? []) fail(part.job, error);
-      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
-    },
-  };
 }

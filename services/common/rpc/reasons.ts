@@ -15,6 +15,10 @@ export const REASONS = {
   internalCredential: 'internal-credential',
   /** The service is draining for shutdown and takes no new call: another replica may. */
   shuttingDown: 'shutting-down',
+  /** An address failed to sign in too often; the metadata "retry-after" says when to try again. */
+  signInThrottled: 'sign-in-throttled',
+  /** The e-mail address or the password is not correct. */
+  invalidCredentials: 'invalid-credentials',
 } as const;
 
 export type Reason = (typeof REASONS)[keyof typeof REASONS];

@@ -8,6 +8,8 @@ import { type ConnectRouter, createContextValues, type Interceptor } from '@conn
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { listen, type ListenTarget } from '../listen.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import type { Registry } from 'prom-client';
 import { peerKey } from './context.ts';
 import { registerHealth, type HealthProbe } from './health.ts';
 import { createLoggingInterceptor, createRequestGate, createStoreFailureInterceptor } from './interceptors.ts';
@@ -22,6 +24,8 @@ export interface RpcServiceModule {
   probe: HealthProbe;
   /** Stops the module's background work; called when its server closes, before the stores do. */
   close?: () => Promise<void>;
+  /** Adds the module's own metrics to the process's registry. */
+  registerMetrics?: (registry: Registry) => void;
 }
 
 export interface RpcHandlerOptions {
@@ -34,6 +38,8 @@ export interface RpcHandlerOptions {
   draining?: () => boolean;
   /** Per-message cap; larger messages are refused with RESOURCE_EXHAUSTED. */
   readMaxBytes?: number;
+  /** The process's metrics: calls are counted, and the module registers its own. */
+  metrics?: Metrics;
 }
 
 /** Routes, health and reflection of one service, with the common interceptors. */
@@ -49,7 +55,9 @@ export function createRpcRoutes(options: Pick<RpcHandlerOptions, 'module'>) {
 }
 
 export function rpcRouterOptions(options: RpcHandlerOptions) {
-  const interceptors: Interceptor[] = [createLoggingInterceptor(options.logger), createStoreFailureInterceptor(options.logger)];
+  // Outermost first: the metrics count the code the caller gets, after store failures are mapped.
+  const interceptors: Interceptor[] = options.metrics ? [options.metrics.grpc] : [];
+  interceptors.push(createLoggingInterceptor(options.logger), createStoreFailureInterceptor(options.logger));
   return {
     interceptors,
     requestGate: createRequestGate({ internalToken: options.internalToken, logger: options.logger, draining: options.draining }),
@@ -130,6 +138,7 @@ function sniff(socket: net.Socket, h1: http.Server, h2: http2.Http2Server, hands
 }
 
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  if (options.metrics) options.module.registerMetrics?.(options.metrics.registry);
   const shutdown = new AbortController();
   let draining = false;
   const handler = connectNodeAdapter({

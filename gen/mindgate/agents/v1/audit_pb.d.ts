@@ -42,7 +42,8 @@ export declare type AuditEvent = Message<"mindgate.agents.v1.AuditEvent"> & {
   actorId: string;
 
   /**
-   * What was done: the Agents API operation ("createApiKey").
+   * What was done: the Agents API operation ("createApiKey"), or a step at the authorization
+   * server ("signUp", "acceptInvitation", "createOrganization" at consent).
    *
    * @generated from field: string action = 5;
    */
@@ -90,6 +91,16 @@ export declare type AuditEvent = Message<"mindgate.agents.v1.AuditEvent"> & {
    * @generated from field: google.protobuf.Timestamp create_time = 12;
    */
   createTime?: Timestamp | undefined;
+
+  /**
+   * What the action and target do not say, for steps outside the REST API: the role a member
+   * joined with ("role"), the teams ("team_ids", comma-separated), the invitation
+   * ("invitation_id"), where an organization was created ("source": "sign-up", "consent"). At
+   * most 10 entries of at most 1,000 characters.
+   *
+   * @generated from field: map<string, string> details = 13;
+   */
+  details: { [key: string]: string };
 };
 
 /**

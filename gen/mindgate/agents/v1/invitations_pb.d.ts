@@ -73,6 +73,13 @@ export declare type Invitation = Message<"mindgate.agents.v1.Invitation"> & {
    * @generated from field: google.protobuf.Timestamp accept_time = 10;
    */
   acceptTime?: Timestamp | undefined;
+
+  /**
+   * Teams the invitee joins on accepting.
+   *
+   * @generated from field: repeated string team_ids = 11;
+   */
+  teamIds: string[];
 };
 
 /**
@@ -115,6 +122,14 @@ export declare type CreateInvitationRequest = Message<"mindgate.agents.v1.Create
    * @generated from field: mindgate.agents.v1.Role actor_role = 5;
    */
   actorRole: Role;
+
+  /**
+   * Teams of the organization the invitee joins on accepting (at most 20); NOT_FOUND naming the
+   * team when one is not a team of this organization.
+   *
+   * @generated from field: repeated string team_ids = 6;
+   */
+  teamIds: string[];
 };
 
 /**
@@ -383,6 +398,13 @@ export declare type AcceptInvitationResponse = Message<"mindgate.agents.v1.Accep
    * @generated from field: mindgate.agents.v1.Membership membership = 2;
    */
   membership?: Membership | undefined;
+
+  /**
+   * The teams the user was put in: the invitation's teams that still exist.
+   *
+   * @generated from field: repeated string team_ids = 3;
+   */
+  teamIds: string[];
 };
 
 /**
@@ -498,7 +520,8 @@ export declare const InvitationsService: GenService<{
     output: typeof GetInvitationByTokenResponseSchema;
   },
   /**
-   * AcceptInvitation makes the user a member with the invited role and uses the token up.
+   * AcceptInvitation makes the user a member with the invited role, puts them in the
+   * invitation's teams (those that still exist) and uses the token up.
    * NOT_FOUND as for GetInvitationByToken; PERMISSION_DENIED when user_email is not the invited
    * address. A user who is already a member keeps the higher of the two roles.
    *

@@ -257,6 +257,13 @@ export declare type OrganizationWithRole = Message<"mindgate.agents.v1.Organizat
    * @generated from field: mindgate.agents.v1.Role role = 2;
    */
   role: Role;
+
+  /**
+   * The listing user's membership (when they joined, its etag).
+   *
+   * @generated from field: mindgate.agents.v1.Membership membership = 3;
+   */
+  membership?: Membership | undefined;
 };
 
 /**

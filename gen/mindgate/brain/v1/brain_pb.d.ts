@@ -209,6 +209,15 @@ export declare type Memory = Message<"mindgate.brain.v1.Memory"> & {
    * @generated from field: mindgate.brain.v1.MemoryRef superseded_by = 15;
    */
   supersededBy?: MemoryRef | undefined;
+
+  /**
+   * When what the memory says happened or became true: given by the writer, else the time the
+   * memory was created. Searches filter on it (event_after, event_before) and rank recent events
+   * higher.
+   *
+   * @generated from field: google.protobuf.Timestamp event_time = 16;
+   */
+  eventTime?: Timestamp | undefined;
 };
 
 /**
@@ -308,6 +317,14 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
    * @generated from field: mindgate.brain.v1.MemoryRef supersedes = 11;
    */
   supersedes?: MemoryRef | undefined;
+
+  /**
+   * When what the memory says happened or became true (years 1900-2199). Unset: the create
+   * time for a new memory; an update keeps the memory's event time.
+   *
+   * @generated from field: google.protobuf.Timestamp event_time = 12;
+   */
+  eventTime?: Timestamp | undefined;
 };
 
 /**
@@ -315,6 +332,83 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
  * Use `create(PutMemoryRequestSchema)` to create a new message.
  */
 export declare const PutMemoryRequestSchema: GenMessage<PutMemoryRequest>;
+
+/**
+ * PutMemoriesRequest writes several memories of one organization, for seeding and imports.
+ *
+ * @generated from message mindgate.brain.v1.PutMemoriesRequest
+ */
+export declare type PutMemoriesRequest = Message<"mindgate.brain.v1.PutMemoriesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * 1-100 writes, each validated as a PutMemoryRequest; their organization_id must be empty or
+   * equal to the request's.
+   *
+   * @generated from field: repeated mindgate.brain.v1.PutMemoryRequest memories = 2;
+   */
+  memories: PutMemoryRequest[];
+};
+
+/**
+ * Describes the message mindgate.brain.v1.PutMemoriesRequest.
+ * Use `create(PutMemoriesRequestSchema)` to create a new message.
+ */
+export declare const PutMemoriesRequestSchema: GenMessage<PutMemoriesRequest>;
+
+/**
+ * PutMemoriesResponse holds one result per write, in request order.
+ *
+ * @generated from message mindgate.brain.v1.PutMemoriesResponse
+ */
+export declare type PutMemoriesResponse = Message<"mindgate.brain.v1.PutMemoriesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.PutMemoriesResult results = 1;
+   */
+  results: PutMemoriesResult[];
+};
+
+/**
+ * Describes the message mindgate.brain.v1.PutMemoriesResponse.
+ * Use `create(PutMemoriesResponseSchema)` to create a new message.
+ */
+export declare const PutMemoriesResponseSchema: GenMessage<PutMemoriesResponse>;
+
+/**
+ * PutMemoriesResult is the outcome of one write of a batch.
+ *
+ * @generated from message mindgate.brain.v1.PutMemoriesResult
+ */
+export declare type PutMemoriesResult = Message<"mindgate.brain.v1.PutMemoriesResult"> & {
+  /**
+   * What PutMemory would have answered; unset when the write failed.
+   *
+   * @generated from field: mindgate.brain.v1.PutMemoryResponse response = 1;
+   */
+  response?: PutMemoryResponse | undefined;
+
+  /**
+   * Why the write failed (a version mismatch, a concurrent change), with its gRPC code name
+   * (FAILED_PRECONDITION, ABORTED, UNAVAILABLE); the other writes are not affected.
+   *
+   * @generated from field: string error = 2;
+   */
+  error: string;
+
+  /**
+   * @generated from field: string error_code = 3;
+   */
+  errorCode: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.PutMemoriesResult.
+ * Use `create(PutMemoriesResultSchema)` to create a new message.
+ */
+export declare const PutMemoriesResultSchema: GenMessage<PutMemoriesResult>;
 
 /**
  * SimilarMemory is a memory close to a written one.
@@ -522,6 +616,18 @@ export declare type SearchMemoriesRequest = Message<"mindgate.brain.v1.SearchMem
    * @generated from field: repeated string entities = 9;
    */
   entities: string[];
+
+  /**
+   * Only memories whose event time is at or after event_after and before event_before.
+   *
+   * @generated from field: google.protobuf.Timestamp event_after = 10;
+   */
+  eventAfter?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp event_before = 11;
+   */
+  eventBefore?: Timestamp | undefined;
 };
 
 /**
@@ -577,6 +683,14 @@ export declare type Scores = Message<"mindgate.brain.v1.Scores"> & {
    * @generated from field: double relevance = 6;
    */
   relevance: number;
+
+  /**
+   * Share of what the query names that the memory matches, 0..1 before weighting: a period
+   * ("in March 2023", "last week") containing its event time, entities it lists.
+   *
+   * @generated from field: double cues = 7;
+   */
+  cues: number;
 };
 
 /**
@@ -1441,6 +1555,19 @@ export declare type RecallContextRequest = Message<"mindgate.brain.v1.RecallCont
    * @generated from field: uint32 limit = 7;
    */
   limit: number;
+
+  /**
+   * Only memories whose event time is at or after event_after and before event_before (the
+   * task search and the entity matches; keys asked for are always included).
+   *
+   * @generated from field: google.protobuf.Timestamp event_after = 8;
+   */
+  eventAfter?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp event_before = 9;
+   */
+  eventBefore?: Timestamp | undefined;
 };
 
 /**
@@ -1781,6 +1908,20 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof PutMemoryRequestSchema;
     output: typeof PutMemoryResponseSchema;
+  },
+  /**
+   * PutMemories writes 1-100 memories of one organization as PutMemory would, one result per
+   * write in request order, embedding them together (faster for seeding). Malformed input in
+   * any write is INVALID_ARGUMENT for the whole request, naming the write (memories[3].key);
+   * a write that fails on its own (version mismatch, concurrent change) reports its error in its
+   * result and the others are written.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.PutMemories
+   */
+  putMemories: {
+    methodKind: "unary";
+    input: typeof PutMemoriesRequestSchema;
+    output: typeof PutMemoriesResponseSchema;
   },
   /**
    * GetMemories reads memories by exact key. Keys that do not exist are listed in missing_keys.

@@ -34,6 +34,7 @@ import {
   setPath,
   type Clause,
   type Operation,
+  type ParsedIncrement,
 } from './validate.ts';
 
 export interface SqliteRecordStoreOptions {
@@ -314,12 +315,190 @@ interface DocRow {
 }
 
 export function createSqliteRecordStore(options: SqliteRecordStoreOptions): SqliteRecordStore {
-  const now = options.now ?? Date.now;
-  // Private before SQLite opens it: the -wal and -shm files SQLite creates take this file's mode.
-  if (options.path !== ':memory:') ensurePrivateFile(options.path);
-  const db = new DatabaseSync(options.path);
-  let closed = false;
+  const store = new SqliteDatabase(options);
+  const explainer = (collection: string) => {
+    const handle = store.collections.get(collection);
+    if (!handle) throw new Error(`collection "${collection}" is not open`);
+    return handle;
+  };
+  return {
+    kind: 'embedded',
+    collection: <T extends RecordDoc = RecordDoc>(name: string, collectionOptions?: { indexes?: IndexSpec[] }) =>
+      store.collection(name, collectionOptions?.indexes) as unknown as RecordCollection<T>,
+    async ping() {
+      store.statement('SELECT 1').get();
+    },
+    close: async () => store.close(),
+    sweepExpired: () => store.sweepExpired(),
+    explainFind: (collection, filter, findOptions) => explainer(collection).explain(filter, findOptions, false),
+    explainCount: (collection, filter) => explainer(collection).explain(filter, undefined, true),
+  };
+}
 
+/** The connection, its statement cache and what every collection shares. */
+class SqliteDatabase {
+  readonly db: DatabaseSync;
+  readonly now: () => number;
+  closed = false;
+  readonly collections = new Map<string, SqliteCollection>();
+  /** The fields of each unique index, by index name, to name them in a UniqueViolationError. */
+  readonly uniqueIndexFields = new Map<string, string[]>();
+  // Prepared statements by SQL text; filters of the same shape share one statement.
+  private readonly statements = new Map<string, StatementSync>();
+  // Which dot paths held an array in which collection. Paths are only ever added, so a cached
+  // "yes" stays true; a "no" is re-read when another connection has written (data_version).
+  private readonly arrayPaths = new Map<string, Set<string>>();
+  private knownDataVersion = -1;
+  private sweeping = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(options: SqliteRecordStoreOptions) {
+    this.now = options.now ?? Date.now;
+    // Private before SQLite opens it: the -wal and -shm files SQLite creates take this file's mode.
+    if (options.path !== ':memory:') ensurePrivateFile(options.path);
+    this.db = new DatabaseSync(options.path);
+    configure(this.db, options);
+    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+    this.timer =
+      sweepIntervalMs > 0
+        ? setInterval(() => {
+            // A busy database or a store closed meanwhile: the next sweep tries again.
+            this.sweepInBackground().catch(() => undefined);
+          }, sweepIntervalMs)
+        : undefined;
+    this.timer?.unref();
+  }
+
+  collection(name: string, indexSpecs: IndexSpec[] | undefined): SqliteCollection {
+    if (this.closed) throw new StoreClosedError();
+    checkCollectionName(name);
+    const indexes = checkIndexSpecs(indexSpecs);
+    const existing = this.collections.get(name);
+    if (existing && indexes.length === 0) return existing;
+    const handle = existing ?? new SqliteCollection(this, name);
+    handle.ensureIndexes(indexes);
+    this.collections.set(name, handle);
+    return handle;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    if (this.timer) clearInterval(this.timer);
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
+  }
+
+  statement(sql: string): StatementSync {
+    if (this.closed) throw new StoreClosedError();
+    const statements = this.statements;
+    let stmt = statements.get(sql);
+    if (stmt) {
+      statements.delete(sql);
+      statements.set(sql, stmt);
+      return stmt;
+    }
+    stmt = this.db.prepare(sql);
+    statements.set(sql, stmt);
+    if (statements.size > STATEMENT_CACHE_SIZE) {
+      const oldest = statements.keys().next().value as string;
+      statements.delete(oldest);
+    }
+    return stmt;
+  }
+
+  refreshArrayPaths(): void {
+    const row = this.statement('PRAGMA data_version').get() as { data_version: number };
+    if (row.data_version === this.knownDataVersion) return;
+    this.knownDataVersion = row.data_version;
+    this.arrayPaths.clear();
+    for (const r of this.statement(`SELECT collection, path FROM ${ARRAY_PATHS_TABLE}`).all() as Array<{
+      collection: string;
+      path: string;
+    }>) {
+      let set = this.arrayPaths.get(r.collection);
+      if (!set) this.arrayPaths.set(r.collection, (set = new Set()));
+      set.add(r.path);
+    }
+  }
+
+  noteArrayPaths(collection: string, paths: string[]): void {
+    if (paths.length === 0) return;
+    let set = this.arrayPaths.get(collection);
+    if (!set) this.arrayPaths.set(collection, (set = new Set()));
+    for (const path of paths) {
+      if (set.has(path)) continue;
+      this.statement(`INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`).run(collection, path);
+      set.add(path);
+    }
+  }
+
+  isArray(collection: string, path: string): boolean {
+    return this.arrayPaths.get(collection)?.has(path) === true;
+  }
+
+  transaction<T>(work: () => T): T {
+    this.statement('BEGIN IMMEDIATE').run();
+    try {
+      const result = work();
+      this.statement('COMMIT').run();
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.statement('ROLLBACK').run();
+      throw error;
+    }
+  }
+
+  private sweepBatch(table: string): number {
+    const qt = quoteIdent(table);
+    const result = this.statement(
+      `DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
+    ).run(this.now());
+    return Number(result.changes);
+  }
+
+  sweepTable(table: string): number {
+    let total = 0;
+    for (;;) {
+      const deleted = this.sweepBatch(table);
+      total += deleted;
+      if (deleted < SWEEP_BATCH) return total;
+    }
+  }
+
+  private recordTables(): string[] {
+    const rows = this.statement(
+      `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = '${TABLE_PREFIX}'`,
+    ).all() as Array<{ name: string }>;
+    return rows.map((row) => row.name);
+  }
+
+  sweepExpired(): number {
+    if (this.closed) return 0;
+    let total = 0;
+    for (const table of this.recordTables()) total += this.sweepTable(table);
+    return total;
+  }
+
+  // The timer's sweep deletes in batches and yields between them, so that a large backlog of
+  // expired documents never holds the event loop (or the write lock) for long.
+  private async sweepInBackground(): Promise<void> {
+    if (this.sweeping || this.closed) return;
+    this.sweeping = true;
+    try {
+      for (const table of this.recordTables()) {
+        while (!this.closed && this.sweepBatch(table) === SWEEP_BATCH) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}
+
+/** The connection's settings (see the file comment), and the table of array paths. */
+function configure(db: DatabaseSync, options: SqliteRecordStoreOptions): void {
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -333,397 +512,265 @@ export function createSqliteRecordStore(options: SqliteRecordStoreOptions): Sqli
        collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)
      ) WITHOUT ROWID`,
   );
+}
 
-  // Prepared statements by SQL text; filters of the same shape share one statement.
-  const statements = new Map<string, StatementSync>();
-  function statement(sql: string): StatementSync {
-    if (closed) throw new StoreClosedError();
-    let stmt = statements.get(sql);
-    if (stmt) {
-      statements.delete(sql);
-      statements.set(sql, stmt);
-      return stmt;
-    }
-    stmt = db.prepare(sql);
-    statements.set(sql, stmt);
-    if (statements.size > STATEMENT_CACHE_SIZE) {
-      const oldest = statements.keys().next().value as string;
-      statements.delete(oldest);
-    }
-    return stmt;
+const LIVE = '(expires_at IS NULL OR expires_at > ?)';
+
+/** One collection: a table of `_id`, the document as JSON, and `expires_at`. */
+class SqliteCollection implements RecordCollection<RecordDoc> {
+  private readonly store: SqliteDatabase;
+  private readonly name: string;
+  private readonly table: string;
+  private readonly qt: string;
+
+  constructor(store: SqliteDatabase, name: string) {
+    this.store = store;
+    this.name = name;
+    this.table = tableName(name);
+    const qt = quoteIdent(this.table);
+    this.qt = qt;
+    store.db.exec(
+      `CREATE TABLE IF NOT EXISTS ${qt} (
+         _id TEXT NOT NULL PRIMARY KEY,
+         doc TEXT NOT NULL,
+         expires_at INTEGER
+       ) STRICT;
+       CREATE INDEX IF NOT EXISTS ${quoteIdent(`${this.table}__expires`)} ON ${qt} (expires_at)
+         WHERE expires_at IS NOT NULL;`,
+    );
   }
 
-  // Which dot paths held an array in which collection. Paths are only ever added, so a cached
-  // "yes" stays true; a "no" is re-read when another connection has written (data_version).
-  const arrayPaths = new Map<string, Set<string>>();
-  let knownDataVersion = -1;
-  function refreshArrayPaths(): void {
-    const row = statement('PRAGMA data_version').get() as { data_version: number };
-    if (row.data_version === knownDataVersion) return;
-    knownDataVersion = row.data_version;
-    arrayPaths.clear();
-    for (const r of statement(`SELECT collection, path FROM ${ARRAY_PATHS_TABLE}`).all() as Array<{
-      collection: string;
-      path: string;
-    }>) {
-      let set = arrayPaths.get(r.collection);
-      if (!set) arrayPaths.set(r.collection, (set = new Set()));
-      set.add(r.path);
-    }
-  }
-  function noteArrayPaths(collection: string, paths: string[]): void {
-    if (paths.length === 0) return;
-    let set = arrayPaths.get(collection);
-    if (!set) arrayPaths.set(collection, (set = new Set()));
-    for (const path of paths) {
-      if (set.has(path)) continue;
-      statement(`INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`).run(collection, path);
-      set.add(path);
-    }
+  ensureIndexes(indexes: IndexSpec[]): void {
+    for (const spec of indexes) this.createIndex(spec);
   }
 
-  function transaction<T>(work: () => T): T {
-    statement('BEGIN IMMEDIATE').run();
+  private createIndex(spec: IndexSpec): void {
+    const { db, uniqueIndexFields } = this.store;
+    const nameOfIndex = indexName(this.table, spec);
+    const columns = spec.fields.map(fieldExpr);
+    // Non-unique indexes end with _id, so that sorted finds (ties by _id) need no sort step,
+    // and expires_at, so that counts and the liveness test need not read the documents.
+    if (spec.unique) uniqueIndexFields.set(nameOfIndex, spec.fields);
+    else columns.push(...(spec.fields.includes('_id') ? [] : ['_id']), 'expires_at');
     try {
-      const result = work();
-      statement('COMMIT').run();
-      return result;
+      db.exec(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${this.qt} (${columns.join(', ')})`);
     } catch (error) {
-      if (db.isTransaction) statement('ROLLBACK').run();
-      throw error;
+      if (!isUniqueError(error)) throw error;
+      // Expired documents may hold the duplicates: remove them and try once more.
+      this.store.sweepTable(this.table);
+      try {
+        db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${this.qt} (${columns.join(', ')})`);
+        return;
+      } catch (again) {
+        if (!isUniqueError(again)) throw again;
+      }
+      throw new UniqueViolationError(this.name, undefined, spec.fields);
     }
   }
 
-  const collections = new Map<string, RecordCollection<RecordDoc>>();
-  const uniqueIndexFields = new Map<string, string[]>();
+  private compile(clauses: Clause[]): Compiled {
+    this.store.refreshArrayPaths();
+    return compileClauses(clauses, (path) => this.store.isArray(this.name, path));
+  }
 
-  function openCollection(name: string, indexes: IndexSpec[]): RecordCollection<RecordDoc> {
-    const table = tableName(name);
-    const qt = quoteIdent(table);
-    const live = '(expires_at IS NULL OR expires_at > ?)';
+  private where(filter: Filter): Compiled {
+    return this.compile(parseFilter(filter));
+  }
 
-    if (!collections.has(name)) {
-      db.exec(
-        `CREATE TABLE IF NOT EXISTS ${qt} (
-           _id TEXT NOT NULL PRIMARY KEY,
-           doc TEXT NOT NULL,
-           expires_at INTEGER
-         ) STRICT;
-         CREATE INDEX IF NOT EXISTS ${quoteIdent(`${table}__expires`)} ON ${qt} (expires_at)
-           WHERE expires_at IS NOT NULL;`,
-      );
-    }
-    for (const spec of indexes) {
-      const nameOfIndex = indexName(table, spec);
-      const columns = spec.fields.map(fieldExpr);
-      // Non-unique indexes end with _id, so that sorted finds (ties by _id) need no sort step,
-      // and expires_at, so that counts and the liveness test need not read the documents.
-      if (spec.unique) uniqueIndexFields.set(nameOfIndex, spec.fields);
-      else columns.push(...(spec.fields.includes('_id') ? [] : ['_id']), 'expires_at');
-      try {
-        db.exec(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`);
-      } catch (error) {
-        if (isUniqueError(error)) {
-          sweepTable(table);
-          try {
-            db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(nameOfIndex)} ON ${qt} (${columns.join(', ')})`);
-            continue;
-          } catch (again) {
-            if (!isUniqueError(again)) throw again;
-          }
-          throw new UniqueViolationError(name, undefined, spec.fields);
-        }
-        throw error;
-      }
-    }
+  private toUniqueError(error: unknown, id: string): unknown {
+    if (!isUniqueError(error)) return error;
+    const match = /index '([^']+)'/.exec(String((error as Error).message));
+    const fields = match ? this.store.uniqueIndexFields.get(match[1]!) : undefined;
+    return new UniqueViolationError(this.name, id, fields);
+  }
 
-    const isArray = (path: string) => arrayPaths.get(name)?.has(path) === true;
-    function where(filter: Filter): Compiled {
-      const clauses = parseFilter(filter);
-      refreshArrayPaths();
-      return compileClauses(clauses, isArray);
-    }
-
-    function parse(row: DocRow): RecordDoc {
-      return JSON.parse(row.doc) as RecordDoc;
-    }
-
-    function toUniqueError(error: unknown, id: string): unknown {
-      if (!isUniqueError(error)) return error;
-      const match = /index '([^']+)'/.exec(String((error as Error).message));
-      const fields = match ? uniqueIndexFields.get(match[1]!) : undefined;
-      return new UniqueViolationError(name, id, fields);
-    }
-
-    /**
-     * Runs a write; on a unique-index violation deletes this collection's expired documents
-     * (which still hold their index entries until swept, though they count as absent) and
-     * tries once more.
-     */
-    function write<T>(id: string, run: () => T): T {
+  /**
+   * Runs a write; on a unique-index violation deletes this collection's expired documents
+   * (which still hold their index entries until swept, though they count as absent) and
+   * tries once more.
+   */
+  private write<T>(id: string, run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (!isUniqueError(error)) throw error;
+      if (this.store.sweepTable(this.table) === 0) throw this.toUniqueError(error, id);
       try {
         return run();
-      } catch (error) {
-        if (!isUniqueError(error)) throw error;
-        if (sweepTable(table) === 0) throw toUniqueError(error, id);
-        try {
-          return run();
-        } catch (again) {
-          throw toUniqueError(again, id);
-        }
+      } catch (again) {
+        throw this.toUniqueError(again, id);
       }
     }
-
-    const collection: RecordCollection<RecordDoc> = {
-      async put(doc: RecordDoc, putOptions?: PutOptions): Promise<boolean> {
-        const { id, expiresAt, arrayPaths: paths } = checkDoc(doc);
-        const expect = parseExpect(putOptions?.expect);
-        const json = JSON.stringify(doc);
-        // Whole milliseconds, rounded up: for an integer clock, ceil(e) > now exactly when e > now.
-        const expires = expiresAt === undefined ? null : Math.ceil(expiresAt);
-        noteArrayPaths(name, paths);
-        if (expect === undefined) {
-          write(id, () =>
-            statement(
-              `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
-               ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at`,
-            ).run(id, json, expires),
-          );
-          return true;
-        }
-        if (expect === null) {
-          // Inserts, or replaces a stored document only if it has expired.
-          const result = write(id, () =>
-            statement(
-              `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
-               ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at
-               WHERE ${qt}.expires_at IS NOT NULL AND ${qt}.expires_at <= ?`,
-            ).run(id, json, expires, now()),
-          );
-          return result.changes === 1;
-        }
-        refreshArrayPaths();
-        const compiled = compileClauses(expect, isArray);
-        const result = write(id, () =>
-          statement(`UPDATE ${qt} SET doc = ?, expires_at = ? WHERE _id = ? AND ${live} AND ${compiled.sql}`).run(
-            json,
-            expires,
-            id,
-            now(),
-            ...compiled.params,
-          ),
-        );
-        return result.changes === 1;
-      },
-
-      async get(id: string): Promise<RecordDoc | undefined> {
-        checkId(id);
-        const row = statement(`SELECT doc, expires_at FROM ${qt} WHERE _id = ? AND ${live}`).get(id, now()) as DocRow | undefined;
-        return row ? parse(row) : undefined;
-      },
-
-      async getMany(ids: string[]): Promise<RecordDoc[]> {
-        const unique = [...new Set(checkIds(ids))];
-        const found = new Map<string, RecordDoc>();
-        const at = now();
-        for (let i = 0; i < unique.length; i += ID_CHUNK) {
-          const chunk = unique.slice(i, i + ID_CHUNK);
-          const rows = statement(`SELECT _id, doc, expires_at FROM ${qt} WHERE _id IN (${chunk.map(() => '?').join(',')}) AND ${live}`).all(
-            ...chunk,
-            at,
-          ) as unknown as Array<DocRow & { _id: string }>;
-          for (const row of rows) found.set(row._id, parse(row));
-        }
-        return unique.flatMap((id) => {
-          const doc = found.get(id);
-          return doc ? [doc] : [];
-        });
-      },
-
-      async find(filter: Filter, findOptions?: FindOptions): Promise<RecordDoc[]> {
-        const compiled = where(filter);
-        const { sql, params } = findSql(compiled, parseFindOptions(findOptions));
-        const rows = statement(sql).all(now(), ...params) as unknown as DocRow[];
-        return rows.map(parse);
-      },
-
-      async count(filter: Filter): Promise<number> {
-        const compiled = where(filter);
-        const row = statement(countSql(compiled)).get(now(), ...compiled.params) as { n: number };
-        return row.n;
-      },
-
-      async delete(id: string): Promise<boolean> {
-        checkId(id);
-        const row = statement(`DELETE FROM ${qt} WHERE _id = ? RETURNING expires_at`).get(id) as { expires_at: number | null } | undefined;
-        return row !== undefined && (row.expires_at === null || row.expires_at > now());
-      },
-
-      async take(id: string): Promise<RecordDoc | undefined> {
-        checkId(id);
-        const row = statement(`DELETE FROM ${qt} WHERE _id = ? AND ${live} RETURNING doc, expires_at`).get(id, now()) as DocRow | undefined;
-        return row ? parse(row) : undefined;
-      },
-
-      async deleteMany(filter: Filter): Promise<number> {
-        const compiled = where(filter);
-        const result = statement(`DELETE FROM ${qt} WHERE ${live} AND ${compiled.sql}`).run(now(), ...compiled.params);
-        return Number(result.changes);
-      },
-
-      async increment(id, field, by, init): Promise<RecordDoc> {
-        const parsed = parseIncrement(id, field, by, init);
-        return transaction(() => {
-          const at = now();
-          const row = statement(`SELECT doc, expires_at FROM ${qt} WHERE _id = ?`).get(parsed.id) as DocRow | undefined;
-          let doc: RecordDoc;
-          if (row && (row.expires_at === null || row.expires_at > at)) {
-            doc = parse(row);
-            const current = getPath(doc, parsed.field);
-            if (current !== undefined && (typeof current !== 'number' || !Number.isFinite(current))) {
-              throw new InvalidRecordError(`cannot increment "${parsed.field}" of record "${parsed.id}" in "${name}": it is not a number`);
-            }
-            setPath(doc, parsed.field, (current ?? 0) + parsed.by);
-          } else {
-            doc = newCounterDoc(parsed);
-          }
-          const { expiresAt } = checkDoc(doc);
-          write(parsed.id, () =>
-            statement(
-              `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
-               ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at`,
-            ).run(parsed.id, JSON.stringify(doc), expiresAt === undefined ? null : Math.ceil(expiresAt)),
-          );
-          return doc;
-        });
-      },
-    };
-
-    function countSql(compiled: Compiled): string {
-      return `SELECT count(*) AS n FROM ${qt} WHERE ${live} AND ${compiled.sql}`;
-    }
-
-    function findSql(compiled: Compiled, find: ReturnType<typeof parseFindOptions>): Compiled {
-      let order = '_id ASC';
-      if (find.sort) {
-        const direction = find.sort.direction === 'desc' ? 'DESC' : 'ASC';
-        order = find.sort.field === '_id' ? `_id ${direction}` : `${x(find.sort.field)} ${direction}, _id ASC`;
-      }
-      const params = [...compiled.params];
-      let sql = `SELECT doc, expires_at FROM ${qt} WHERE ${live} AND ${compiled.sql} ORDER BY ${order}`;
-      if (find.limit !== undefined || find.skip > 0) {
-        sql += ' LIMIT ? OFFSET ?';
-        params.push(find.limit ?? -1, find.skip);
-      }
-      return { sql, params };
-    }
-
-    explainers.set(name, (filter, findOptions, count) => {
-      const compiled = where(filter);
-      const { sql, params } = count
-        ? { sql: countSql(compiled), params: compiled.params }
-        : findSql(compiled, parseFindOptions(findOptions));
-      const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(now(), ...params) as Array<{ detail: string }>;
-      return rows.map((row) => row.detail);
-    });
-    return collection;
   }
 
-  const explainers = new Map<string, (filter: Filter, options: FindOptions | undefined, count: boolean) => string[]>();
-
-  function sweepBatch(table: string): number {
-    const qt = quoteIdent(table);
-    const result = statement(`DELETE FROM ${qt} WHERE rowid IN (SELECT rowid FROM ${qt} WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`).run(
-      now(),
+  /** Inserts the document, or replaces it whatever is stored. */
+  private upsert(id: string, json: string, expires: number | null): void {
+    this.write(id, () =>
+      this.store
+        .statement(
+          `INSERT INTO ${this.qt} (_id, doc, expires_at) VALUES (?, ?, ?)
+           ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at`,
+        )
+        .run(id, json, expires),
     );
+  }
+
+  async put(doc: RecordDoc, putOptions?: PutOptions): Promise<boolean> {
+    const { id, expiresAt, arrayPaths: paths } = checkDoc(doc);
+    const expect = parseExpect(putOptions?.expect);
+    const json = JSON.stringify(doc);
+    // Whole milliseconds, rounded up: for an integer clock, ceil(e) > now exactly when e > now.
+    const expires = expiresAt === undefined ? null : Math.ceil(expiresAt);
+    this.store.noteArrayPaths(this.name, paths);
+    if (expect === undefined) {
+      this.upsert(id, json, expires);
+      return true;
+    }
+    const { qt, store } = this;
+    if (expect === null) {
+      // Inserts, or replaces a stored document only if it has expired.
+      const result = this.write(id, () =>
+        store
+          .statement(
+            `INSERT INTO ${qt} (_id, doc, expires_at) VALUES (?, ?, ?)
+             ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc, expires_at = excluded.expires_at
+             WHERE ${qt}.expires_at IS NOT NULL AND ${qt}.expires_at <= ?`,
+          )
+          .run(id, json, expires, store.now()),
+      );
+      return result.changes === 1;
+    }
+    const compiled = this.compile(expect);
+    const result = this.write(id, () =>
+      store
+        .statement(`UPDATE ${qt} SET doc = ?, expires_at = ? WHERE _id = ? AND ${LIVE} AND ${compiled.sql}`)
+        .run(json, expires, id, store.now(), ...compiled.params),
+    );
+    return result.changes === 1;
+  }
+
+  async get(id: string): Promise<RecordDoc | undefined> {
+    checkId(id);
+    const row = this.store.statement(`SELECT doc, expires_at FROM ${this.qt} WHERE _id = ? AND ${LIVE}`).get(id, this.store.now()) as
+      | DocRow
+      | undefined;
+    return row ? parseRow(row) : undefined;
+  }
+
+  async getMany(ids: string[]): Promise<RecordDoc[]> {
+    const unique = [...new Set(checkIds(ids))];
+    const found = new Map<string, RecordDoc>();
+    const at = this.store.now();
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const rows = this.store
+        .statement(`SELECT _id, doc, expires_at FROM ${this.qt} WHERE _id IN (${chunk.map(() => '?').join(',')}) AND ${LIVE}`)
+        .all(...chunk, at) as unknown as Array<DocRow & { _id: string }>;
+      for (const row of rows) found.set(row._id, parseRow(row));
+    }
+    return unique.flatMap((id) => {
+      const doc = found.get(id);
+      return doc ? [doc] : [];
+    });
+  }
+
+  async find(filter: Filter, findOptions?: FindOptions): Promise<RecordDoc[]> {
+    const compiled = this.where(filter);
+    const { sql, params } = this.findSql(compiled, parseFindOptions(findOptions));
+    const rows = this.store.statement(sql).all(this.store.now(), ...params) as unknown as DocRow[];
+    return rows.map(parseRow);
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const compiled = this.where(filter);
+    const row = this.store.statement(this.countSql(compiled)).get(this.store.now(), ...compiled.params) as { n: number };
+    return row.n;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    checkId(id);
+    const row = this.store.statement(`DELETE FROM ${this.qt} WHERE _id = ? RETURNING expires_at`).get(id) as
+      | { expires_at: number | null }
+      | undefined;
+    return row !== undefined && (row.expires_at === null || row.expires_at > this.store.now());
+  }
+
+  async take(id: string): Promise<RecordDoc | undefined> {
+    checkId(id);
+    const row = this.store
+      .statement(`DELETE FROM ${this.qt} WHERE _id = ? AND ${LIVE} RETURNING doc, expires_at`)
+      .get(id, this.store.now()) as DocRow | undefined;
+    return row ? parseRow(row) : undefined;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const compiled = this.where(filter);
+    const result = this.store
+      .statement(`DELETE FROM ${this.qt} WHERE ${LIVE} AND ${compiled.sql}`)
+      .run(this.store.now(), ...compiled.params);
     return Number(result.changes);
   }
 
-  function sweepTable(table: string): number {
-    let total = 0;
-    for (;;) {
-      const deleted = sweepBatch(table);
-      total += deleted;
-      if (deleted < SWEEP_BATCH) return total;
+  async increment(
+    id: string,
+    field: string,
+    by: number,
+    init: { expiresAt?: number; fields?: Record<string, Scalar> },
+  ): Promise<RecordDoc> {
+    const parsed = parseIncrement(id, field, by, init);
+    return this.store.transaction(() => {
+      const row = this.store.statement(`SELECT doc, expires_at FROM ${this.qt} WHERE _id = ?`).get(parsed.id) as DocRow | undefined;
+      const doc = this.incremented(parsed, row);
+      const { expiresAt } = checkDoc(doc);
+      this.upsert(parsed.id, JSON.stringify(doc), expiresAt === undefined ? null : Math.ceil(expiresAt));
+      return doc;
+    });
+  }
+
+  /** The stored document with `field` increased when it is live; a new counter when not. */
+  private incremented(parsed: ParsedIncrement, row: DocRow | undefined): RecordDoc {
+    if (!row || (row.expires_at !== null && row.expires_at <= this.store.now())) return newCounterDoc(parsed);
+    const doc = parseRow(row);
+    const current = getPath(doc, parsed.field);
+    if (current !== undefined && (typeof current !== 'number' || !Number.isFinite(current))) {
+      throw new InvalidRecordError(`cannot increment "${parsed.field}" of record "${parsed.id}" in "${this.name}": it is not a number`);
     }
+    setPath(doc, parsed.field, (current ?? 0) + parsed.by);
+    return doc;
   }
 
-  function recordTables(): string[] {
-    const rows = statement(
-      `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = '${TABLE_PREFIX}'`,
-    ).all() as Array<{ name: string }>;
-    return rows.map((row) => row.name);
+  private countSql(compiled: Compiled): string {
+    return `SELECT count(*) AS n FROM ${this.qt} WHERE ${LIVE} AND ${compiled.sql}`;
   }
 
-  function sweepExpired(): number {
-    if (closed) return 0;
-    let total = 0;
-    for (const table of recordTables()) total += sweepTable(table);
-    return total;
-  }
-
-  // The timer's sweep deletes in batches and yields between them, so that a large backlog of
-  // expired documents never holds the event loop (or the write lock) for long.
-  let sweeping = false;
-  async function sweepInBackground(): Promise<void> {
-    if (sweeping || closed) return;
-    sweeping = true;
-    try {
-      for (const table of recordTables()) {
-        while (!closed && sweepBatch(table) === SWEEP_BATCH) {
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
-    } finally {
-      sweeping = false;
+  private findSql(compiled: Compiled, find: ReturnType<typeof parseFindOptions>): Compiled {
+    let order = '_id ASC';
+    if (find.sort) {
+      const direction = find.sort.direction === 'desc' ? 'DESC' : 'ASC';
+      order = find.sort.field === '_id' ? `_id ${direction}` : `${x(find.sort.field)} ${direction}, _id ASC`;
     }
+    const params = [...compiled.params];
+    let sql = `SELECT doc, expires_at FROM ${this.qt} WHERE ${LIVE} AND ${compiled.sql} ORDER BY ${order}`;
+    if (find.limit !== undefined || find.skip > 0) {
+      sql += ' LIMIT ? OFFSET ?';
+      params.push(find.limit ?? -1, find.skip);
+    }
+    return { sql, params };
   }
 
-  const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-  const timer =
-    sweepIntervalMs > 0
-      ? setInterval(() => {
-          // A busy database or a store closed meanwhile: the next sweep tries again.
-          sweepInBackground().catch(() => undefined);
-        }, sweepIntervalMs)
-      : undefined;
-  timer?.unref();
+  /** The query plan of a find or a count (EXPLAIN QUERY PLAN details). */
+  explain(filter: Filter, findOptions: FindOptions | undefined, count: boolean): string[] {
+    const compiled = this.where(filter);
+    const { sql, params } = count
+      ? { sql: this.countSql(compiled), params: compiled.params }
+      : this.findSql(compiled, parseFindOptions(findOptions));
+    const rows = this.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(this.store.now(), ...params) as Array<{ detail: string }>;
+    return rows.map((row) => row.detail);
+  }
+}
 
-  return {
-    kind: 'embedded',
-    collection<T extends RecordDoc = RecordDoc>(name: string, collectionOptions?: { indexes?: IndexSpec[] }) {
-      if (closed) throw new StoreClosedError();
-      checkCollectionName(name);
-      const indexes = checkIndexSpecs(collectionOptions?.indexes);
-      const existing = collections.get(name);
-      if (existing && indexes.length === 0) return existing as unknown as RecordCollection<T>;
-      const opened = openCollection(name, indexes);
-      const handle = existing ?? opened;
-      collections.set(name, handle);
-      return handle as unknown as RecordCollection<T>;
-    },
-    async ping() {
-      statement('SELECT 1').get();
-    },
-    async close() {
-      if (closed) return;
-      if (timer) clearInterval(timer);
-      closed = true;
-      statements.clear();
-      db.close();
-    },
-    sweepExpired,
-    explainFind(collection, filter, findOptions) {
-      const explain = explainers.get(collection);
-      if (!explain) throw new Error(`collection "${collection}" is not open`);
-      return explain(filter, findOptions, false);
-    },
-    explainCount(collection, filter) {
-      const explain = explainers.get(collection);
-      if (!explain) throw new Error(`collection "${collection}" is not open`);
-      return explain(filter, undefined, true);
-    },
-  };
+function parseRow(row: DocRow): RecordDoc {
+  return JSON.parse(row.doc) as RecordDoc;
 }
 
 function isUniqueError(error: unknown): boolean {

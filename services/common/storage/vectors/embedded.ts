@@ -1,5 +1,7 @@
 // The embedded vector store, the default on a single machine: exact (exhaustive) cosine search
-// over an in-memory matrix per organization, persisted in SQLite.
+// over an in-memory matrix per organization, persisted in SQLite. An organization past
+// `approximateFrom` points (20,000) is searched through an HNSW index built in the background,
+// whose candidates the matrix scores exactly (ann-index.ts).
 //
 // SQLite is the record of truth; the matrices are a cache built from it. An organization's rows
 // are loaded on its first search or count, and every later write goes to SQLite first and then to
@@ -45,7 +47,16 @@ export interface EmbeddedVectorStoreOptions {
    * 5000 ms. The wait blocks the thread (node:sqlite is synchronous).
    */
   busyTimeoutMs?: number;
+  /**
+   * Points of one organization from which its searches use an approximate index (HNSW, with
+   * exact scores: matrix-index.ts, ann-index.ts). Default 20,000: below it the exact scan takes
+   * about a millisecond. `Infinity` keeps every search exact.
+   */
+  approximateFrom?: number;
 }
+
+/** See EmbeddedVectorStoreOptions.approximateFrom. */
+export const APPROXIMATE_FROM = 20_000;
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
   // Rows are written and read as the platform's Float32Array bytes.
@@ -53,7 +64,7 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
 }
 
 export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): VectorStore {
-  const { path, dimensions, busyTimeoutMs = 5000 } = options;
+  const { path, dimensions, busyTimeoutMs = 5000, approximateFrom = APPROXIMATE_FROM } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
@@ -68,6 +79,11 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     release();
     throw error;
   }
+  return new EmbeddedVectorStore(db, { dimensions, busyTimeoutMs, approximateFrom }, release);
+}
+
+/** The table of one dimensionality, and the statements every operation uses. */
+function openTable(db: DatabaseSync, dimensions: number, busyTimeoutMs: number) {
   const table = `vectors_${dimensions}`;
   db.exec(`
     -- A 512-dimensional row is about 2 KB: on SQLite's default 4 KB pages only one fits per page,
@@ -84,8 +100,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       UNIQUE (organization, id)
     );
   `);
-
-  const statements = {
+  return {
     upsert: db.prepare(
       `INSERT INTO ${table} (organization, id, vector, payload) VALUES (?, ?, ?, ?)
        ON CONFLICT (organization, id) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
@@ -100,136 +115,151 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
       `SELECT organization, id, payload FROM ${table} WHERE (organization, id) > (?, ?) ORDER BY organization, id LIMIT ?`,
     ),
   };
+}
 
-  const loaded = new Map<string, MatrixIndex>();
-  let closed = false;
+class EmbeddedVectorStore implements VectorStore {
+  readonly kind = 'embedded';
+  readonly dimensions: number;
+  /** See EmbeddedVectorStoreOptions.approximateFrom. */
+  private readonly approximateFrom: number;
+  private readonly db: DatabaseSync;
+  private readonly statements: ReturnType<typeof openTable>;
+  /** Releases the process lock on the file. */
+  private readonly release: () => void;
+  /** The organizations' matrices loaded so far. */
+  private readonly loaded = new Map<string, MatrixIndex>();
+  private closed = false;
 
-  function assertOpen(): void {
-    if (closed) throw new Error('the embedded vector store is closed');
+  constructor(db: DatabaseSync, settings: { dimensions: number; busyTimeoutMs: number; approximateFrom: number }, release: () => void) {
+    this.db = db;
+    this.dimensions = settings.dimensions;
+    this.approximateFrom = settings.approximateFrom;
+    this.release = release;
+    this.statements = openTable(db, settings.dimensions, settings.busyTimeoutMs);
   }
 
-  function rowCount(organizationId: string): number {
-    return Number((statements.count.get(organizationId) as { n: number | bigint }).n);
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the embedded vector store is closed');
+  }
+
+  private rowCount(organizationId: string): number {
+    return Number((this.statements.count.get(organizationId) as { n: number | bigint }).n);
   }
 
   /** The organization's matrix, loading it on first use; undefined when it has no vectors. */
-  function indexOf(organizationId: string): MatrixIndex | undefined {
-    const existing = loaded.get(organizationId);
+  private indexOf(organizationId: string): MatrixIndex | undefined {
+    const existing = this.loaded.get(organizationId);
     if (existing) return existing;
-    const rows = rowCount(organizationId);
+    const rows = this.rowCount(organizationId);
     // Empty organizations are not cached, so looking up unknown names allocates nothing.
     if (rows === 0) return undefined;
     // Room for some growth without a rounding to a power of two that can waste a third.
-    const index = new MatrixIndex(dimensions, Math.ceil(rows * 1.125));
-    for (const row of statements.load.iterate(organizationId)) {
+    const index = new MatrixIndex(this.dimensions, Math.ceil(rows * 1.125), this.approximateFrom);
+    for (const row of this.statements.load.iterate(organizationId)) {
       const payload = JSON.parse(row.payload as string) as Record<string, PayloadValue>;
       index.setBytes(row.id as string, row.vector as Uint8Array, payload);
     }
-    loaded.set(organizationId, index);
+    this.loaded.set(organizationId, index);
     return index;
   }
 
-  function transaction(work: () => void): void {
-    db.exec('BEGIN IMMEDIATE');
+  private transaction(work: () => void): void {
+    this.db.exec('BEGIN IMMEDIATE');
     try {
       work();
-      db.exec('COMMIT');
+      this.db.exec('COMMIT');
     } catch (error) {
-      db.exec('ROLLBACK');
+      this.db.exec('ROLLBACK');
       throw error;
     }
   }
 
-  return {
-    kind: 'embedded',
-    dimensions,
-
-    async upsert(points: VectorPoint[]): Promise<void> {
-      assertOpen();
-      const checked = checkPoints(points, dimensions);
-      if (checked.length === 0) return;
-      transaction(() => {
-        for (const point of checked) {
-          const bytes = new Uint8Array(point.vector.buffer, point.vector.byteOffset, point.vector.byteLength);
-          statements.upsert.run(point.organizationId, point.id, bytes, JSON.stringify(point.payload));
-        }
-      });
+  async upsert(points: VectorPoint[]): Promise<void> {
+    this.assertOpen();
+    const checked = checkPoints(points, this.dimensions);
+    if (checked.length === 0) return;
+    this.transaction(() => {
       for (const point of checked) {
-        loaded.get(point.organizationId)?.set(point.id, point.vector, point.payload);
+        const bytes = new Uint8Array(point.vector.buffer, point.vector.byteOffset, point.vector.byteLength);
+        this.statements.upsert.run(point.organizationId, point.id, bytes, JSON.stringify(point.payload));
       }
-    },
+    });
+    for (const point of checked) {
+      this.loaded.get(point.organizationId)?.set(point.id, point.vector, point.payload);
+    }
+  }
 
-    async delete(organizationId: string, ids: string[]): Promise<void> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const checked = checkIds(ids);
-      if (checked.length === 0) return;
-      transaction(() => {
-        for (const id of checked) statements.remove.run(organizationId, id);
-      });
-      const index = loaded.get(organizationId);
-      if (index) {
-        for (const id of checked) index.delete(id);
-        if (index.size === 0) loaded.delete(organizationId);
-      }
-    },
+  async delete(organizationId: string, ids: string[]): Promise<void> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const checked = checkIds(ids);
+    if (checked.length === 0) return;
+    this.transaction(() => {
+      for (const id of checked) this.statements.remove.run(organizationId, id);
+    });
+    const index = this.loaded.get(organizationId);
+    if (index) {
+      for (const id of checked) index.delete(id);
+      if (index.size === 0) this.loaded.delete(organizationId);
+    }
+  }
 
-    async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const query = normaliseVector(vector, dimensions, 'query vector');
-      const { limit, filter } = checkSearchOptions(options);
-      return indexOf(organizationId)?.search(query, limit, filter) ?? [];
-    },
+  async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const query = normaliseVector(vector, this.dimensions, 'query vector');
+    const { limit, filter } = checkSearchOptions(options);
+    return this.indexOf(organizationId)?.search(query, limit, filter) ?? [];
+  }
 
-    async count(organizationId: string, filter?: VectorFilter): Promise<number> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const checked = checkFilter(filter);
-      if (!checked || Object.keys(checked).length === 0) {
-        // SQLite answers without loading the organization's matrix.
-        return loaded.get(organizationId)?.size ?? rowCount(organizationId);
-      }
-      return indexOf(organizationId)?.count(checked) ?? 0;
-    },
+  async count(organizationId: string, filter?: VectorFilter): Promise<number> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const checked = checkFilter(filter);
+    if (!checked || Object.keys(checked).length === 0) {
+      // SQLite answers without loading the organization's matrix.
+      return this.loaded.get(organizationId)?.size ?? this.rowCount(organizationId);
+    }
+    return this.indexOf(organizationId)?.count(checked) ?? 0;
+  }
 
-    async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
-      assertOpen();
-      checkOrganizationId(organizationId);
-      const found: StoredPoint[] = [];
-      for (const id of new Set(checkIds(ids))) {
-        const row = statements.get.get(organizationId, id) as { payload: string } | undefined;
-        if (row) found.push({ organizationId, id, payload: JSON.parse(row.payload) });
-      }
-      return found;
-    },
+  async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    const found: StoredPoint[] = [];
+    for (const id of new Set(checkIds(ids))) {
+      const row = this.statements.get.get(organizationId, id) as { payload: string } | undefined;
+      if (row) found.push({ organizationId, id, payload: JSON.parse(row.payload) });
+    }
+    return found;
+  }
 
-    async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
-      assertOpen();
-      const { after, limit } = checkScanOptions(options);
-      const rows = (after === undefined ? statements.scanFirst.all(limit) : statements.scanAfter.all(...scanCursor(after), limit)) as {
-        organization: string;
-        id: string;
-        payload: string;
-      }[];
-      const points = rows.map((row) => ({ organizationId: row.organization, id: row.id, payload: JSON.parse(row.payload) }));
-      const last = rows.at(-1);
-      return { points, next: rows.length === limit && last ? JSON.stringify([last.organization, last.id]) : undefined };
-    },
+  async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
+    this.assertOpen();
+    const { after, limit } = checkScanOptions(options);
+    const { scanFirst, scanAfter } = this.statements;
+    const rows = (after === undefined ? scanFirst.all(limit) : scanAfter.all(...scanCursor(after), limit)) as {
+      organization: string;
+      id: string;
+      payload: string;
+    }[];
+    const points = rows.map((row) => ({ organizationId: row.organization, id: row.id, payload: JSON.parse(row.payload) }));
+    const last = rows.at(-1);
+    return { points, next: rows.length === limit && last ? JSON.stringify([last.organization, last.id]) : undefined };
+  }
 
-    async ping(): Promise<void> {
-      assertOpen();
-      statements.ping.get();
-    },
+  async ping(): Promise<void> {
+    this.assertOpen();
+    this.statements.ping.get();
+  }
 
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      loaded.clear();
-      db.close();
-      release();
-    },
-  };
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.loaded.clear();
+    this.db.close();
+    this.release();
+  }
 }
 
 /** The (organization, id) a scan page ended at, from its `next`. */

@@ -57,7 +57,11 @@ export interface VectorStore {
   upsert(points: VectorPoint[]): Promise<void>;
   /** Ids the organization does not hold are ignored. */
   delete(organizationId: string, ids: string[]): Promise<void>;
-  /** The `limit` most similar points of the organization that pass the filter, best first. */
+  /**
+   * The `limit` most similar points of the organization that pass the filter, best first, with
+   * exact cosine scores. Large organizations may be searched approximately (HNSW: Qdrant's
+   * index, the embedded store's past 20,000 points), so a near neighbour can be missed.
+   */
   search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]>;
   count(organizationId: string, filter?: VectorFilter): Promise<number>;
   /** The points among `ids` that the organization holds (any order); used to verify writes. */

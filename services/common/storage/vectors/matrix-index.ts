@@ -7,6 +7,7 @@
 // WebAssembly.Memory (matrix, query and score buffer), so growing one organization never copies
 // another's rows, and a search can only ever read the rows of the organization it was asked for.
 
+import { AnnIndex } from './ann-index.ts';
 import type { PayloadValue, VectorFilter, VectorMatch } from './interface.ts';
 import { copyPayload, matchesFilter } from './validate.ts';
 
@@ -88,9 +89,13 @@ export class MatrixIndex {
   private readonly ids: string[] = [];
   private readonly payloads: Record<string, PayloadValue>[] = [];
   private readonly rowOf = new Map<string, number>();
+  /** Rows from which searches use the approximate index (ann-index.ts); Infinity never. */
+  private readonly approximateFrom: number;
+  private ann?: AnnIndex;
 
-  constructor(dimensions: number, initialCapacity = MIN_CAPACITY) {
+  constructor(dimensions: number, initialCapacity = MIN_CAPACITY, approximateFrom = Number.POSITIVE_INFINITY) {
     this.dimensions = dimensions;
+    this.approximateFrom = approximateFrom;
     this.stride = Math.ceil(dimensions / 8) * 8;
     this.allocate(Math.max(MIN_CAPACITY, initialCapacity));
   }
@@ -167,6 +172,7 @@ export class MatrixIndex {
     }
     this.writeRow(row, vector);
     this.payloads[row] = payload;
+    this.ann?.set(id, vector);
   }
 
   /** Writes a row straight from its stored bytes (little-endian float32), for loading. */
@@ -180,6 +186,7 @@ export class MatrixIndex {
     const row = this.rowOf.get(id);
     if (row === undefined) return false;
     this.rowOf.delete(id);
+    this.ann?.delete(id);
     const last = --this.rows;
     if (row !== last) {
       const base = this.matrixOffset >> 2;
@@ -205,9 +212,60 @@ export class MatrixIndex {
     return n;
   }
 
-  /** Top `limit` rows by dot product with the unit `query`, best first. */
+  /** A copy of the stored vector of `id` (a view would detach when the memory grows). */
+  private vectorOf(id: string): Float32Array | undefined {
+    const row = this.rowOf.get(id);
+    if (row === undefined) return undefined;
+    const start = (this.matrixOffset >> 2) + row * this.stride;
+    return this.floats.slice(start, start + this.dimensions);
+  }
+
+  /** Dot product of the unit `query` with a stored row. */
+  private dot(query: Float32Array, row: number): number {
+    const start = (this.matrixOffset >> 2) + row * this.stride;
+    const floats = this.floats;
+    let sum = 0;
+    for (let d = 0; d < this.dimensions; d++) sum += floats[start + d]! * query[d]!;
+    return sum;
+  }
+
+  /**
+   * Candidates from the approximate index scored exactly; undefined when the index is not built
+   * yet or too few candidates pass the filter (the caller then scans every row).
+   */
+  private approximate(query: Float32Array, limit: number, filter?: VectorFilter): VectorMatch[] | undefined {
+    if (!this.ann && this.rows >= this.approximateFrom) {
+      this.ann = new AnnIndex(this.dimensions);
+      this.ann.build(this.ids.slice(0, this.rows), (id) => this.vectorOf(id));
+    }
+    if (!this.ann?.ready) return undefined;
+    const useFilter = filter !== undefined && Object.keys(filter).length > 0;
+    const scored: { score: number; row: number }[] = [];
+    const candidates = this.ann.search(query, Math.max(8 * limit, 128));
+    for (const id of candidates) {
+      const row = this.rowOf.get(id);
+      if (row === undefined || (useFilter && !matchesFilter(this.payloads[row]!, filter))) continue;
+      scored.push({ score: this.dot(query, row), row });
+    }
+    // A selective filter (most candidates fail it) would leave the true top rows outside the
+    // candidates: scan instead.
+    if (scored.length < limit || scored.length < candidates.length / 2) return undefined;
+    scored.sort((a, b) => b.score - a.score || a.row - b.row);
+    return scored.slice(0, limit).map(({ score, row }) => ({
+      id: this.ids[row]!,
+      score: Math.max(-1, Math.min(1, score)),
+      payload: copyPayload(this.payloads[row]!),
+    }));
+  }
+
+  /**
+   * Top `limit` rows by dot product with the unit `query`, best first: exact below
+   * `approximateFrom` rows, approximate candidates with exact scores above (ann-index.ts).
+   */
   search(query: Float32Array, limit: number, filter?: VectorFilter): VectorMatch[] {
     if (this.rows === 0) return [];
+    const approximate = this.approximate(query, limit, filter);
+    if (approximate) return approximate;
     this.floats.set(query, 0);
     this.scores(this.matrixOffset, 0, this.rows, this.stride, this.scoresOffset);
     const scores = this.floats.subarray(this.scoresOffset >> 2, (this.scoresOffset >> 2) + this.rows);

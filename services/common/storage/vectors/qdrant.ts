@@ -116,54 +116,62 @@ function storedPoint(stored: Record<string, unknown> | null | undefined): Stored
 }
 
 export function createQdrantVectorStore(options: QdrantVectorStoreOptions): VectorStore {
-  const { url, apiKey, collectionPrefix, dimensions, timeoutMs = 30_000 } = options;
+  const { dimensions, collectionPrefix } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(collectionPrefix)) {
     throw new Error('the Qdrant collection prefix may hold only letters, digits, "_" and "-"');
   }
-  const collection = `${collectionPrefix}_${dimensions}`;
-  // The version check is a request at construction whose failure is only a console warning;
-  // ping() is the readiness check instead.
-  const client = new QdrantClient({ url, apiKey, timeout: timeoutMs, checkCompatibility: false });
-  let closed = false;
-  let ready: Promise<void> | undefined;
+  return new QdrantVectorStore(options);
+}
 
-  async function call<T>(operation: string, work: () => Promise<T>): Promise<T> {
+class QdrantVectorStore implements VectorStore {
+  readonly kind = 'qdrant';
+  readonly dimensions: number;
+  private readonly url: string;
+  private readonly collection: string;
+  private readonly client: QdrantClient;
+  private closed = false;
+  private ready: Promise<void> | undefined;
+
+  constructor(options: QdrantVectorStoreOptions) {
+    const { url, apiKey, collectionPrefix, dimensions, timeoutMs = 30_000 } = options;
+    this.dimensions = dimensions;
+    this.url = url;
+    this.collection = `${collectionPrefix}_${dimensions}`;
+    // The version check is a request at construction whose failure is only a console warning;
+    // ping() is the readiness check instead.
+    this.client = new QdrantClient({ url, apiKey, timeout: timeoutMs, checkCompatibility: false });
+  }
+
+  private async call<T>(operation: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      const message = `Qdrant at ${url} (${operation} on collection "${collection}"): ${describe(error)}`;
+      const message = `Qdrant at ${this.url} (${operation} on collection "${this.collection}"): ${describe(error)}`;
       if (isUnavailable(error)) throw new StoreUnavailableError('vectors', message, { cause: error });
-      throw new Error(`Qdrant ${operation} on collection "${collection}" failed: ${describe(error)}`, { cause: error });
+      throw new Error(`Qdrant ${operation} on collection "${this.collection}" failed: ${describe(error)}`, { cause: error });
     }
   }
 
-  async function createCollection(): Promise<void> {
-    const { exists } = await call('collection check', () => client.collectionExists(collection));
-    if (!exists) {
-      try {
-        await client.createCollection(collection, { vectors: { size: dimensions, distance: 'Cosine' } });
-      } catch (error) {
-        // Another replica may have created it between the check and the create.
-        const again = await call('collection check', () => client.collectionExists(collection));
-        if (!again.exists) {
-          throw new Error(`Qdrant could not create collection "${collection}": ${describe(error)}`, { cause: error });
-        }
-      }
-    } else {
-      const info = await call('collection info', () => client.getCollection(collection));
-      const vectors = info.config.params.vectors as { size?: number; distance?: string } | undefined;
-      if (vectors?.size !== undefined && (vectors.size !== dimensions || vectors.distance !== 'Cosine')) {
-        throw new Error(
-          `Qdrant collection "${collection}" holds ${vectors.size}-dimensional ${vectors.distance} vectors; ` +
-            `expected ${dimensions}-dimensional Cosine`,
-        );
-      }
-    }
+  /** Creates the collection on first use; a failure is retried by the next call. */
+  private ensureCollection(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the Qdrant vector store is closed'));
+    this.ready ??= this.prepareCollection().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async prepareCollection(): Promise<void> {
+    const { client, collection } = this;
+    const { exists } = await this.call('collection check', () => client.collectionExists(collection));
+    if (exists) await this.checkCollection();
+    else await this.createCollection();
     // Creating an index that exists is a no-op in Qdrant, so this runs on every start.
-    await call('payload index creation', () =>
+    await this.call('payload index creation', () =>
       client.createPayloadIndex(collection, {
         field_name: 'organization_id',
         field_schema: { type: 'keyword', is_tenant: true },
@@ -172,112 +180,127 @@ export function createQdrantVectorStore(options: QdrantVectorStoreOptions): Vect
     );
   }
 
-  /** Creates the collection on first use; a failure is retried by the next call. */
-  function ensureCollection(): Promise<void> {
-    if (closed) return Promise.reject(new Error('the Qdrant vector store is closed'));
-    ready ??= createCollection().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
+  private async createCollection(): Promise<void> {
+    const { client, collection } = this;
+    try {
+      await client.createCollection(collection, { vectors: { size: this.dimensions, distance: 'Cosine' } });
+    } catch (error) {
+      // Another replica may have created it between the check and the create.
+      const again = await this.call('collection check', () => client.collectionExists(collection));
+      if (!again.exists) {
+        throw new Error(`Qdrant could not create collection "${collection}": ${describe(error)}`, { cause: error });
+      }
+    }
   }
 
-  return {
-    kind: 'qdrant',
-    dimensions,
-
-    async upsert(points: VectorPoint[]): Promise<void> {
-      const checked = checkPoints(points, dimensions);
-      if (checked.length === 0) return;
-      await ensureCollection();
-      for (let start = 0; start < checked.length; start += UPSERT_BATCH) {
-        const batch = checked.slice(start, start + UPSERT_BATCH).map((point) => ({
-          id: pointUuid(point.organizationId, point.id),
-          vector: Array.from(point.vector),
-          payload: { organization_id: point.organizationId, point_id: point.id, payload: point.payload },
-        }));
-        await call('upsert', () => client.upsert(collection, { wait: true, points: batch }));
-      }
-    },
-
-    async delete(organizationId: string, ids: string[]): Promise<void> {
-      checkOrganizationId(organizationId);
-      const checked = checkIds(ids);
-      if (checked.length === 0) return;
-      await ensureCollection();
-      const filter = qdrantFilter(organizationId);
-      const points: Condition = { has_id: checked.map((id) => pointUuid(organizationId, id)) };
-      filter.must = [...(filter.must as Condition[]), points];
-      await call('delete', () => client.delete(collection, { wait: true, filter }));
-    },
-
-    async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
-      checkOrganizationId(organizationId);
-      const query = normaliseVector(vector, dimensions, 'query vector');
-      const { limit, filter } = checkSearchOptions(options);
-      await ensureCollection();
-      const response = await call('query', () =>
-        client.query(collection, {
-          query: Array.from(query),
-          filter: qdrantFilter(organizationId, filter),
-          limit,
-          with_payload: true,
-        }),
+  /** An existing collection must hold vectors of this store's dimensions, compared by cosine. */
+  private async checkCollection(): Promise<void> {
+    const { client, collection, dimensions } = this;
+    const info = await this.call('collection info', () => client.getCollection(collection));
+    const vectors = info.config.params.vectors as { size?: number; distance?: string } | undefined;
+    if (vectors?.size !== undefined && (vectors.size !== dimensions || vectors.distance !== 'Cosine')) {
+      throw new Error(
+        `Qdrant collection "${collection}" holds ${vectors.size}-dimensional ${vectors.distance} vectors; ` +
+          `expected ${dimensions}-dimensional Cosine`,
       );
-      return response.points.map((point) => {
-        const stored = point.payload as { point_id?: unknown; payload?: Record<string, PayloadValue> } | null;
-        return {
-          id: String(stored?.point_id ?? point.id),
-          score: Math.max(-1, Math.min(1, point.score)),
-          payload: stored?.payload ?? {},
-        };
-      });
-    },
+    }
+  }
 
-    async count(organizationId: string, filter?: VectorFilter): Promise<number> {
-      checkOrganizationId(organizationId);
-      const checked = checkFilter(filter);
-      await ensureCollection();
-      const response = await call('count', () => client.count(collection, { filter: qdrantFilter(organizationId, checked), exact: true }));
-      return response.count;
-    },
+  async upsert(points: VectorPoint[]): Promise<void> {
+    const checked = checkPoints(points, this.dimensions);
+    if (checked.length === 0) return;
+    await this.ensureCollection();
+    for (let start = 0; start < checked.length; start += UPSERT_BATCH) {
+      const batch = checked.slice(start, start + UPSERT_BATCH).map((point) => ({
+        id: pointUuid(point.organizationId, point.id),
+        vector: Array.from(point.vector),
+        payload: { organization_id: point.organizationId, point_id: point.id, payload: point.payload },
+      }));
+      await this.call('upsert', () => this.client.upsert(this.collection, { wait: true, points: batch }));
+    }
+  }
 
-    async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
-      checkOrganizationId(organizationId);
-      const checked = [...new Set(checkIds(ids))];
-      if (checked.length === 0) return [];
-      await ensureCollection();
-      const points = await call('retrieve', () =>
-        client.retrieve(collection, {
-          ids: checked.map((id) => pointUuid(organizationId, id)),
-          with_payload: true,
-          with_vector: false,
-        }),
-      );
-      return points
-        .map((point) => storedPoint(point.payload))
-        .filter((point): point is StoredPoint => point?.organizationId === organizationId);
-    },
+  async delete(organizationId: string, ids: string[]): Promise<void> {
+    checkOrganizationId(organizationId);
+    const checked = checkIds(ids);
+    if (checked.length === 0) return;
+    await this.ensureCollection();
+    const filter = qdrantFilter(organizationId);
+    const points: Condition = { has_id: checked.map((id) => pointUuid(organizationId, id)) };
+    filter.must = [...(filter.must as Condition[]), points];
+    await this.call('delete', () => this.client.delete(this.collection, { wait: true, filter }));
+  }
 
-    async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
-      const { after, limit } = checkScanOptions(options);
-      await ensureCollection();
-      const page = await call('scroll', () => client.scroll(collection, { limit, offset: after, with_payload: true, with_vector: false }));
-      const next = page.next_page_offset;
+  async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
+    checkOrganizationId(organizationId);
+    const query = normaliseVector(vector, this.dimensions, 'query vector');
+    const { limit, filter } = checkSearchOptions(options);
+    await this.ensureCollection();
+    const response = await this.call('query', () =>
+      this.client.query(this.collection, {
+        query: Array.from(query),
+        filter: qdrantFilter(organizationId, filter),
+        limit,
+        with_payload: true,
+      }),
+    );
+    return response.points.map((point) => {
+      const stored = point.payload as { point_id?: unknown; payload?: Record<string, PayloadValue> } | null;
       return {
-        points: page.points.map((point) => storedPoint(point.payload)).filter((point): point is StoredPoint => !!point),
-        next: next === null || next === undefined ? undefined : String(next),
+        id: String(stored?.point_id ?? point.id),
+        score: Math.max(-1, Math.min(1, point.score)),
+        payload: stored?.payload ?? {},
       };
-    },
+    });
+  }
 
-    async ping(): Promise<void> {
-      await ensureCollection();
-      await call('ping', () => client.getCollection(collection));
-    },
+  async count(organizationId: string, filter?: VectorFilter): Promise<number> {
+    checkOrganizationId(organizationId);
+    const checked = checkFilter(filter);
+    await this.ensureCollection();
+    const response = await this.call('count', () =>
+      this.client.count(this.collection, { filter: qdrantFilter(organizationId, checked), exact: true }),
+    );
+    return response.count;
+  }
 
-    async close(): Promise<void> {
-      // The REST client holds no connections of its own to release.
-      closed = true;
-    },
-  };
+  async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
+    checkOrganizationId(organizationId);
+    const checked = [...new Set(checkIds(ids))];
+    if (checked.length === 0) return [];
+    await this.ensureCollection();
+    const points = await this.call('retrieve', () =>
+      this.client.retrieve(this.collection, {
+        ids: checked.map((id) => pointUuid(organizationId, id)),
+        with_payload: true,
+        with_vector: false,
+      }),
+    );
+    return points
+      .map((point) => storedPoint(point.payload))
+      .filter((point): point is StoredPoint => point?.organizationId === organizationId);
+  }
+
+  async scan(options: { after?: string; limit: number }): Promise<VectorScanPage> {
+    const { after, limit } = checkScanOptions(options);
+    await this.ensureCollection();
+    const page = await this.call('scroll', () =>
+      this.client.scroll(this.collection, { limit, offset: after, with_payload: true, with_vector: false }),
+    );
+    const next = page.next_page_offset;
+    return {
+      points: page.points.map((point) => storedPoint(point.payload)).filter((point): point is StoredPoint => !!point),
+      next: next === null || next === undefined ? undefined : String(next),
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.ensureCollection();
+    await this.call('ping', () => this.client.getCollection(this.collection));
+  }
+
+  async close(): Promise<void> {
+    // The REST client holds no connections of its own to release.
+    this.closed = true;
+  }
 }

@@ -1,0 +1,67 @@
+// Deleting an account: refused while the user is the only owner of an organization (nothing is
+// deleted then); otherwise their memberships and team memberships go first, then the sign-in
+// records (verification tokens, social identities, the failed-attempt counter, the address), the
+// account last, so a deletion cut short can simply be asked for again. The authorization server's
+// grants and sessions of the user are revoked by the edge, which owns them.
+import { create } from '@bufbuild/protobuf';
+import { Code } from '@connectrpc/connect';
+import { DeleteUserResponseSchema, type DeleteUserRequest } from '../../../gen/mindgate/agents/v1/users_pb.js';
+import { failure, REASONS } from '../../common/rpc/reasons.ts';
+import type { MembershipRecord } from './organizations.ts';
+import { existingUser, signInCounterId, type UsersContext } from './users.ts';
+
+const MAX_MEMBERSHIPS = 10_000;
+
+function lastOwner(organizationIds: string[]) {
+  return failure(
+    `you are the only owner of ${organizationIds.join(', ')}: transfer the ownership (or delete the organization) first`,
+    Code.FailedPrecondition,
+    REASONS.lastOwner,
+  );
+}
+
+/** The organizations where the user is the only owner. */
+async function soleOwnerships(ctx: UsersContext, memberships: MembershipRecord[]): Promise<string[]> {
+  const sole: string[] = [];
+  for (const m of memberships.filter((m) => m.role === 'owner')) {
+    if ((await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) <= 1) sole.push(m.organizationId);
+  }
+  return sole;
+}
+
+/**
+ * Removes the memberships. Two co-owners deleting their accounts at once both pass the first
+ * check; checked again after each removal, the loser of that race finds no owner left, and every
+ * membership removed so far is put back.
+ */
+async function removeMemberships(ctx: UsersContext, memberships: MembershipRecord[]): Promise<void> {
+  const removed: MembershipRecord[] = [];
+  for (const m of memberships) {
+    await ctx.memberships.delete(m._id);
+    removed.push(m);
+    if (m.role === 'owner' && (await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) === 0) {
+      for (const r of removed) await ctx.memberships.put(r);
+      throw lastOwner([m.organizationId]);
+    }
+  }
+}
+
+export async function deleteUser(ctx: UsersContext, req: DeleteUserRequest) {
+  const user = await existingUser(ctx, req.userId);
+  const memberships = await ctx.memberships.find({ userId: user._id }, { limit: MAX_MEMBERSHIPS });
+  const sole = await soleOwnerships(ctx, memberships);
+  if (sole.length > 0) throw lastOwner(sole);
+  await removeMemberships(ctx, memberships);
+  const teamMemberships = await ctx.teamMembers.deleteMany({ userId: user._id });
+  const socialIdentities = await ctx.social.deleteMany({ userId: user._id });
+  await ctx.emailTokens.deleteMany({ userId: user._id });
+  await ctx.attempts.delete(signInCounterId(user.email));
+  const index = await ctx.emails.get(user.email);
+  if (index?.userId === user._id) await ctx.emails.delete(user.email);
+  await ctx.users.delete(user._id);
+  return create(DeleteUserResponseSchema, {
+    organizationIds: memberships.map((m) => m.organizationId),
+    teamMembershipsRemoved: teamMemberships,
+    socialIdentitiesRemoved: socialIdentities,
+  });
+}
