@@ -154,6 +154,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       ValidationFailed: problem('A parameter or the body is not valid; `errors` lists every problem.'),
       Conflict: problem('The change conflicts with the current state (for example, it would leave the organization without an owner).'),
       PreconditionFailed: problem('If-Match does not name the current version: read the resource again.'),
+      UnsupportedMediaType: problem('The body is missing, or is not sent as `application/json`.'),
       TooManyRequests: {
         ...problem("Over the organization's plan limit for this minute (type: the registered quota-exceeded)."),
         headers: { 'Retry-After': { description: 'Seconds until the window resets.', schema: { type: 'integer' } } },
@@ -196,6 +197,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       const schemas = components.schemas as Record<string, unknown>;
       schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
       op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } };
+      (op.responses as Record<string, unknown>)['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };
     }
   }
   components.securitySchemes = {
