@@ -338,4 +338,37 @@ describe('MCP servers through the API', () => {
       config.allowPrivateBackends = true;
     }
   });
+
+  it('follows the API conventions: pages oldest first, replays a retried create once, audits each change', async () => {
+    const t = owner.access_token;
+    const retry = { 'idempotency-key': 'create-paged-0' };
+    const first = await call(servers(), { token: t, body: { name: 'paged-0', url: backend.url }, headers: retry });
+    const again = await call(servers(), { token: t, body: { name: 'paged-0', url: backend.url }, headers: retry });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.id).toBe(first.json.id);
+    for (const n of [1, 2]) expect((await call(servers(), { token: t, body: { name: `paged-${n}`, url: backend.url } })).status).toBe(201);
+
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await call(servers(`?page_size=2${token ? `&page_token=${token}` : ''}`), { token: t });
+      expect(page.status).toBe(200);
+      expect(page.json.mcp_servers.length).toBeLessThanOrEqual(2);
+      seen.push(...page.json.mcp_servers.map((s: Json) => s.name));
+      token = page.json.next_page_token ?? '';
+    } while (token);
+    const paged = seen.filter((n) => n.startsWith('paged-'));
+    expect(paged).toEqual(['paged-0', 'paged-1', 'paged-2']);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    await call(servers(`/${first.json.id}`), { token: t, method: 'PATCH', body: { enabled: false } });
+    await call(servers(`/${first.json.id}`), { token: t, method: 'DELETE' });
+    for (const action of ['createMcpServer', 'updateMcpServer', 'deleteMcpServer']) {
+      const events = await call(`/organizations/${org}/audit-events?action=${action}`, { token: t });
+      const targets = events.json.events.filter((e: Json) => e.outcome === 'success').map((e: Json) => e.target);
+      expect(targets.some((target: string) => target.includes(action === 'createMcpServer' ? 'mcp-servers' : first.json.id))).toBe(true);
+    }
+  });
 });
