@@ -62,7 +62,8 @@ for (const poll of POLLS) {
   const dataDir = fs.mkdtempSync(path.join(dir, 'first-'));
   const config = readEdgeConfig(testEnv(dataDir, { ...shared, LOG_LEVEL: 'silent' }), os.availableParallelism());
   const first = await startPlatform({ config, logger: createLogger({ level: 'silent' }) });
-  const second = await startEdgeProcess({ ...shared, LOG_LEVEL: 'warn' });
+  // At info: its listeners' start lines say where they listen.
+  const second = await startEdgeProcess(shared);
   const added: number[] = [];
   const removed: number[] = [];
   for (let i = 0; i < CHANGES; i++) {
