@@ -15,6 +15,9 @@ import { GatewayRegistryService } from '../gen/mindgate/agents/v1/gateway_regist
 import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
+import { BrainPassService } from '../gen/mindgate/billing/v1/brain_pass_pb.js';
+import { CheckoutService } from '../gen/mindgate/billing/v1/checkout_pb.js';
+import { InvoicesService } from '../gen/mindgate/billing/v1/invoices_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
@@ -49,6 +52,12 @@ export interface ServiceClients {
   /** The versioned registry snapshot each gateway replica polls (served by the agents service). */
   gatewayRegistry: Client<typeof GatewayRegistryService>;
   billing: Client<typeof BillingService>;
+  /** Checkouts and the payment provider's webhooks (served by the billing service). */
+  checkouts: Client<typeof CheckoutService>;
+  /** Invoices (served by the billing service). */
+  invoices: Client<typeof InvoicesService>;
+  /** The brain-pass's challenges and settlements (served by the billing service). */
+  brainPass: Client<typeof BrainPassService>;
   /** grpc.health.v1 client of a service (the Web API's platform status measures with it). */
   health(service: ServiceName): Client<typeof Health>;
 }
@@ -113,6 +122,9 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     gatewayKeys: client(GatewayKeysService, 'agents'),
     gatewayRegistry: client(GatewayRegistryService, 'agents'),
     billing: client(BillingService, 'billing'),
+    checkouts: client(CheckoutService, 'billing'),
+    invoices: client(InvoicesService, 'billing'),
+    brainPass: client(BrainPassService, 'billing'),
     health(name) {
       let health = healthClients.get(name);
       if (!health) healthClients.set(name, (health = client(Health, name)));

@@ -18,7 +18,9 @@ import {
   type ServiceName,
   type StorageConfig,
 } from '../services/common/config.ts';
+import { readBillingConfig, type BillingConfig } from '../services/billing/config.ts';
 import { readApiConfig, type ApiConfig } from './api/config.ts';
+import { readEdgeBillingConfig, type EdgeBillingConfig } from './api/billing-config.ts';
 import { readGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
@@ -63,6 +65,10 @@ export interface EdgeConfig {
   web: WebConfig;
   /** The MCP gateway: servers, operator keys, facade secret, proxy limits (edge/gateway/config.ts). */
   gateway: GatewayConfig;
+  /** The billing service run in this process: provider, catalogue, brain-pass methods (services/billing/config.ts). */
+  billing: BillingConfig;
+  /** The edge's side of billing: the trusted country header, the brain-pass rate limit (edge/api/billing-config.ts). */
+  billingEdge: EdgeBillingConfig;
 }
 
 /** Each public listener's port setting, default port and public-URL setting. */
@@ -114,5 +120,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     api: readApiConfig(env),
     web: readWebConfig(env),
     gateway: readGatewayConfig(env),
+    billing: readBillingConfig(env),
+    billingEdge: readEdgeBillingConfig(env),
   };
 }

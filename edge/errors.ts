@@ -31,6 +31,8 @@ const STATUS_BY_REASON: Record<string, number> = {
   'last-owner': 409,
   'sign-in-throttled': 429,
   'invalid-credentials': 401,
+  'plan-limit': 403,
+  'subscription-state': 409,
 };
 
 export interface HttpError {

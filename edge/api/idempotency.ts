@@ -15,11 +15,14 @@ import type { Caller } from './auth.ts';
 import { ConflictError, stashBody } from './rest-route.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+export const IDEMPOTENCY_COLLECTION = 'api_idempotency_keys';
 /** A first request that has not finished after this long is taken to have died; its key frees up. */
 const PENDING_TTL_MS = 60_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 interface IdempotencyDoc extends RecordDoc {
+  /** Whose it is, so that an organization's deletion takes its answers (which may hold secrets). */
+  organizationId?: string;
   state: 'pending' | 'done';
   fingerprint: string;
   status?: number;
@@ -60,7 +63,9 @@ function captureBody(c: AnyApiRouteContext): () => Buffer | undefined {
 export type IdempotentRun = (c: AnyApiRouteContext, operationId: string, caller: Caller, run: () => Promise<void>) => Promise<void>;
 
 export function createIdempotency(ctx: AppContext): IdempotentRun {
-  const keys: RecordCollection<IdempotencyDoc> = ctx.stores.records.collection<IdempotencyDoc>('api_idempotency_keys');
+  const keys: RecordCollection<IdempotencyDoc> = ctx.stores.records.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION, {
+    indexes: [{ fields: ['organizationId'] }],
+  });
   const limit = ctx.config.maxBodyBytes;
 
   return async (c, operationId, caller, run) => {
@@ -106,6 +111,14 @@ export function createIdempotency(ctx: AppContext): IdempotentRun {
       return;
     }
     const sealed = ctx.keyEncryption.seal(answer.toString('utf8'), context);
-    await keys.put({ _id: id, state: 'done', fingerprint, status: c.res.statusCode, body: sealed, expiresAt: now + IDEMPOTENCY_TTL_MS });
+    await keys.put({
+      _id: id,
+      organizationId: caller.organizationId,
+      state: 'done',
+      fingerprint,
+      status: c.res.statusCode,
+      body: sealed,
+      expiresAt: now + IDEMPOTENCY_TTL_MS,
+    });
   };
 }

@@ -9,9 +9,12 @@ import { Router, type RouteContext } from '../http/router.ts';
 import { SCOPES } from '../oauth/provider.ts';
 import { machineScope, rolesAllowed } from './access.ts';
 import { createAuthenticator } from './auth.ts';
+import { exampleFor, EXAMPLES } from './examples.ts';
 import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
+import { organizationDeletion } from './organization-deletion/index.ts';
 import { organizationRoutes } from './organizations.ts';
+import { billingWebhookRoutes } from './billing-webhooks.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
@@ -39,13 +42,62 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
 };
 
+const ProtectedResourceMetadataSchema = z
+  .object({
+    resource: z.string(),
+    authorization_servers: z.array(z.string()),
+    scopes_supported: z.array(z.string()),
+    bearer_methods_supported: z.array(z.literal('header')),
+    resource_name: z.string(),
+  })
+  .meta({ title: 'ProtectedResourceMetadata', description: 'RFC 9728 protected resource metadata.' });
+
+const OpenApiDocumentSchema = z
+  .looseObject({
+    openapi: z.string().regex(/^3\.1\./),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.unknown()),
+    components: z.record(z.string(), z.unknown()),
+  })
+  .meta({ title: 'OpenApiDocument', description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0).' });
+
+/** The shared problem responses, by name: their status. */
+const PROBLEM_STATUS: Record<string, number> = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  RequestTimeout: 408,
+  Conflict: 409,
+  PreconditionFailed: 412,
+  ContentTooLarge: 413,
+  UnsupportedMediaType: 415,
+  ValidationFailed: 422,
+  TooManyRequests: 429,
+  Internal: 500,
+  Unavailable: 503,
+  GatewayTimeout: 504,
+};
+
 const problem = (description: string) => ({ description, content: { 'application/problem+json': ProblemSchema } });
+
+/** Problems an operation may answer besides its own: shared response name → when it applies. */
+const COMMON_PROBLEMS: Array<[status: string, name: string, when: (route: RestRoute) => boolean]> = [
+  ['408', 'RequestTimeout', (r) => r.body !== undefined],
+  ['413', 'ContentTooLarge', (r) => r.body !== undefined],
+  ['415', 'UnsupportedMediaType', (r) => r.body !== undefined],
+  ['429', 'TooManyRequests', (r) => r.secured === true],
+  ['500', 'Internal', () => true],
+  ['503', 'Unavailable', (r) => r.secured === true],
+  ['504', 'GatewayTimeout', (r) => r.secured === true],
+];
 
 /** The REST API `{api_url}`: the system of record behind the dashboard. */
 export function createApiSurface(ctx: AppContext): Surface {
   const router = new Router();
   const api = ctx.config.publicUrls.api;
   const authenticateHeaders = createAuthenticator(ctx);
+  // Started with the surface: a deletion left half-done by a crash resumes here.
+  const deletion = organizationDeletion(ctx);
   const routes: RestRoute[] = [
     defineApiRoute({
       method: 'GET',
@@ -69,7 +121,7 @@ export function createApiSurface(ctx: AppContext): Surface {
       summary: 'Protected resource metadata',
       description: 'RFC 9728 metadata: which authorization server issues tokens for this API.',
       tags: ['Service'],
-      responses: { '200': { description: 'The metadata.', content: { 'application/json': { type: 'object' } } } },
+      responses: { '200': { description: 'The metadata.', content: { 'application/json': ProtectedResourceMetadataSchema } } },
       handler: ({ res }) =>
         sendJson(res, 200, {
           resource: api,
@@ -79,7 +131,8 @@ export function createApiSurface(ctx: AppContext): Surface {
           resource_name: 'Mindgate Agents API',
         }),
     }),
-    ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }),
+    ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }, [deletion.route]),
+    ...billingWebhookRoutes(ctx),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(
@@ -90,7 +143,7 @@ export function createApiSurface(ctx: AppContext): Surface {
       summary: 'OpenAPI description',
       description: 'This document (OpenAPI 3.1).',
       tags: ['Service'],
-      responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { type: 'object' } } } },
+      responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': OpenApiDocumentSchema } } },
       handler: ({ res }) => sendJson(res, 200, (openapi ??= buildDocument(ctx, routes))),
     }),
   );
@@ -103,6 +156,7 @@ export function createApiSurface(ctx: AppContext): Surface {
   return {
     name: 'api',
     router,
+    close: () => deletion.worker.stop(),
     notFound(c) {
       sendProblem(c.res, { type: problemType(404), title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });
     },
@@ -151,14 +205,19 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       },
       Forbidden: problem('The credentials act for another organization, or may not do this.'),
       NotFound: problem('No such resource in this organization.'),
+      RequestTimeout: problem('The request body stopped arriving (BODY_TIMEOUT_MS) or took too long (REQUEST_TIMEOUT_MS).'),
       ValidationFailed: problem('A parameter or the body is not valid; `errors` lists every problem.'),
       Conflict: problem('The change conflicts with the current state (for example, it would leave the organization without an owner).'),
       PreconditionFailed: problem('If-Match does not name the current version: read the resource again.'),
-      UnsupportedMediaType: problem('The body is missing, or is not sent as `application/json`.'),
+      ContentTooLarge: problem('The body is larger than MAX_BODY_BYTES.'),
+      UnsupportedMediaType: problem('The body is not application/json.'),
       TooManyRequests: {
         ...problem("Over the organization's plan limit for this minute (type: the registered quota-exceeded)."),
         headers: { 'Retry-After': { description: 'Seconds until the window resets.', schema: { type: 'integer' } } },
       },
+      Internal: problem('Our failure; logged with the request id.'),
+      Unavailable: problem('A service this needs did not answer; retry.'),
+      GatewayTimeout: problem('A service this needs answered too late; retry.'),
     },
   });
   const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
@@ -168,7 +227,9 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
     if (!op) continue;
     op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
-    if (route.secured) (op.responses as Record<string, unknown>)['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
+    for (const [status, name, when] of COMMON_PROBLEMS) {
+      if (when(route)) (op.responses as Record<string, unknown>)[status] ??= { $ref: `#/components/responses/${name}` };
+    }
     if (route.creates) {
       op.parameters = [...((op.parameters as unknown[]) ?? []), IDEMPOTENCY_KEY_PARAMETER];
       const responses = op.responses as Record<string, unknown>;
@@ -197,9 +258,9 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       const schemas = components.schemas as Record<string, unknown>;
       schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
       op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } };
-      (op.responses as Record<string, unknown>)['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };
     }
   }
+  addExamples(doc);
   components.securitySchemes = {
     BearerToken: {
       type: 'http',
@@ -222,6 +283,39 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     },
   };
   return doc;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Puts an example on every JSON body of the document (examples.ts, by schema title): the media
+ * types of responses and request bodies, and the shared problem responses (one per status).
+ */
+function addExamples(doc: Json): void {
+  const components = doc.components as Record<string, Record<string, Json>>;
+  const resolve = (schema: Json | undefined): Json | undefined => {
+    const ref = schema?.$ref;
+    return typeof ref === 'string' ? components.schemas[ref.split('/').pop()!] : schema;
+  };
+  const annotate = (content: Record<string, Json> | undefined, example?: unknown) => {
+    for (const media of Object.values(content ?? {})) {
+      const schema = resolve(media.schema as Json | undefined);
+      media.example ??= example ?? exampleFor(schema?.title as string | undefined, schema ?? {});
+      if (media.example === undefined) delete media.example;
+    }
+  };
+  for (const [name, response] of Object.entries(components.responses ?? {})) {
+    const status = PROBLEM_STATUS[name];
+    const example =
+      status === 422 ? EXAMPLES.Problem : { type: problemType(status), title: statusTitle(status), status, detail: response.description };
+    annotate(response.content as Record<string, Json>, example);
+  }
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(ops)) {
+      for (const response of Object.values(op.responses as Record<string, Json>)) annotate(response.content as Record<string, Json>);
+      annotate((op.requestBody as Json | undefined)?.content as Record<string, Json>);
+    }
+  }
 }
 
 function stripSchema(schema: Record<string, unknown>): Record<string, unknown> {

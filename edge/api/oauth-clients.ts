@@ -4,7 +4,20 @@
 import * as z from 'zod';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { clientParams, errors, json, NotFoundError, orgParams, type RestRoute, type RouteDeps } from './rest-route.ts';
+import {
+  clientParams,
+  errors,
+  json,
+  listEnvelope,
+  listing,
+  NotFoundError,
+  orgParams,
+  pageArgs,
+  pageQuery,
+  sendPage,
+  type RestRoute,
+  type RouteDeps,
+} from './rest-route.ts';
 
 const GrantId = z
   .string()
@@ -31,7 +44,7 @@ export const OAuthClientSchema = z
   })
   .meta({ title: 'OAuthClient' });
 
-export const OAuthClientListSchema = z.object({ clients: z.array(OAuthClientSchema) }).meta({ title: 'OAuthClientList' });
+export const OAuthClientListSchema = listEnvelope('clients', OAuthClientSchema, 'OAuthClientList');
 export const RevokedSchema = z
   .object({
     client_id: z.string(),
@@ -45,25 +58,26 @@ function listOAuthClientsRoute({ management }: RouteDeps): RestRoute {
     path: '/organizations/:organization_id/oauth-clients',
     operationId: 'listOAuthClients',
     summary: 'List OAuth clients and their grants',
-    description: 'The clients (MCP clients, tools) users have authorized to act for the organization, each with its grants.',
+    description:
+      'The clients (MCP clients, tools) users have authorized to act for the organization, each with its grants, in the order of their first grant, a page at a time.',
     tags: ['OAuth clients'],
     params: orgParams,
+    query: pageQuery,
     responses: { '200': json(OAuthClientListSchema, 'The clients.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
-      const clients = await management.listClients(c.input.params.organization_id);
-      sendJson(c.res, 200, {
-        clients: clients.map((cl) => ({
-          client_id: cl.clientId,
-          client_name: cl.clientName,
-          grants: cl.grants.map((g) => ({
-            id: g.grantId,
-            user_id: g.userId,
-            scope: g.scope,
-            resources: g.resources,
-            created_at: new Date(g.createdAt).toISOString(),
-          })),
+      const page = await listing(() => management.listClients(c.input.params.organization_id, pageArgs(c.input.query)));
+      const items = page.items.map((cl) => ({
+        client_id: cl.clientId,
+        client_name: cl.clientName,
+        grants: cl.grants.map((g) => ({
+          id: g.grantId,
+          user_id: g.userId,
+          scope: g.scope,
+          resources: g.resources,
+          created_at: new Date(g.createdAt).toISOString(),
         })),
-      });
+      }));
+      sendPage(c, 'clients', items, page.nextPageToken);
     },
   });
 }

@@ -9,7 +9,7 @@ import { setAuditOrganization } from './audit.ts';
 import { ETAG_HEADER, ifMatch, quoteEtag } from './etag.ts';
 import { MemberSchema, memberJson, UserId } from './members.ts';
 import { organizationJson, OrganizationSchema } from './organizations.ts';
-import { errors, json, Name, notFoundAs404, orgParams, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
+import { ConflictError, errors, json, Name, notFoundAs404, orgParams, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 const Slug = z
   .string()
@@ -36,13 +36,15 @@ export const UpdateOrganizationSchema = z
           .optional(),
       })
       .strict()
+      // The document says what the refinement below checks, so that no valid-looking body is refused.
+      .meta({ minProperties: 1 })
       .optional(),
   })
   .strict()
   .refine((b) => b.name !== undefined || b.slug !== undefined || b.settings?.audit_retention_days !== undefined, {
     error: 'give at least one of name, slug, settings.audit_retention_days',
   })
-  .meta({ title: 'UpdateOrganization' });
+  .meta({ title: 'UpdateOrganization', minProperties: 1 });
 
 export const TransferOwnershipSchema = z
   .object({ user_id: UserId.meta({ description: 'The member who becomes an owner.' }) })
@@ -135,10 +137,14 @@ function transferOwnershipRoute({ ctx, limit }: RouteDeps): RestRoute {
         '401': errors['401'],
         '403': errors['403'],
         '404': 'NotFound',
+        '409': 'Conflict',
         '422': errors['422'],
       },
       handler: async (c) => {
         const body = await readJson(c, TransferOwnershipSchema, limit);
+        if (body.user_id === callerOf(c).subject) {
+          throw new ConflictError('you are an owner already: name another member to hand the organization to');
+        }
         const res = await notFoundAs404(() =>
           ctx.clients.organizations.transferOwnership({
             organizationId: c.input.params.organization_id,

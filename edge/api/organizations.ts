@@ -18,11 +18,18 @@ import { ETAG_HEADER, quoteEtag } from './etag.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
+import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { userRoutes } from './users.ts';
+import { graphRoutes } from './graph.ts';
+import { memoryRoutes } from './memories.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
+import { createEntitlementsCache } from '../../services/billing/entitlements-cache.ts';
+import { billingCheckoutRoutes } from './billing-checkouts.ts';
+import { billingInvoiceRoutes } from './billing-invoices.ts';
+import { billingSubscriptionRoutes } from './billing-subscription.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import { mcpServerRoutes } from './mcp-servers.ts';
 import { gatewayKeyRoutes } from './gateway-keys.ts';
@@ -125,7 +132,7 @@ function getOrganizationRoute({ ctx }: RouteDeps): RestRoute {
   });
 }
 
-export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions): RestRoute[] {
+export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptions, extra: RestRoute[] = []): RestRoute[] {
   const deps: RouteDeps = {
     ctx,
     authenticate,
@@ -133,6 +140,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     limit: ctx.config.maxBodyBytes,
   };
   const calls = createApiCallCounter(ctx);
+  const entitlements = createEntitlementsCache({ billing: () => ctx.clients.billing, now: () => ctx.now() });
   const routes = [
     listOrganizationsRoute(deps),
     getOrganizationRoute(deps),
@@ -142,6 +150,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...oauthClientRoutes(deps),
     ...memberRoutes(deps),
     ...teamRoutes(deps),
+    ...teamBrainAccessRoutes(deps),
     ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
@@ -149,7 +158,13 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...gatewayKeyRoutes(deps),
     ...integrationRoutes(deps),
     ...userRoutes(deps),
+    ...billingSubscriptionRoutes(deps),
+    ...billingCheckoutRoutes(deps),
+    ...billingInvoiceRoutes(deps),
+    ...graphRoutes(deps),
+    ...memoryRoutes(deps),
+    ...extra,
   ];
-  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls));
+  guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls, entitlements));
   return routes;
 }

@@ -25,8 +25,15 @@ import {
   type RouteDeps,
 } from './rest-route.ts';
 
-const TeamId = z.string().regex(/^team_[A-Za-z0-9]{1,60}$/, { error: 'must be a team id (team_...)' });
-const teamParams = z.object({ organization_id: OrganizationId, team_id: TeamId });
+export const BrainAccessSchema = z
+  .object({
+    namespaces: z.array(z.enum(['knowledge', 'episodes'])).meta({ description: 'Empty: both namespaces.' }),
+    key_prefixes: z.array(z.string()).meta({ description: 'Empty: every key.' }),
+  })
+  .meta({ title: 'BrainAccess' });
+
+export const TeamId = z.string().regex(/^team_[A-Za-z0-9]{1,60}$/, { error: 'must be a team id (team_...)' });
+export const teamParams = z.object({ organization_id: OrganizationId, team_id: TeamId });
 const teamMemberParams = teamParams.extend({ user_id: UserId });
 
 const TeamName = z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' });
@@ -39,6 +46,9 @@ export const TeamSchema = z
     name: z.string(),
     description: z.string(),
     member_count: z.int(),
+    brain_access: BrainAccessSchema.nullable().meta({
+      description: 'What the team may reach in the Brain (setTeamBrainAccess); null: the team narrows nothing.',
+    }),
     created_at: z.string().nullable(),
     updated_at: z.string().nullable(),
   })
@@ -51,19 +61,23 @@ export const UpdateTeamSchema = z
   .object({ name: TeamName.optional(), description: Description.optional() })
   .strict()
   .refine((b) => b.name !== undefined || b.description !== undefined, { error: 'give name or description' })
-  .meta({ title: 'UpdateTeam' });
+  .meta({ title: 'UpdateTeam', minProperties: 1 });
 
-const teamJson = (t: Team) => ({
+export const teamJson = (t: Team) => ({
   id: t.teamId,
   organization_id: t.organizationId,
   name: t.name,
   description: t.description,
   member_count: t.memberCount,
+  brain_access: t.brainAccess
+    ? { namespaces: t.brainAccess.namespaces as BrainNamespace[], key_prefixes: t.brainAccess.keyPrefixes }
+    : null,
   created_at: iso(t.createTime as Timestamp | undefined),
   updated_at: iso(t.updateTime as Timestamp | undefined),
 });
 const teamMemberJson = (m: TeamMember) => ({ user_id: m.userId, added_at: iso(m.addTime as Timestamp | undefined) });
-const withEtag = (description: string) => ({ ...json(TeamSchema, description), headers: ETAG_HEADER });
+type BrainNamespace = 'knowledge' | 'episodes';
+export const withEtag = (description: string) => ({ ...json(TeamSchema, description), headers: ETAG_HEADER });
 const tags = ['Teams'];
 
 function createTeamRoute({ ctx, limit }: RouteDeps): RestRoute {

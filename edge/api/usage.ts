@@ -8,11 +8,16 @@ import type { AppContext } from '../context.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import type { RecordCollection, RecordDoc } from '../../services/common/storage/records/interface.ts';
+import { EntitlementsSchema, entitlementsJson } from './billing-json.ts';
 import { errors, json, orgParams, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 interface UsageDoc extends RecordDoc {
   calls: number;
+  /** Whose count it is, so that an organization's deletion takes it (absent on older counts). */
+  organizationId?: string;
 }
+
+export const USAGE_COLLECTION = 'api_usage';
 
 /** The calendar month (UTC) of `at`: its key, start and end. */
 export function monthOf(at: number): { key: string; start: number; end: number } {
@@ -29,14 +34,16 @@ export interface ApiCallCounter {
 }
 
 export function createApiCallCounter(ctx: AppContext): ApiCallCounter {
-  const usage: RecordCollection<UsageDoc> = ctx.stores.records.collection<UsageDoc>('api_usage');
+  const usage: RecordCollection<UsageDoc> = ctx.stores.records.collection<UsageDoc>(USAGE_COLLECTION, {
+    indexes: [{ fields: ['organizationId'] }],
+  });
   const id = (organizationId: string, at: number) => `${organizationId}|${monthOf(at).key}`;
   return {
     count(organizationId) {
       const now = ctx.now();
       // Kept a month past the month's end, so last month's figure can still be read.
       const expiresAt = monthOf(monthOf(now).end).end;
-      usage.increment(id(organizationId, now), 'calls', 1, { expiresAt }).catch((err: unknown) => {
+      usage.increment(id(organizationId, now), 'calls', 1, { expiresAt, fields: { organizationId } }).catch((err: unknown) => {
         ctx.logger.warn({ err, organizationId }, 'API call not counted');
       });
     },
@@ -52,10 +59,12 @@ const Quantity = (description: string) =>
 export const UsageSchema = z
   .object({
     plan: z.enum(['starter', 'professional']).meta({ description: 'The plan in force.' }),
+    plan_name: z.string(),
     period: z.object({ start: z.string(), end: z.string() }).meta({ description: 'This calendar month (UTC).' }),
     memories: Quantity("Memories in the organization's brain."),
     members: Quantity('Members of the organization.'),
     api_calls: Quantity('Authenticated Agents API calls this month.'),
+    entitlements: EntitlementsSchema.meta({ description: 'Everything the plan in force grants, for the areas that count their own use.' }),
   })
   .meta({ title: 'Usage' });
 
@@ -65,7 +74,8 @@ export function usageRoute({ ctx }: RouteDeps, calls: ApiCallCounter): RestRoute
     path: '/organizations/:organization_id/usage',
     operationId: 'getOrganizationUsage',
     summary: 'Usage this month',
-    description: "Memories, members and API calls against the plan's entitlements.",
+    description:
+      "Memories, members and API calls against the plan's entitlements; `entitlements` lists everything the plan grants (the entity graph, webhook events and runs per month, the API rate limit).",
     tags: ['Organizations'],
     params: orgParams,
     responses: { '200': json(UsageSchema, 'The usage.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
@@ -78,13 +88,15 @@ export function usageRoute({ ctx }: RouteDeps, calls: ApiCallCounter): RestRoute
         calls.read(organizationId),
       ]);
       const month = monthOf(ctx.now());
-      const maxMemories = Number(entitlements.entitlements?.maxMemories ?? 0n);
+      const granted = entitlementsJson(entitlements.entitlements);
       sendJson(c.res, 200, {
         plan: entitlements.effectivePlan === Plan.PROFESSIONAL ? 'professional' : 'starter',
+        plan_name: entitlements.planName,
         period: { start: new Date(month.start).toISOString(), end: new Date(month.end).toISOString() },
-        memories: { used: Number(brain.memories), limit: maxMemories > 0 ? maxMemories : null },
-        members: { used: members.count, limit: null },
+        memories: { used: Number(brain.memories), limit: granted.max_memories > 0 ? granted.max_memories : null },
+        members: { used: members.count, limit: granted.max_members },
         api_calls: { used, limit: null },
+        entitlements: granted,
       });
     },
   });

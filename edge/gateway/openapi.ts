@@ -84,8 +84,8 @@ const SERVER_PATH = {
   in: 'path',
   required: true,
   description:
-    'The resource path, a server name optionally followed by its MCP path (`brain/mcp`). Only the first segment selects the server.',
-  schema: { type: 'string', title: 'Server Path' },
+    'The resource path, a server name optionally followed by its MCP path (`brain/mcp`). Only the first segment selects the server; the schema states the server name, since a `/` in a path parameter is sent encoded.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', title: 'Server Path' },
 };
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });

@@ -178,6 +178,8 @@ class StreamingProxy {
       return 'gateway-key';
     }
     if (headers.authorization !== undefined) return 'bearer';
+    // The platform's own servers (the Brain) accept its API keys wherever they accept tokens.
+    if (server.local && headers['x-api-key'] !== undefined) return 'api-key';
     if (server.usesOAuth) {
       // Mcp-Session-Id is never authentication: without credentials, every request is challenged.
       sendGatewayError(res, 401, 'unauthorized', `Server ${server.name} requires an access token.`, {

@@ -15,7 +15,7 @@ import { compileToolPolicy, type ToolPolicy } from './tool-policy.ts';
 import { hostOf, isPrivateAddress, publicOnlyLookup } from './backend-addresses.ts';
 
 /** How the gateway let a request through to a server. */
-export type GatewayAuthMode = 'bearer' | 'gateway-key' | 'none';
+export type GatewayAuthMode = 'bearer' | 'gateway-key' | 'api-key' | 'none';
 
 /** What a local handler receives for a request under `/{server}`. */
 export interface LocalRequest {
@@ -29,7 +29,9 @@ export interface LocalRequest {
   requestId: string;
   /**
    * `bearer`: an Authorization header is present, unchecked (the handler validates it);
-   * `gateway-key`: a valid X-Gateway-Key (already removed from the headers); `none`: neither.
+   * `gateway-key`: a valid X-Gateway-Key (already removed from the headers); `api-key`: an
+   * x-api-key header, unchecked, without Authorization (local servers only: the Brain checks it
+   * against the organization's API keys); `none`: none of these.
    */
   auth: GatewayAuthMode;
   /** The gateway's body limit, for handlers that read bodies themselves. */

@@ -146,6 +146,10 @@ export const MANAGE_MEMORIES_TOOL = {
     expected_version: z.number().int().min(0).optional().describe('version you read (update, delete)'),
     supersedes: refSchema.optional().describe('the memory this write corrects'),
     allow_duplicate: z.boolean().optional(),
+    relationships: z
+      .array(z.object({ subject: z.string(), predicate: z.string(), object: z.string() }))
+      .optional()
+      .describe('e.g. {subject:"Checkout",predicate:"depends_on",object:"Payments API"}'),
     memories: z.array(refSchema).optional().describe('flag_contradiction (2+), ask_question'),
     reason: z.string().optional(),
     question: z.string().optional(),

@@ -150,8 +150,11 @@ function explain(err: unknown): CallToolResult {
         return toolError(`Invalid argument: ${err.rawMessage}. Fix it and call the tool again.`);
       case Code.NotFound:
         return toolError(`${err.rawMessage}.`);
+      case Code.PermissionDenied:
+        return toolError(`Refused: ${err.rawMessage}.`);
       case Code.FailedPrecondition:
       case Code.Aborted:
+      case Code.ResourceExhausted:
         return toolError(`${err.rawMessage}.`);
       case Code.Unavailable:
       case Code.DeadlineExceeded:

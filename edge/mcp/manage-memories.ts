@@ -120,6 +120,7 @@ function write({ brain, organizationId, source }: BrainToolContext, args: Manage
     allowDuplicate: args.allow_duplicate ?? false,
     supersedes: args.supersedes ? toRef(args.supersedes) : undefined,
     eventTime: args.event_time === undefined ? undefined : toTimestamp(Date.parse(args.event_time)),
+    relationships: args.relationships ?? [],
   });
 }
 

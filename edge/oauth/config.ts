@@ -22,8 +22,8 @@ export interface AuthConfig {
   signingKeys?: { keys: Record<string, unknown>[] };
   /** Keys that sign the authorization server's cookies; the first signs. Generated and persisted when unset. */
   cookieKeys?: string[];
-  /** Days of the Professional trial started at onboarding (0: start on Starter). */
-  trialDays: number;
+  /** Days of the trial started at onboarding (0: start on Starter); unset: the plan catalogue's trial length. */
+  trialDays?: number;
 }
 
 function readJwks(env: Env, name: string): AuthConfig['signingKeys'] {
@@ -70,6 +70,6 @@ export function readAuthConfig(env: Env): AuthConfig {
     social,
     signingKeys: readJwks(env, 'AUTH_SIGNING_KEYS'),
     cookieKeys: readCookieKeys(env, 'AUTH_COOKIE_KEYS'),
-    trialDays: readInt(env, 'TRIAL_DAYS', 14, { min: 0, max: 365 }),
+    trialDays: readString(env, 'TRIAL_DAYS') === undefined ? undefined : readInt(env, 'TRIAL_DAYS', 14, { min: 0, max: 365 }),
   };
 }

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
+import { findPage, pageOf, type Page, type PageRequest } from '../../services/common/storage/records/paging.ts';
 import type { EdgeConfig } from '../config.ts';
 import { clientRecord, collectionName, createAdapterFactory, openClientRecord } from './adapter.ts';
 import type { GrantRecord } from './provider.ts';
@@ -16,6 +17,8 @@ interface ClientDoc extends RecordDoc {
   sealedWith?: string;
   clientId?: string;
   organizationId?: string;
+  /** Confidential clients: creation time (epoch ms), the order they are listed in. */
+  createdAt?: number;
 }
 
 export interface ClientSummary {
@@ -36,7 +39,7 @@ export type OAuthManagement = ReturnType<typeof createOAuthManagement>;
 
 export function createOAuthManagement(records: RecordStore, kek: KeyEncryption, config: EdgeConfig, now: () => number = Date.now) {
   const parts = openParts(records, kek, config, now);
-  return { ...grantManagement(parts), ...confidentialClientManagement(parts) };
+  return { ...grantManagement(parts), ...confidentialClientManagement(parts), ...organizationPurge(parts) };
 }
 
 type Parts = ReturnType<typeof openParts>;
@@ -49,7 +52,7 @@ function openParts(records: RecordStore, kek: KeyEncryption, config: EdgeConfig,
     indexes: [{ fields: ['organizationId', 'clientId'] }, { fields: ['clientId'] }],
   });
   // The same collection the adapter keeps oidc-provider's Client model in.
-  const clients = records.collection<ClientDoc>(collectionName('Client'));
+  const clients = records.collection<ClientDoc>(collectionName('Client'), { indexes: [{ fields: ['organizationId', 'createdAt'] }] });
   void adapters.collection('Client');
 
   const payloadOf = (doc: ClientDoc) => openClientRecord(kek, doc._id, doc.payload).payload;
@@ -76,8 +79,12 @@ function openParts(records: RecordStore, kek: KeyEncryption, config: EdgeConfig,
 /** The clients acting for an organization, with their grants, and revoking them. */
 function grantManagement({ config, now, revocations, adapters, grants, clients, payloadOf }: Parts) {
   return {
-    /** Clients holding grants for the organization, with those grants. */
-    async listClients(organizationId: string): Promise<ClientSummary[]> {
+    /**
+     * One page of the clients holding grants for the organization, with those grants, in the
+     * order of their first grant. Grants are grouped per client, which the records port cannot
+     * do: every page reads the organization's grants (at most 5,000) and pages the grouping.
+     */
+    async listClients(organizationId: string, request: PageRequest): Promise<Page<ClientSummary>> {
       const list = await grants.find({ organizationId }, { sort: { field: 'createdAt', direction: 'asc' }, limit: 5_000 });
       const byClient = new Map<string, ClientSummary>();
       const docs = await clients.getMany([...new Set(list.map((g) => g.clientId))]);
@@ -95,7 +102,9 @@ function grantManagement({ config, now, revocations, adapters, grants, clients, 
         }
         entry.grants.push({ grantId: g._id, userId: g.accountId, scope: g.scope, resources: g.resources, createdAt: g.createdAt });
       }
-      return [...byClient.values()];
+      const position = (c: ClientSummary) => ({ v: c.grants[0].createdAt, i: c.clientId });
+      const sorted = [...byClient.values()].sort((a, b) => position(a).v - position(b).v || (a.clientId < b.clientId ? -1 : 1));
+      return pageOf(sorted, position, request, { scope: `oauth-clients:${organizationId}` });
     },
 
     /**
@@ -155,14 +164,29 @@ function confidentialClientManagement({
         organization_id: organizationId,
         created_at_ms: now(),
       };
-      const doc: ClientDoc = { _id: clientId, ...clientRecord(kek, clientId, payload), clientId, organizationId, consumed: 0 };
+      const doc: ClientDoc = {
+        _id: clientId,
+        ...clientRecord(kek, clientId, payload),
+        clientId,
+        organizationId,
+        createdAt: payload.created_at_ms,
+        consumed: 0,
+      };
       await clients.put(doc, { expect: null });
       return { client: toConfidential(doc), secret };
     },
 
-    async listConfidentialClients(organizationId: string): Promise<ConfidentialClient[]> {
-      const docs = await clients.find({ organizationId }, { limit: 1_000 });
-      return docs.map(toConfidential).sort((a, b) => a.createdAt - b.createdAt);
+    /** One page of the organization's confidential clients, oldest first. */
+    async listConfidentialClients(organizationId: string, request: PageRequest): Promise<Page<ConfidentialClient>> {
+      // Clients created before the top-level createdAt get it from their payload, once.
+      for (const doc of await clients.find({ organizationId, createdAt: null }, { limit: 1_000 })) {
+        await clients.put({ ...doc, createdAt: Number(payloadOf(doc).created_at_ms ?? 0) });
+      }
+      const page = await findPage(clients, { organizationId }, request, {
+        field: 'createdAt',
+        scope: `confidential-clients:${organizationId}`,
+      });
+      return { items: page.items.map(toConfidential), nextPageToken: page.nextPageToken };
     },
 
     async getConfidentialClient(organizationId: string, clientId: string): Promise<ConfidentialClient | undefined> {
@@ -193,6 +217,31 @@ function confidentialClientManagement({
       await clients.delete(clientId);
       await revocations.revokeClient(organizationId, clientId, now() + (config.auth.accessTokenTtl + 60) * 1000);
       return true;
+    },
+  };
+}
+
+/** Removing a deleted organization from the authorization server's records. */
+function organizationPurge({ config, now, revocations, adapters, grants, clients }: Parts) {
+  return {
+    /**
+     * Up to `batch` of the organization's grants (refresh tokens with them) and of its
+     * confidential clients (tokens revoked) per call; done when none is left. Its access tokens
+     * are refused by revokeOrganization already.
+     */
+    async purgeOrganization(organizationId: string, batch: number): Promise<{ deleted: number; done: boolean }> {
+      const owned = await grants.find({ organizationId }, { limit: batch });
+      for (const g of owned) {
+        await adapters.revokeGrant(g._id);
+        await grants.delete(g._id);
+      }
+      const confidential = await clients.find({ organizationId }, { limit: Math.max(0, batch - owned.length) });
+      for (const doc of confidential) {
+        await revocations.revokeClient(organizationId, doc._id, now() + (config.auth.accessTokenTtl + 60) * 1000);
+        await clients.delete(doc._id);
+      }
+      const deleted = owned.length + confidential.length;
+      return { deleted, done: deleted < batch };
     },
   };
 }

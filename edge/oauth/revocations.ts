@@ -1,6 +1,6 @@
 // What has been revoked before it expired: single access tokens (by jti), whole grants (a
-// refresh-token family with its access tokens) and every token of a client in an organization
-// ("revoked from the dashboard"). Kept in the records store so that every replica, and the Brain
+// refresh-token family with its access tokens), every token of a client in an organization
+// ("revoked from the dashboard") and every token of a deleted organization, whenever issued. Kept in the records store so that every replica, and the Brain
 // behind the gateway, sees a revocation; each answer is cached for at most CACHE_MS.
 import type { RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 
@@ -24,6 +24,8 @@ export interface RevocationStore {
   revokeGrant(grantId: string, expiresAt: number): Promise<void>;
   /** Every token of `clientId` acting for `organizationId` issued up to now stops working. */
   revokeClient(organizationId: string, clientId: string, expiresAt: number): Promise<void>;
+  /** Every token acting for the (deleted) organization stops working, whenever it was issued. */
+  revokeOrganization(organizationId: string): Promise<void>;
   isRevoked(query: RevocationQuery): Promise<boolean>;
 }
 
@@ -45,6 +47,7 @@ function build(records: RecordStore, now: () => number): RevocationStore {
   const tokens = records.collection<RevokedDoc>('auth_revoked_tokens');
   const grants = records.collection<RevokedDoc>('auth_revoked_grants');
   const clients = records.collection<RevokedDoc>('auth_revoked_clients');
+  const organizations = records.collection<RevokedDoc>('auth_revoked_organizations');
   const cache = new Map<string, { doc: RevokedDoc | undefined; until: number }>();
 
   async function lookup(kind: string, collection: typeof tokens, id: string): Promise<RevokedDoc | undefined> {
@@ -74,13 +77,19 @@ function build(records: RecordStore, now: () => number): RevocationStore {
       await clients.put({ _id: id, revokedAt: now(), expiresAt });
       cache.delete(`client:${id}`);
     },
+    async revokeOrganization(organizationId) {
+      // Kept for good: a deleted organization never comes back, and the record is tiny.
+      await organizations.put({ _id: organizationId, revokedAt: now() });
+      cache.delete(`organization:${organizationId}`);
+    },
     async isRevoked(q) {
-      const [token, grant, client] = await Promise.all([
+      const [token, grant, client, organization] = await Promise.all([
         lookup('token', tokens, q.tokenId),
         q.grantId ? lookup('grant', grants, q.grantId) : undefined,
         lookup('client', clients, `${q.organizationId}/${q.clientId}`),
+        lookup('organization', organizations, q.organizationId),
       ]);
-      if (token || grant) return true;
+      if (token || grant || organization) return true;
       // Seconds resolution of iat: a token from the very second of the revocation counts as revoked.
       return client !== undefined && q.issuedAt * 1000 <= client.revokedAt;
     },

@@ -7,6 +7,7 @@ import { defineDeprecation } from '../http/deprecation.ts';
 import { sendJson, sendProblem } from '../http/respond.ts';
 import type { Content, Post } from './content.ts';
 import type { WebPolicyName } from './rate-limit.ts';
+import type { RateLimitPolicy } from '../http/rate-limit.ts';
 import { WEB_POLICIES } from './rate-limit.ts';
 import * as s from './schemas.ts';
 import type { BlogSearchIndex } from './search.ts';
@@ -21,6 +22,10 @@ export interface WebApiDeps {
   search: Promise<BlogSearchIndex>;
   status: StatusMonitor;
   baseUrl: string;
+  /** Routes of other modules listed with these (the brain-pass, edge/web/brain-pass.ts). */
+  extraRoutes?: WebRoute[];
+  /** The policies as configured (webPolicies), for the index. */
+  policies?: Record<WebPolicyName, RateLimitPolicy>;
 }
 
 const json = (schema: z.ZodType, description: string): ResponseSpec => ({ description, content: { 'application/json': schema } });
@@ -85,7 +90,13 @@ export const STATUS_ALIAS_DEPRECATION = defineDeprecation({
 });
 
 export function createWebApiRoutes(deps: WebApiDeps): WebRoute[] {
-  const routes: WebRoute[] = [listPostsRoute(deps), getPostRoute(deps), searchRoute(deps), ...statusRoutes(deps)];
+  const routes: WebRoute[] = [
+    listPostsRoute(deps),
+    getPostRoute(deps),
+    searchRoute(deps),
+    ...statusRoutes(deps),
+    ...(deps.extraRoutes ?? []),
+  ];
   const operations = () => [...routes, ...indexRoutes];
   const indexRoutes = [indexRoute(deps, '/api', 'getApiIndex', operations), indexRoute(deps, '/api/v1', 'getApiV1Index', operations)];
   return [...routes, ...indexRoutes];
@@ -282,7 +293,7 @@ function indexRoute(deps: WebApiDeps, path: string, operationId: string, operati
           name: `${content.site.name} Web API`,
           version: '1',
           description:
-            'Public, credential-free API of the site: blog posts, blog search and platform status. Unversioned ' +
+            'Public API of the site: blog posts, blog search and platform status without credentials, and the brain-pass paid with the Payment scheme. Unversioned ' +
             '/api/... paths are aliases of /api/v1/....',
           openapi: `${baseUrl}/openapi.json`,
           operations: operations().map((r) => ({
@@ -292,7 +303,11 @@ function indexRoute(deps: WebApiDeps, path: string, operationId: string, operati
             policy: r.policy,
             deprecated: r.deprecation !== undefined,
           })),
-          policies: Object.values(WEB_POLICIES).map((p) => ({ name: p.name, quota: p.quota, window_seconds: p.windowSeconds })),
+          policies: Object.values(deps.policies ?? WEB_POLICIES).map((p) => ({
+            name: p.name,
+            quota: p.quota,
+            window_seconds: p.windowSeconds,
+          })),
         },
         { 'cache-control': 'public, max-age=300' },
       );

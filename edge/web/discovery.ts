@@ -59,6 +59,11 @@ export function llmsTxt(content: Content, baseUrl: string): string {
       ),
       link('Blog search', '/api/v1/blog/search?q=rate%20limits', 'Semantic search over the posts (q, limit, category).'),
       link('Platform status', '/api/v1/platform-status', 'Measured health of every service and store.'),
+      link(
+        'Brain pass',
+        '/api/v1/agent/brain-pass',
+        'POST without credentials answers 402 with a WWW-Authenticate: Payment challenge (Machine Payments Protocol); pay it and retry with Authorization: Payment for a time-limited access token to the Brain MCP server of a new organization.',
+      ),
     ].join('\n')}`,
   ];
   const product = byCategory('Product');

@@ -10,11 +10,13 @@ import type { RouteContext } from '../http/router.ts';
 import { Router } from '../http/router.ts';
 import { toHttpError } from '../errors.ts';
 import { createWebApiRoutes, isApiPath, resolveApiAlias } from './api.ts';
+import { registerCheckoutPages } from './checkout-page.ts';
 import { loadContent } from './content.ts';
 import { createDiscoveryRoutes } from './discovery-routes.ts';
 import { buildWebOpenApi } from './openapi.ts';
 import { registerSitePages } from './pages.ts';
-import { createWebRateLimits } from './rate-limit.ts';
+import { createWebRateLimits, webPolicies } from './rate-limit.ts';
+import { brainPassRoute } from './brain-pass.ts';
 import { createSearchIndex, type VectorCacheDoc } from './search.ts';
 import { createStatusMonitor } from './status.ts';
 
@@ -31,6 +33,8 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'ETag',
+  'WWW-Authenticate',
+  'Payment-Receipt',
 ].join(', ');
 
 function sendInvalid(ctx: RouteContext, invalid: InvalidParam[]): void {
@@ -83,7 +87,8 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
   });
   const limits = createWebRateLimits(ctx);
 
-  const apiRoutes = createWebApiRoutes({ content, search, status, baseUrl });
+  const extra = { extraRoutes: [brainPassRoute(ctx)], policies: webPolicies(ctx) };
+  const apiRoutes = createWebApiRoutes({ content, search, status, baseUrl, ...extra });
   let openapi: Record<string, unknown> | undefined;
   const discoveryRoutes = createDiscoveryRoutes({
     ctx,
@@ -103,6 +108,7 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
     },
   });
   mountApiRoutes(router, discoveryRoutes, { onInvalid: sendInvalid, baseUrl, now: () => ctx.now() });
+  registerCheckoutPages(router, ctx);
   const site = registerSitePages(router, { content, status, baseUrl });
 
   return {

@@ -3,6 +3,7 @@ import type { AnyApiRoute, HeaderSpec } from '../http/api-route.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import type { WebRoute } from './api.ts';
 import * as s from './schemas.ts';
+import { documentBrainPass } from './brain-pass.ts';
 
 const integer = { type: 'integer', minimum: 0 };
 
@@ -31,7 +32,7 @@ export function buildWebOpenApi(apiRoutes: WebRoute[], discoveryRoutes: AnyApiRo
       description:
         'The public, credential-free API of the site: blog posts with notes for agents, blog search, platform ' +
         'status and discovery files. Rate limited per client IP: `public-read` 60 requests per 60 seconds, ' +
-        '`blog-search` 30 per 60 seconds. Unversioned `/api/...` paths are aliases of `/api/v1/...`. Errors are ' +
+        '`blog-search` 30 per 60 seconds, `brain-pass` 10 per 60 seconds (BRAIN_PASS_RATE_LIMIT). Unversioned `/api/...` paths are aliases of `/api/v1/...`. Errors are ' +
         'RFC 9457 problem documents.',
     },
     servers: [{ url: baseUrl }],
@@ -39,6 +40,7 @@ export function buildWebOpenApi(apiRoutes: WebRoute[], discoveryRoutes: AnyApiRo
       { name: 'Blog', description: 'Posts and search.' },
       { name: 'Status', description: 'Platform health.' },
       { name: 'Index', description: 'What this API offers.' },
+      { name: 'Agents', description: 'Brain access for autonomous agents, paid with the Payment scheme.' },
       { name: 'Discovery', description: 'Files for crawlers, agents and OAuth clients.' },
     ],
     schemas: {
@@ -67,5 +69,7 @@ export function buildWebOpenApi(apiRoutes: WebRoute[], discoveryRoutes: AnyApiRo
   });
   // Discovery files are not rate limited and carry none of the API headers.
   const discovery = buildOpenApiDocument(discoveryRoutes, { info: { title: '', version: '' }, schemas: { Problem: s.problem } });
-  return { ...api, paths: { ...(api.paths as object), ...(discovery.paths as object) } };
+  const doc = { ...api, paths: { ...(api.paths as object), ...(discovery.paths as object) } };
+  documentBrainPass(doc);
+  return doc;
 }

@@ -8,9 +8,16 @@ import type { RouteContext } from '../http/router.ts';
 export const WEB_POLICIES = {
   'public-read': { name: 'public-read', quota: 60, windowSeconds: 60 },
   'blog-search': { name: 'blog-search', quota: 30, windowSeconds: 60 },
+  // The quota is BRAIN_PASS_RATE_LIMIT's (webPolicies); this is its default.
+  'brain-pass': { name: 'brain-pass', quota: 10, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type WebPolicyName = keyof typeof WEB_POLICIES;
+
+/** The policies with their configured quotas. */
+export function webPolicies(ctx: AppContext): Record<WebPolicyName, RateLimitPolicy> {
+  return { ...WEB_POLICIES, 'brain-pass': { ...WEB_POLICIES['brain-pass'], quota: ctx.config.billingEdge.passRateLimit } };
+}
 
 export interface WebRateLimits {
   clientIp: ClientIpResolver;
@@ -27,11 +34,12 @@ export function createWebRateLimits(ctx: AppContext): WebRateLimits {
     logger: ctx.logger.child({ component: 'web-rate-limit' }),
     collection: 'web_rate_limits',
   });
+  const policies = webPolicies(ctx);
   return {
     clientIp,
     limiter,
     async check(route, policy) {
-      const decision = await limiter.consume(WEB_POLICIES[policy], rateLimitKey(clientIp(route.req)));
+      const decision = await limiter.consume(policies[policy], rateLimitKey(clientIp(route.req)));
       return enforceRateLimit(route.res, decision, route.path);
     },
   };

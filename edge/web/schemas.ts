@@ -16,6 +16,7 @@ export const listQuery = z.object({
   cursor: z
     .string()
     .max(200, { error: 'is not a cursor this API issued' })
+    .regex(/^[A-Za-z0-9_-]*$/, { error: 'is not a cursor this API issued' })
     .optional()
     .meta({ description: 'The `next_cursor` of the previous page; absent for the first page.' }),
   category,
@@ -32,7 +33,11 @@ export const searchQuery = z.object({
     .min(1, { error: 'must not be empty' })
     .max(200, { error: 'must be at most 200 characters' })
     .refine((q) => !CONTROL_CHARS.test(q), { error: 'must not contain control characters' })
-    .meta({ description: 'What to search for, in words (1 to 200 characters).' }),
+    .meta({
+      description: 'What to search for, in words (1 to 200 characters).',
+      // What trim() and the refinement check, stated for clients: a non-space, no control characters.
+      pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
+    }),
   limit: integerParam({ min: 1, max: 50, default: 10, description: 'Most results to return.' }),
   category,
 });

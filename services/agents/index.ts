@@ -10,6 +10,8 @@ import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
+import type { ServiceDeps } from '../modules.ts';
+import { withMemberLimit } from './handlers/member-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -48,6 +50,7 @@ import {
   type TeamRecord,
   type TeamsContext,
 } from './handlers/teams.ts';
+import { resolveBrainAccess, setTeamBrainAccess } from './handlers/team-brain-access.ts';
 import {
   acceptInvitation,
   createInvitation,
@@ -63,6 +66,8 @@ import { authenticateUser, createUser, getUser, updateUser, type UsersContext } 
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
 import { gatewayModule } from './gateway-module.ts';
+import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
+import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 
 interface Contexts {
   agents: AgentsContext;
@@ -72,6 +77,7 @@ interface Contexts {
   teams: TeamsContext;
   keys: ApiKeysContext;
   users: UsersContext;
+  deletion: OrganizationDeletionContext;
 }
 
 /** Opens every collection of the service, with its indexes, once. */
@@ -96,30 +102,45 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     memberships: orgs.memberships,
     now,
   };
+  const agents: AgentsContext = {
+    agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    now,
+  };
+  const audit: AuditContext = {
+    events: records.collection<AuditRecord>('audit_events', {
+      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
+    }),
+    organizations: orgs.organizations,
+    now,
+  };
+  const invitations: InvitationsContext = {
+    ...orgs,
+    teams: teams.teams,
+    invitations: records.collection<InvitationRecord>('invitations', {
+      indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
+    }),
+  };
+  const keys: ApiKeysContext = {
+    apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
+    teams: teams.teams,
+    now,
+  };
+  // What an organization's deletion purges: team members before teams and memberships, the audit log last.
+  const owned = [teamMembers, teams.teams, invitations.invitations, orgs.memberships, agents.agents, audit.events];
+  const deletion: OrganizationDeletionContext = {
+    organizations: orgs.organizations as RecordCollection<RecordDoc>,
+    apiKeys: keys.apiKeys as RecordCollection<RecordDoc>,
+    owned: owned as RecordCollection<RecordDoc>[],
+  };
   return {
-    agents: { agents: records.collection<AgentRecord>('agents', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }), now },
+    agents,
     orgs,
-    audit: {
-      events: records.collection<AuditRecord>('audit_events', {
-        indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'actorId', 'createdAt'] }],
-      }),
-      organizations: orgs.organizations,
-      now,
-    },
-    invitations: {
-      ...orgs,
-      teams: teams.teams,
-      invitations: records.collection<InvitationRecord>('invitations', {
-        indexes: [{ fields: ['tokenHash'] }, { fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'email', 'state'] }],
-      }),
-    },
+    audit,
+    invitations,
     teams,
-    keys: {
-      apiKeys: records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
-      teams: teams.teams,
-      now,
-    },
+    keys,
     users: openUsers(stores, config, orgs, now),
+    deletion,
   };
 }
 
@@ -163,6 +184,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     updateOrganization: (req) => updateOrganization(c.orgs, req),
     transferOwnership: (req) => transferOwnership(c.orgs, req),
     countMembers: (req) => countMembers(c.orgs, req),
+    deleteOrganization: (req) => deleteOrganization(c.deletion, req),
+    purgeOrganizationData: (req) => purgeOrganizationData(c.deletion, req),
   });
   router.service(InvitationsService, {
     createInvitation: (req) => createInvitation(c.invitations, req),
@@ -181,6 +204,8 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     addTeamMember: (req) => addTeamMember(c.teams, req),
     removeTeamMember: (req) => removeTeamMember(c.teams, req),
     listTeamMembers: (req) => listTeamMembers(c.teams, req),
+    setTeamBrainAccess: (req) => setTeamBrainAccess(c.teams, req),
+    resolveBrainAccess: (req) => resolveBrainAccess(c.teams, req),
   });
 }
 
@@ -203,10 +228,17 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
   });
 }
 
-export function createAgentsModule(stores: Stores, _logger: Logger, config: ModuleConfig, now: () => number = Date.now): RpcServiceModule {
-  const contexts = openContexts(stores, config, now);
+export function createAgentsModule(
+  stores: Stores,
+  logger: Logger,
+  config: ModuleConfig,
+  deps?: Pick<ServiceDeps, 'now' | 'billing'>,
+): RpcServiceModule {
+  const contexts = openContexts(stores, config, deps?.now ?? Date.now);
+  // The plan's max_members, asked of the billing service (none for a module built without it).
+  contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
-  const gateway = gatewayModule(stores.records, now);
+  const gateway = gatewayModule(stores.records, deps?.now ?? Date.now);
   return {
     services: [
       AgentsService,

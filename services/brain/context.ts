@@ -1,7 +1,9 @@
 import type { Logger } from '../common/log.ts';
 import type { Stores } from '../common/stores.ts';
+import type { GraphClient } from './graph-sync.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
+import type { MemoryLimit } from './memory-limit.ts';
 import type { MemoryRecord } from './memory-record.ts';
 import { IndexRegistry, type SequenceDoc } from './search/index-registry.ts';
 import { QueryEmbeddings } from './search/query-embeddings.ts';
@@ -19,6 +21,10 @@ export interface BrainContext {
   weights: RankingWeights;
   logger: Logger;
   now: () => number;
+  /** The plan's max_memories (memory-limit.ts); absent: no limit (tools and tests built without billing). */
+  memoryLimit?: MemoryLimit;
+  /** The entity-graph service the memories' relationships go to (graph-sync.ts); absent: no graph. */
+  graph?: () => GraphClient;
 }
 
 export interface BrainContextOptions {
@@ -35,6 +41,8 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
       { fields: ['organizationId', 'namespace', 'updatedAt'] },
       // Vector sync's queue (vector-sync.ts): only records owing a verified vector hold the field.
       { fields: ['vectorDue'] },
+      // Graph sync's queue (graph-sync.ts), the same way.
+      { fields: ['graphDue'] },
     ],
   });
   const sequences = stores.records.collection<SequenceDoc>('memory_sequences');

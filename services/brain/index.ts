@@ -1,22 +1,41 @@
 import { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import type { ModuleConfig } from '../common/config.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
+import type { ServiceDeps } from '../modules.ts';
+import { createEntitlementsCache } from '../billing/entitlements-cache.ts';
 import { createBrainContext } from './context.ts';
 import { createBrainMetrics } from './metrics.ts';
+import { createMemoryLimit, memoriesForCounting } from './memory-limit.ts';
 import { brainRoutes } from './routes.ts';
 import { startVectorSync } from './vector-sync.ts';
+import { startGraphSync } from './graph-sync.ts';
 
-export function createBrainModule(stores: Stores, logger: Logger): RpcServiceModule {
+export function createBrainModule(
+  stores: Stores,
+  logger: Logger,
+  _config?: ModuleConfig,
+  deps?: Pick<ServiceDeps, 'now' | 'billing' | 'entityGraph'>,
+): RpcServiceModule {
   const ctx = createBrainContext(stores, logger.child({ service: 'brain' }));
+  // The plan's max_memories, asked of the billing service (none for a brain built without it).
+  if (deps) {
+    const memories = memoriesForCounting(stores.records);
+    ctx.memoryLimit = createMemoryLimit({ memories, entitlements: createEntitlementsCache(deps), logger: ctx.logger, now: deps.now });
+  }
+  ctx.graph = deps?.entityGraph;
   // Every replica reconciles; claims in the records store keep them off each other's items.
   const metrics = createBrainMetrics(ctx);
   const vectorSync = startVectorSync(ctx, { onPass: metrics.countPass });
+  const graphSync = startGraphSync(ctx);
   return {
     services: [BrainService],
     routes: brainRoutes(ctx),
     probe: () => stores.probe(),
     registerMetrics: metrics.register,
-    close: () => vectorSync.stop(),
+    close: async () => {
+      await Promise.all([vectorSync.stop(), graphSync.stop()]);
+    },
   };
 }

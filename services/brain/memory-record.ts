@@ -76,6 +76,19 @@ export interface MemoryRecord extends RecordDoc {
    * has come. The writer's own vector write normally lands long before.
    */
   vectorDue?: number;
+  /** Relationships its writer stated (PutMemory.relationships), asserted in the entity graph. */
+  relationships?: RelationshipRecord[];
+  /**
+   * Set by every write and deletion in the same record write while the entity graph has not yet
+   * been told (graph-sync.ts); cleared once it has.
+   */
+  graphDue?: number;
+}
+
+export interface RelationshipRecord {
+  subject: string;
+  predicate: string;
+  object: string;
 }
 
 /** A memory of the same organization, by namespace and key. */

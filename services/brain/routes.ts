@@ -1,31 +1,48 @@
-import type { ConnectRouter } from '@connectrpc/connect';
+import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { MemoryAccess } from './access.ts';
 import type { BrainContext } from './context.ts';
-import { flagContradiction, listContradictions, resolveContradiction } from './handlers/contradictions.ts';
-import { recordFeedback } from './handlers/feedback.ts';
-import { deleteMemory, getMemories, putMemory, searchMemories } from './handlers/memories.ts';
-import { putMemories } from './handlers/put-memories.ts';
-import { askQuestion, listQuestions, resolveQuestion } from './handlers/questions.ts';
+import {
+  guardedAskQuestion,
+  guardedDeleteMemory,
+  guardedFlagContradiction,
+  guardedGetMemories,
+  guardedListContradictions,
+  guardedListMemories,
+  guardedListQuestions,
+  guardedPutMemories,
+  guardedPutMemory,
+  guardedRecordFeedback,
+  guardedResolveContradiction,
+  guardedResolveQuestion,
+} from './handlers/access-guard.ts';
+import { searchMemories } from './handlers/memories.ts';
+import { deleteOrganizationData } from './handlers/organization-data.ts';
 import { recallContext } from './handlers/recall.ts';
 import { getUsage } from './handlers/usage.ts';
+
+/** What the call may reach: the MemoryAccess header of a narrowed caller, or everything. */
+const accessOf = (hc: HandlerContext) => MemoryAccess.fromHeaders(hc.requestHeader);
 
 export function brainRoutes(ctx: BrainContext) {
   return (router: ConnectRouter) => {
     router.service(BrainService, {
-      putMemory: (req) => putMemory(ctx, req),
-      putMemories: (req) => putMemories(ctx, req),
-      getMemories: (req) => getMemories(ctx, req),
-      searchMemories: (req) => searchMemories(ctx, req),
-      deleteMemory: (req) => deleteMemory(ctx, req),
-      recordFeedback: (req) => recordFeedback(ctx, req),
-      flagContradiction: (req) => flagContradiction(ctx, req),
-      listContradictions: (req) => listContradictions(ctx, req),
-      resolveContradiction: (req) => resolveContradiction(ctx, req),
-      askQuestion: (req) => askQuestion(ctx, req),
-      listQuestions: (req) => listQuestions(ctx, req),
-      resolveQuestion: (req) => resolveQuestion(ctx, req),
-      recallContext: (req) => recallContext(ctx, req),
+      putMemory: (req, hc) => guardedPutMemory(ctx, req, accessOf(hc)),
+      putMemories: (req, hc) => guardedPutMemories(ctx, req, accessOf(hc)),
+      getMemories: (req, hc) => guardedGetMemories(ctx, req, accessOf(hc)),
+      searchMemories: (req, hc) => searchMemories(ctx, req, accessOf(hc)),
+      deleteMemory: (req, hc) => guardedDeleteMemory(ctx, req, accessOf(hc)),
+      recordFeedback: (req, hc) => guardedRecordFeedback(ctx, req, accessOf(hc)),
+      flagContradiction: (req, hc) => guardedFlagContradiction(ctx, req, accessOf(hc)),
+      listContradictions: (req, hc) => guardedListContradictions(ctx, req, accessOf(hc)),
+      resolveContradiction: (req, hc) => guardedResolveContradiction(ctx, req, accessOf(hc)),
+      askQuestion: (req, hc) => guardedAskQuestion(ctx, req, accessOf(hc)),
+      listQuestions: (req, hc) => guardedListQuestions(ctx, req, accessOf(hc)),
+      resolveQuestion: (req, hc) => guardedResolveQuestion(ctx, req, accessOf(hc)),
+      recallContext: (req, hc) => recallContext(ctx, req, accessOf(hc)),
       getUsage: (req) => getUsage(ctx, req),
+      deleteOrganizationData: (req, hc) => deleteOrganizationData(ctx, req, accessOf(hc)),
+      listMemories: (req, hc) => guardedListMemories(ctx, req, accessOf(hc)),
     });
   };
 }

@@ -4,6 +4,8 @@
 import { join } from 'node:path';
 import type { KeyEncryptionConfig } from './key-encryption.ts';
 
+import { readEntityGraphConfig, type EntityGraphConfig } from '../entity-graph/config.ts';
+
 export type Env = Record<string, string | undefined>;
 
 /** A configuration value that cannot be used. The message names the variable. */
@@ -200,6 +202,8 @@ export function readAccountsConfig(env: Env): AccountsConfig {
 /** What a service module is built with besides its stores (SERVICE_MODULES). */
 export interface ModuleConfig {
   accounts: AccountsConfig;
+  /** The entity-graph service's own settings (its model extractor). */
+  entityGraph: EntityGraphConfig;
 }
 
 /** The Prometheus endpoint of a process (services/common/metrics/listener.ts); absent: none. */
@@ -220,6 +224,8 @@ export interface ServiceConfig extends ModuleConfig {
   port: number;
   /** Shared secret every internal call carries; see resolveInternalToken. */
   internalToken?: string;
+  /** host:port of the billing service, which the brain and agents services ask for entitlements; unset: run its code in this process. */
+  billingAddress?: string;
   logLevel: string;
   /** How long SIGTERM waits for in-flight calls before closing them. */
   shutdownGraceMs: number;
@@ -230,6 +236,8 @@ export interface ServiceConfig extends ModuleConfig {
   storage: StorageConfig;
   /** The process's Prometheus endpoint, when METRICS_PORT is set. */
   metrics?: MetricsConfig;
+  /** host:port of the entity-graph service the brain tells of memory writes; unset: run its code in this process. */
+  entityGraphAddress?: string;
 }
 
 export const SERVICE_PORTS = {
@@ -252,6 +260,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     host: readString(env, 'GRPC_HOST', '127.0.0.1'),
     port: readPort(env, variable, port),
     internalToken: readSecret(env, 'INTERNAL_TOKEN', 32),
+    billingAddress: readString(env, 'BILLING_SERVICE_ADDR') ? readAddress(env, 'BILLING_SERVICE_ADDR', '') : undefined,
     logLevel: readLogLevel(env),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
     handshakeTimeoutMs: readInt(env, 'GRPC_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 50, max: 600_000 }),
@@ -259,5 +268,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     storage: readStorageConfig(env, cpuCount),
     accounts: readAccountsConfig(env),
     metrics: readMetricsConfig(env),
+    entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,
+    entityGraph: readEntityGraphConfig(env),
   };
 }

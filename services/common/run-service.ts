@@ -1,6 +1,6 @@
 // Entry point shared by the services when each runs as its own process.
 import os from 'node:os';
-import { readServiceConfig, SERVICE_PORTS, type ServiceName } from './config.ts';
+import { readServiceConfig, SERVICE_PORTS, type ServiceConfig, type ServiceName } from './config.ts';
 import { resolveInternalToken } from './internal-token.ts';
 import { usePrivateFileModes } from './data-dir.ts';
 import { createLogger } from './log.ts';
@@ -9,11 +9,52 @@ import { createMetrics } from './metrics/registry.ts';
 import { logStarted, onShutdown, readConfigOrExit, startOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
 import { openStores } from './stores.ts';
-import { SERVICE_MODULES } from '../modules.ts';
+import { SERVICE_MODULES, type ServiceDeps } from '../modules.ts';
+import { createBillingClient } from '../billing/client.ts';
+import { readBillingConfig, type BillingConfig } from '../billing/config.ts';
+import { createEntityGraphClient } from '../entity-graph/client.ts';
+import type { Logger } from './log.ts';
+import type { Stores } from './stores.ts';
+
+/**
+ * What the module needs beyond its stores: billing at BILLING_SERVICE_ADDR and the entity graph at
+ * ENTITY_GRAPH_SERVICE_ADDR, or their code in this process over the same stores.
+ */
+function serviceDeps(
+  stores: Stores,
+  logger: Logger,
+  config: ServiceConfig,
+  billingConfig: BillingConfig,
+  internalToken: string,
+): ServiceDeps {
+  let billing: ReturnType<typeof createBillingClient> | undefined;
+  let graph: ReturnType<typeof createEntityGraphClient> | undefined;
+  const deps: ServiceDeps = {
+    now: Date.now,
+    dataDir: config.storage.dataDir,
+    billingConfig,
+    billing: () =>
+      (billing ??= createBillingClient({
+        address: config.billingAddress,
+        module: () => SERVICE_MODULES.billing(stores, logger, config, deps),
+        internalToken,
+        logger,
+      })),
+    entityGraph: () =>
+      (graph ??= createEntityGraphClient({
+        address: config.entityGraphAddress,
+        module: () => SERVICE_MODULES['entity-graph'](stores, logger, config, deps),
+        internalToken,
+        logger,
+      })),
+  };
+  return deps;
+}
 
 export async function runService(name: ServiceName): Promise<void> {
   usePrivateFileModes();
   const config = readConfigOrExit(() => readServiceConfig(process.env, name, os.availableParallelism()));
+  const billingConfig = readConfigOrExit(() => readBillingConfig(process.env));
   const logger = createLogger({ level: config.logLevel, name });
   const metrics = createMetrics();
   const { stores, server, metricsListener } = await startOrExit(async () => {
@@ -23,7 +64,7 @@ export async function runService(name: ServiceName): Promise<void> {
       if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
       const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
       const server = await startRpcServer({
-        module: SERVICE_MODULES[name](stores, logger, config),
+        module: SERVICE_MODULES[name](stores, logger, config, serviceDeps(stores, logger, config, billingConfig, internalToken)),
         host: config.host,
         port: config.port,
         settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },

@@ -2,23 +2,14 @@ import { EntityGraphService } from '../../gen/mindgate/entitygraph/v1/entity_gra
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
-import { assertRelationship, getEntity, type EntityRecord, type GraphContext, type RelationshipRecord } from './handlers/graph.ts';
+import { createGraphContext, type GraphContextOptions } from './context.ts';
+import { graphRoutes } from './routes.ts';
 
-export function createEntityGraphModule(stores: Stores, _logger: Logger): RpcServiceModule {
-  const ctx: GraphContext = {
-    entities: stores.records.collection<EntityRecord>('entities'),
-    relationships: stores.records.collection<RelationshipRecord>('relationships', {
-      indexes: [{ fields: ['organizationId', 'subjectId'] }, { fields: ['organizationId', 'objectId'] }],
-    }),
-  };
+export function createEntityGraphModule(stores: Stores, logger: Logger, options: GraphContextOptions = {}): RpcServiceModule {
+  const ctx = createGraphContext(stores.records, logger.child({ service: 'entity-graph' }), options);
   return {
     services: [EntityGraphService],
-    routes: (router) => {
-      router.service(EntityGraphService, {
-        assertRelationship: (req) => assertRelationship(ctx, req),
-        getEntity: (req) => getEntity(ctx, req),
-      });
-    },
+    routes: graphRoutes(ctx),
     // Only the records store: this service keeps no vectors.
     probe: () => stores.probe(['records']),
   };

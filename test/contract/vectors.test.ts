@@ -163,6 +163,24 @@ function runContract(name: string, makeBackend: () => Promise<Backend>): void {
       expect(await store.count(organizationId)).toBe(18);
     });
 
+    it("deletes every point of one organization and leaves the others' points", async () => {
+      const gone = org('gone');
+      const kept = org('kept');
+      const next = seededRandom(11);
+      const points = (organizationId: string) =>
+        Array.from({ length: 5 }, (_, i) => ({ id: `p${i}`, organizationId, vector: randomVector(next), payload: { i } }));
+      await store.upsert([...points(gone), ...points(kept)]);
+      expect(await store.search(gone, randomVector(next), { limit: 1 })).toHaveLength(1);
+      await store.deleteOrganization(gone);
+      expect(await store.count(gone)).toBe(0);
+      expect(await store.search(gone, randomVector(next), { limit: 5 })).toEqual([]);
+      expect(await store.retrieve(gone, ['p0'])).toEqual([]);
+      expect(await store.count(kept)).toBe(5);
+      await expect(store.deleteOrganization(gone)).resolves.toBeUndefined();
+      await store.upsert(points(gone).slice(0, 1));
+      expect(await store.count(gone)).toBe(1);
+    });
+
     it('stays exact through growth and mass deletion', async () => {
       const organizationId = org('churn');
       const next = seededRandom(6);

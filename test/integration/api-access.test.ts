@@ -27,6 +27,13 @@ const FILL: Record<string, string> = {
   server_id: 'mcs_nothing',
   integration: 'nothing',
   key_id_gateway: 'gk0000000000000000',
+  checkout_id: 'chk_nothingnothingnothingnot',
+  entity_id: 'no-such-entity',
+  relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',
+  namespace: 'knowledge',
+  key: 'no-such-key',
+  contradiction_id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
+  question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {

@@ -131,6 +131,9 @@ describe('handing over ownership', () => {
     expect(
       (await call(`/organizations/${org}/transfer-ownership`, { token: admin.access_token, body: { user_id: admin.userId } })).status,
     ).toBe(403);
+    const self = await call(`/organizations/${org}/transfer-ownership`, { token: owner.access_token, body: { user_id: userIdOf(owner) } });
+    expect(self.status).toBe(409);
+    expect(self.json.detail).toContain('you are an owner already');
     const missing = await call(`/organizations/${org}/transfer-ownership`, { token: owner.access_token, body: { user_id: 'usr_nobody' } });
     expect(missing.status).toBe(404);
     const r = await call(`/organizations/${org}/transfer-ownership`, { token: owner.access_token, body: { user_id: admin.userId } });

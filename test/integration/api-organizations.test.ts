@@ -58,6 +58,20 @@ describe('authentication', () => {
     expect(basic.headers.get('www-authenticate')).toContain('error="invalid_request"');
   });
 
+  it('refuses a request carrying both a token and an API key, whichever is valid', async () => {
+    const key = (await call(`/organizations/${a.organizationId}/api-keys`, { token: a.access_token, body: { name: 'both' } })).json.secret;
+    for (const [token, apiKey] of [
+      [a.access_token, key],
+      ['not-a-jwt', key],
+      [a.access_token, 'mg_nope'],
+    ]) {
+      const r = await call('/organizations', { token, apiKey });
+      expect(r.status).toBe(401);
+      expect(r.json.detail).toBe('send either Authorization or x-api-key, not both');
+      expect(r.headers.get('www-authenticate')).toContain('error="invalid_request"');
+    }
+  });
+
   it('publishes protected resource metadata naming the authorization server', async () => {
     const r = await call('/.well-known/oauth-protected-resource');
     expect(r.status).toBe(200);
@@ -247,6 +261,45 @@ describe('OAuth clients and revocation from the dashboard', () => {
     });
     expect(r.status).toBe(403);
     expect((await call('/organizations', { token: a.access_token })).status).toBe(200);
+  });
+});
+
+describe('paging of the client lists', () => {
+  it('pages the OAuth clients and the confidential clients with the list envelope, and refuses a foreign page_token', async () => {
+    const owner = await obtainAccessToken(platform, { resource: api });
+    const org = owner.organizationId;
+    await obtainAccessToken(platform, { resource: api, user: owner.user, mode: 'sign-in' });
+    await obtainAccessToken(platform, { resource: api, user: owner.user, mode: 'sign-in' });
+    const pages = async (path: string) => {
+      const seen: string[] = [];
+      let token = '';
+      for (let i = 0; i < 10; i++) {
+        const r = await call(`${path}?page_size=1${token ? `&page_token=${token}` : ''}`, { token: owner.access_token });
+        expect(r.status).toBe(200);
+        expect(Object.keys(r.json).sort()).toEqual(['clients', 'next_page_token']);
+        expect(r.json.clients.length).toBeLessThanOrEqual(1);
+        seen.push(...r.json.clients.map((c: Json) => c.client_id));
+        if (r.json.next_page_token === null) return seen;
+        token = r.json.next_page_token;
+      }
+      throw new Error('too many pages');
+    };
+    const oauth = await pages(`/organizations/${org}/oauth-clients`);
+    expect(oauth).toHaveLength(3);
+    expect(new Set(oauth).size).toBe(3);
+    for (const name of ['one', 'two', 'three']) {
+      const r = await call(`/organizations/${org}/confidential-clients`, { token: owner.access_token, body: { name } });
+      expect(r.status).toBe(201);
+    }
+    const confidential = await pages(`/organizations/${org}/confidential-clients`);
+    expect(confidential).toHaveLength(3);
+    const first = await call(`/organizations/${org}/confidential-clients?page_size=1`, { token: owner.access_token });
+    const foreign = await call(`/organizations/${org}/oauth-clients?page_token=${first.json.next_page_token}`, {
+      token: owner.access_token,
+    });
+    expect(foreign.status).toBe(422);
+    expect(foreign.json.errors[0].loc).toEqual(['query', 'page_token']);
+    expect((await call(`/organizations/${org}/oauth-clients?page_size=101`, { token: owner.access_token })).status).toBe(422);
   });
 });
 

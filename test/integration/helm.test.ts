@@ -71,6 +71,8 @@ describe('helm chart', () => {
       MONGODB_URL: 'secret',
     });
     expect(env('prod-mindgate-brain')).toMatchObject({ BRAIN_GRPC_PORT: '50051', GRPC_HOST: '0.0.0.0', INTERNAL_TOKEN: 'secret' });
+    expect(env('prod-mindgate-brain')).toMatchObject({ BILLING_SERVICE_ADDR: 'prod-mindgate-billing:50054' });
+    expect(env('prod-mindgate-billing')).toMatchObject({ BRAIN_PASS_SECRET: 'secret' });
     expect(env('prod-mindgate-brain')).not.toHaveProperty('GATEWAY_STATE_SECRET');
     // Only the Brain embeds: the other services run the model in one thread.
     expect(env('prod-mindgate-brain')).not.toHaveProperty('EMBEDDINGS_THREADS');

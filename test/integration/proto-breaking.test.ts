@@ -50,7 +50,7 @@ function change(dir: string, from: string, to: string, message: string): void {
   git(dir, 'commit', '-q', '-am', message);
 }
 
-const renumber = (dir: string) => change(dir, 'uint64 max_memories = 3;', 'uint64 max_memories = 4;', 'renumber a field');
+const renumber = (dir: string) => change(dir, 'uint64 max_memories = 3;', 'uint64 max_memories = 40;', 'renumber a field');
 const comment = (dir: string) => change(dir, 'message Entitlements {', 'message Entitlements {\n  // More words.', 'comment');
 
 const restore = (dir: string) => change(dir, 'uint64 max_memories = 4;', 'uint64 max_memories = 3;', 'restore the field number');

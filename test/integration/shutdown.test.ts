@@ -123,7 +123,12 @@ describe('a draining service', () => {
   it('refuses a new call with UNAVAILABLE and the shutting-down reason', async () => {
     const platform = await startTestPlatform();
     try {
-      const module = SERVICE_MODULES.billing(platform.ctx.stores, createLogger({ level: 'silent' }), platform.ctx.config.services.billing);
+      const module = SERVICE_MODULES.billing(platform.ctx.stores, createLogger({ level: 'silent' }), platform.ctx.config.services.billing, {
+        now: Date.now,
+        dataDir: platform.dataDir,
+        billingConfig: platform.ctx.config.billing,
+        billing: () => platform.ctx.clients.billing,
+      });
       const options = rpcRouterOptions({
         module,
         internalToken: platform.internalToken,

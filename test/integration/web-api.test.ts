@@ -298,6 +298,7 @@ describe('versioning', () => {
       expect(body.policies).toEqual([
         { name: 'public-read', quota: 60, window_seconds: 60 },
         { name: 'blog-search', quota: 30, window_seconds: 60 },
+        { name: 'brain-pass', quota: 10, window_seconds: 60 },
       ]);
     }
   });

@@ -31,6 +31,8 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
 export interface TestPlatformOptions {
   /** Collects every log line of the platform (at trace level) into this array. */
   logs?: string[];
+  /** The platform's clock, for tests that move time (trial ends, billing periods). */
+  now?: () => number;
 }
 
 export async function startTestPlatform(overrides: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
@@ -45,7 +47,7 @@ export async function startTestPlatform(overrides: Record<string, string> = {}, 
         done();
       },
     });
-  const platform = await startPlatform({ config, logger: createLogger({ level: config.logLevel }, sink) });
+  const platform = await startPlatform({ config, logger: createLogger({ level: config.logLevel }, sink), now: options.now });
   return {
     ...platform,
     dataDir,

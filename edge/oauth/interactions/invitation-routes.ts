@@ -117,7 +117,15 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
       if (!(err instanceof AccountError)) throw err;
       return send(c.res, 400, invitationPage(invited, token, kit.standaloneCsrf(c.req, c.res), err.message));
     }
-    const accepted = await accept(kit, c, token, user, form.get('action') === 'sign-up' ? 'created' : 'existing');
+    let accepted: boolean;
+    try {
+      accepted = await accept(kit, c, token, user, form.get('action') === 'sign-up' ? 'created' : 'existing');
+    } catch (err) {
+      // The plan's member limit: the link stays valid for after an upgrade.
+      if (err instanceof ConnectError && err.code === Code.ResourceExhausted)
+        return send(c.res, 403, messagePage(`${invited.organizationName} is full`, `${err.rawMessage}.`, 'error'));
+      throw err;
+    }
     if (!accepted) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
     send(
       c.res,

@@ -98,7 +98,7 @@ function requireScopes(values: string[]): ApiKeyScope[] {
   if (values.length === 0) return ['read'];
   const scopes = [...new Set(values)];
   for (const [i, scope] of scopes.entries()) {
-    if (!API_KEY_SCOPES.includes(scope as ApiKeyScope)) invalid(`scopes[${i}]`, 'must be read, write or admin');
+    if (!API_KEY_SCOPES.includes(scope as ApiKeyScope)) invalid(`scopes[${i}]`, 'must be read, memories, write or admin');
   }
   return scopes as ApiKeyScope[];
 }

@@ -23,6 +23,7 @@ import {
 } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
 import { invalid, requireList, requireOrganization } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import type { MemberLimit } from './member-limit.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import {
   newId,
@@ -64,6 +65,8 @@ export interface InvitationRecord extends RecordDoc {
 export interface InvitationsContext extends OrganizationsContext {
   invitations: RecordCollection<InvitationRecord>;
   teams: RecordCollection<TeamRecord>;
+  /** The plan's max_members (member-limit.ts); absent: no limit. */
+  memberLimit?: MemberLimit;
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -134,6 +137,7 @@ export async function createInvitation(ctx: InvitationsContext, req: CreateInvit
   const now = ctx.now();
   const pending = await ctx.invitations.find({ organizationId, email, state: 'pending', expireAt: { $gt: now } }, { limit: 1 });
   if (pending.length > 0) throw new ConnectError(`${email} already has a pending invitation: resend it instead`, Code.AlreadyExists);
+  await ctx.memberLimit?.(organizationId, 'invite');
   const token = newToken();
   const record: InvitationRecord = {
     _id: newId('inv'),
@@ -216,14 +220,16 @@ export async function acceptInvitation(ctx: InvitationsContext, req: AcceptInvit
   if (req.userEmail.trim().toLowerCase() !== invitation.email) {
     throw new ConnectError('this invitation is for another e-mail address', Code.PermissionDenied);
   }
+  const id = `${invitation.organizationId}/${userId}`;
+  const existing = await ctx.memberships.get(id);
+  // Checked before the link is used up, so a refused link still works after an upgrade.
+  if (!existing) await ctx.memberLimit?.(invitation.organizationId, 'accept');
   const now = ctx.now();
   const accepted: InvitationRecord = { ...invitation, state: 'accepted', acceptedBy: userId, acceptedAt: now };
   // The compare-and-set on the token hash and state is what makes the link single-use.
   if (!(await ctx.invitations.put(accepted, { expect: { tokenHash: invitation.tokenHash, state: 'pending' } }))) {
     throw new ConnectError('this invitation link is not valid: it was used, replaced, withdrawn or has expired', Code.NotFound);
   }
-  const id = `${invitation.organizationId}/${userId}`;
-  const existing = await ctx.memberships.get(id);
   const role = existing && RANK[existing.role] >= RANK[invitation.role] ? existing.role : invitation.role;
   const membership: MembershipRecord = {
     _id: id,

@@ -6,6 +6,7 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
   AddTeamMemberResponseSchema,
+  TeamBrainAccessSchema,
   CreateTeamResponseSchema,
   DeleteTeamResponseSchema,
   GetTeamResponseSchema,
@@ -42,6 +43,8 @@ export interface TeamRecord extends RecordDoc {
   createdAt: number;
   updatedAt: number;
   version: number;
+  /** What the team may reach in the Brain (team-brain-access.ts); absent: no restriction. */
+  brainAccess?: { namespaces: string[]; keyPrefixes: string[] };
 }
 
 export interface TeamMemberRecord extends RecordDoc {
@@ -58,7 +61,7 @@ export interface TeamsContext {
   now: () => number;
 }
 
-async function toTeam(ctx: TeamsContext, r: TeamRecord) {
+export async function toTeam(ctx: TeamsContext, r: TeamRecord) {
   return create(TeamSchema, {
     teamId: r._id,
     organizationId: r.organizationId,
@@ -68,6 +71,7 @@ async function toTeam(ctx: TeamsContext, r: TeamRecord) {
     etag: String(r.version),
     createTime: timestampFromMs(r.createdAt),
     updateTime: timestampFromMs(r.updatedAt),
+    brainAccess: r.brainAccess ? create(TeamBrainAccessSchema, r.brainAccess) : undefined,
   });
 }
 
@@ -77,7 +81,7 @@ const toTeamMember = (r: TeamMemberRecord) =>
 const requireName = (value: string) => requireText('name', value.trim(), 100, { required: true }).trim();
 const requireDescription = (value: string) => requireText('description', value, 1_000);
 
-async function ownedTeam(ctx: TeamsContext, organizationId: string, teamId: string): Promise<TeamRecord> {
+export async function ownedTeam(ctx: TeamsContext, organizationId: string, teamId: string): Promise<TeamRecord> {
   if (!TEAM_ID.test(teamId)) invalid('team_id', 'is not a team id');
   const team = await ctx.teams.get(teamId);
   if (!team || team.organizationId !== organizationId) throw new ConnectError(`team "${teamId}" does not exist`, Code.NotFound);

@@ -17,6 +17,7 @@ import {
   type SearchMemoriesRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { eventRange, optionalEventTime } from '../event-time.ts';
 import { toContradiction } from '../items-record.ts';
@@ -30,6 +31,7 @@ import {
   type MemoryRecord,
   type MemoryRefRecord,
   type NamespaceName,
+  type RelationshipRecord,
   type SourceRecord,
 } from '../memory-record.ts';
 import { hybridSearch, type ResultScores } from '../search/hybrid.ts';
@@ -37,9 +39,10 @@ import { TOMBSTONE_TTL_MS } from '../search/index-registry.ts';
 import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
 import { hasCurrentVector, VECTOR_GRACE_MS, writeVector } from '../vector-sync.ts';
+import { GRAPH_GRACE_MS, syncGraphNow } from '../graph-sync.ts';
 import { flagDetected, openContradictionIds } from './contradictions.ts';
 import { markSuperseded, releaseDeleted, requireSuperseded } from './supersede.ts';
-import { requireKey, requireNamespace, sourceOf } from './validate.ts';
+import { requireKey, requireNamespace, requireRelationships, sameRelationships, sourceOf } from './validate.ts';
 import { checkAgainstOthers } from './write-checks.ts';
 
 export { MEMORY_KEY } from './validate.ts';
@@ -70,6 +73,8 @@ export interface MemoryWrite {
   /** The memory this write corrects, as asked (checked by requireSuperseded). */
   supersedes?: PutMemoryRequest['supersedes'];
   eventAt?: number;
+  /** Relationships the writer states (the entity graph asserts them, citing the memory). */
+  relationships: RelationshipRecord[];
 }
 
 export function validatePut(req: PutMemoryRequest): MemoryWrite {
@@ -86,19 +91,25 @@ export function validatePut(req: PutMemoryRequest): MemoryWrite {
     allowDuplicate: req.allowDuplicate,
     supersedes: req.supersedes,
     eventAt: optionalEventTime('event_time', req.eventTime),
+    relationships: requireRelationships('relationships', req.relationships),
   };
 }
 
-export async function putMemory(ctx: BrainContext, req: PutMemoryRequest) {
-  return writeMemory(ctx, validatePut(req));
+export async function putMemory(ctx: BrainContext, req: PutMemoryRequest, access = MemoryAccess.everything) {
+  return writeMemory(ctx, validatePut(req), { access });
 }
 
 /**
  * One validated write. `vector` is the embedding of the memory's text when the caller already
- * has it (PutMemories embeds a batch in one call).
+ * has it (PutMemories embeds a batch in one call); `access` narrows the duplicate check to what
+ * the caller may reach (services/brain/access.ts), so a refusal never names a hidden memory.
  */
-export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Float32Array) {
-  const { organizationId, namespace, key, content, title, tags, entities, source } = w;
+export async function writeMemory(
+  ctx: BrainContext,
+  w: MemoryWrite,
+  { vector, access = MemoryAccess.everything }: { vector?: Float32Array; access?: MemoryAccess } = {},
+) {
+  const { organizationId, namespace, key, content, title, tags, entities, source, relationships } = w;
   const id = memoryId(organizationId, namespace, key);
   const stored = await ctx.memories.get(id);
   const existing = isLive(stored) ? stored : undefined;
@@ -113,20 +124,18 @@ export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Fl
   const supersedes = superseded ? { namespace: superseded.namespace, key: superseded.key } : existing?.supersedes;
   const draft = { key, title, content, tags, entities };
   const eventAt = w.eventAt ?? existing?.eventAt ?? existing?.createdAt;
-  if (
-    existing &&
-    sameText(existing, draft) &&
-    sameRef(existing.supersedes, supersedes) &&
-    eventAt === (existing.eventAt ?? existing.createdAt)
-  ) {
+  if (existing && unchanged(existing, draft, supersedes, relationships) && eventAt === (existing.eventAt ?? existing.createdAt)) {
     return repeatedWrite(ctx, existing, source);
   }
+  // A new memory must fit the plan's max_memories; refused here, before anything is stored.
+  if (!existing) await ctx.memoryLimit?.(organizationId);
   const hash = contentHash(`${title}\n${content}`);
   // Embed before writing, so a failing model leaves no record without its vector.
   vector ??= (await ctx.stores.embedder.embed([memoryText(draft)]))[0]!;
   const exclude = new Set([key]);
   if (supersedes?.namespace === namespace) exclude.add(supersedes.key);
-  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude });
+  const visible = access.keyFilter(namespace);
+  const check = await checkAgainstOthers(ctx, { organizationId, namespace, ...draft, hash, vector, exclude, visible });
   if (check.duplicates.length > 0 && !w.allowDuplicate) {
     return create(PutMemoryResponseSchema, {
       memory: existing ? toMemory(existing) : undefined,
@@ -161,12 +170,15 @@ export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Fl
     supersededBy: existing?.supersededBy,
     // The vector is owed until verified (vector-sync.ts): one field, not a second write.
     vectorDue: now + VECTOR_GRACE_MS,
+    relationships: relationships.length > 0 ? relationships : undefined,
+    graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
   const written = await ctx.memories.put(record, { expect: stored ? { rev: stored.rev } : null });
   if (!written) {
     throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   }
   ctx.indexes.applyLocal(organizationId, namespace, record);
+  await syncGraphNow(ctx, record);
   await writeVectorOrExplain(ctx, record, vector);
   const closed = superseded ? await markSuperseded(ctx, record, source) : [];
   const contradictions: Contradiction[] = [];
@@ -184,6 +196,16 @@ export async function writeMemory(ctx: BrainContext, w: MemoryWrite, vector?: Fl
   });
 }
 
+/** The write says what the memory already says: same text, same correction, same relationships. */
+function unchanged(
+  existing: MemoryRecord,
+  draft: Parameters<typeof sameText>[1],
+  supersedes: MemoryRefRecord | undefined,
+  relationships: RelationshipRecord[],
+): boolean {
+  return sameText(existing, draft) && sameRef(existing.supersedes, supersedes) && sameRelationships(existing.relationships, relationships);
+}
+
 function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined): boolean {
   return (a ? refString(a.namespace, a.key) : '') === (b ? refString(b.namespace, b.key) : '');
 }
@@ -196,6 +218,7 @@ function sameRef(a: MemoryRefRecord | undefined, b: MemoryRefRecord | undefined)
 async function repeatedWrite(ctx: BrainContext, existing: MemoryRecord, source: SourceRecord) {
   // A retried write that superseded a memory completes the marking a failure may have left undone.
   if (existing.supersedes) await markSuperseded(ctx, existing, source);
+  if (existing.graphDue !== undefined) await syncGraphNow(ctx, existing);
   if (existing.vectorDue === undefined || (await hasCurrentVector(ctx, existing))) {
     return create(PutMemoryResponseSchema, { memory: toMemory(existing), created: false, outcome: WriteOutcome.UNCHANGED });
   }
@@ -257,9 +280,10 @@ export function resultTokens(record: MemoryRecord): number {
   return estimateTokens(`${record.key} ${record.title}\n${record.content}`) + 16;
 }
 
-export async function searchMemories(ctx: BrainContext, req: SearchMemoriesRequest) {
+export async function searchMemories(ctx: BrainContext, req: SearchMemoriesRequest, access = MemoryAccess.everything) {
   const organizationId = requireOrganization(req.organizationId);
   const namespace = requireNamespace(req.namespace);
+  access.requireNamespace(namespace);
   const query = requireText('query', req.query, 2_000, { required: true });
   if (req.limit > 50) invalid('limit', `must be at most 50, got ${req.limit}`);
   if (req.tokenBudget !== 0 && (req.tokenBudget < 100 || req.tokenBudget > 50_000)) {
@@ -279,7 +303,14 @@ export async function searchMemories(ctx: BrainContext, req: SearchMemoriesReque
     namespace,
     query,
     limit,
-    filter: { tags, entities, updatedAfter: after, updatedBefore: before, ...eventRange(req.eventAfter, req.eventBefore) },
+    filter: {
+      tags,
+      entities,
+      updatedAfter: after,
+      updatedBefore: before,
+      ...eventRange(req.eventAfter, req.eventBefore),
+      allowKey: access.keyFilter(namespace),
+    },
   });
   let budget = req.tokenBudget || Infinity;
   let truncated = false;
@@ -345,10 +376,13 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     stats: { worked: 0, failed: 0 },
     expiresAt: now + TOMBSTONE_TTL_MS,
     vectorDue: now + VECTOR_GRACE_MS,
+    relationships: undefined,
+    graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
   const written = await ctx.memories.put(tombstone, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);
   ctx.indexes.applyLocal(organizationId, namespace, tombstone);
+  await syncGraphNow(ctx, tombstone);
   await releaseDeleted(ctx, stored, sourceOf(req.source));
   try {
     await ctx.stores.vectors.delete(organizationId, [memoryPointId(namespace, key)]);

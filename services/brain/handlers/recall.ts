@@ -2,6 +2,7 @@
 // those the task's search ranks first, with the open contradictions and questions touching them,
 // packed into a token budget (recall-render.ts).
 import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
 import {
   MemoryRefSchema,
   RecallContextResponseSchema,
@@ -10,6 +11,7 @@ import {
   type RecallContextRequest,
 } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
+import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { eventRange, eventTimeOf } from '../event-time.ts';
 import { toContradiction, toQuestion } from '../items-record.ts';
@@ -41,11 +43,13 @@ interface Recall {
   now: number;
   /** Event times asked for (event_after, event_before). */
   range: { eventAfter?: number; eventBefore?: number };
+  /** What the caller may reach (services/brain/access.ts). */
+  access: MemoryAccess;
 }
 
 type PickedMap = Map<string, Picked>;
 
-function validate(ctx: BrainContext, req: RecallContextRequest): Recall {
+function validate(ctx: BrainContext, req: RecallContextRequest, access: MemoryAccess): Recall {
   const organizationId = requireOrganization(req.organizationId);
   const task = requireText('task', req.task.trim(), 4_000);
   const keys = req.keys.length ? requireRefs('keys', req.keys, 1, 20) : [];
@@ -60,17 +64,10 @@ function validate(ctx: BrainContext, req: RecallContextRequest): Recall {
   }
   if (req.limit > 50) invalid('limit', `must be at most 50, got ${req.limit}`);
   const range = eventRange(req.eventAfter, req.eventBefore);
-  return {
-    organizationId,
-    task,
-    keys,
-    entities,
-    namespaces,
-    budget: req.tokenBudget || 2_000,
-    limit: req.limit || 12,
-    now: ctx.now(),
-    range,
-  };
+  // A narrowed caller searches only the namespaces it may reach.
+  const searched = namespaces.filter((n) => access.allowsNamespace(n));
+  const [budget, limit] = [req.tokenBudget || 2_000, req.limit || 12];
+  return { organizationId, task, keys, entities, namespaces: searched, budget, limit, now: ctx.now(), range, access };
 }
 
 /** 1. The keys asked for, first and in order; returns the ones that do not exist. */
@@ -79,7 +76,8 @@ async function pickKeys(ctx: BrainContext, r: Recall, picked: PickedMap): Promis
   const records = (await ctx.memories.getMany(r.keys.map((k) => memoryId(r.organizationId, k.namespace, k.key)))).filter(isLive);
   const missing: MemoryRef[] = [];
   r.keys.forEach((k, i) => {
-    const record = records.find((m) => m.namespace === k.namespace && m.key === k.key);
+    // A memory the caller may not reach is missing to it, like one that does not exist.
+    const record = records.find((m) => m.namespace === k.namespace && m.key === k.key && r.access.allows(m.namespace, m.key));
     if (!record) {
       missing.push(create(MemoryRefSchema, { namespace: namespaceEnum(k.namespace), key: k.key }));
       return;
@@ -94,7 +92,14 @@ async function pickSearch(ctx: BrainContext, r: Recall, picked: PickedMap): Prom
   const vector = await ctx.queryEmbeddings.embed(r.task);
   const found = await Promise.all(
     r.namespaces.map((namespace) =>
-      hybridSearch(ctx, { organizationId: r.organizationId, namespace, query: r.task, vector, limit: r.limit, filter: r.range }),
+      hybridSearch(ctx, {
+        organizationId: r.organizationId,
+        namespace,
+        query: r.task,
+        vector,
+        limit: r.limit,
+        filter: { ...r.range, allowKey: r.access.keyFilter(namespace) },
+      }),
     ),
   );
   for (const result of found.flatMap((f) => f.results)) {
@@ -117,15 +122,52 @@ async function pickSearch(ctx: BrainContext, r: Recall, picked: PickedMap): Prom
   }
 }
 
-/** 3. The memories mentioning the requested entities. */
+/** Relationships read per requested entity, each way, from the entity graph. */
+const GRAPH_NEIGHBOURS = 20;
+
+/**
+ * The memories citing the requested entities' relationships in the entity graph (what a service
+ * depends on, who owns it...), when the Brain has a graph. A graph that does not answer costs only
+ * this part of the context.
+ */
+async function graphCitations(ctx: BrainContext, r: Recall): Promise<{ namespace: NamespaceName; key: string }[]> {
+  if (!ctx.graph) return [];
+  const out: { namespace: NamespaceName; key: string }[] = [];
+  for (const name of r.entities) {
+    try {
+      const res = await ctx.graph().getEntity({ organizationId: r.organizationId, name, neighbourLimit: GRAPH_NEIGHBOURS });
+      for (const rel of [...res.outgoing, ...res.incoming]) {
+        for (const c of rel.citations) {
+          if ((c.namespace === 'knowledge' || c.namespace === 'episodes') && r.namespaces.includes(c.namespace))
+            out.push({ namespace: c.namespace, key: c.key });
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof ConnectError && err.code === Code.NotFound))
+        ctx.logger.warn({ err }, 'recall_context: the entity graph did not answer; memories by entity only');
+    }
+  }
+  return out;
+}
+
+/** 3. The memories mentioning the requested entities, and those citing their relationships in the graph. */
 async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Promise<void> {
-  const wanted: { namespace: NamespaceName; key: string }[] = [];
+  const wanted: { namespace: NamespaceName; key: string; reason?: string }[] = [];
   for (const namespace of r.namespaces) {
     const index = await ctx.indexes.fresh(r.organizationId, namespace);
     for (const entity of r.entities) {
-      const keys = index.keysForEntity(entity).filter((key) => index.matches(key, r.range));
+      const keys = index.keysForEntity(entity).filter((key) => index.matches(key, { ...r.range, allowKey: r.access.keyFilter(namespace) }));
       for (const key of keys.slice(0, r.limit)) wanted.push({ namespace, key });
     }
+  }
+  const seen = new Set(wanted.map((w) => refString(w.namespace, w.key)));
+  for (const c of await graphCitations(ctx, r)) {
+    if (seen.has(refString(c.namespace, c.key))) continue;
+    // What the caller may reach, in the event times asked for, as for the memories found by entity.
+    const index = await ctx.indexes.fresh(r.organizationId, c.namespace);
+    if (!index.matches(c.key, { ...r.range, allowKey: r.access.keyFilter(c.namespace) })) continue;
+    seen.add(refString(c.namespace, c.key));
+    wanted.push({ ...c, reason: 'GRAPH' });
   }
   const fresh = wanted.filter((w) => !picked.has(refString(w.namespace, w.key)));
   const records = fresh.length
@@ -134,9 +176,10 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
   for (const w of wanted) {
     const ref = refString(w.namespace, w.key);
     const existing = picked.get(ref);
+    const reason = w.reason ?? 'ENTITY';
     if (existing) {
-      if (!existing.reasons.includes('ENTITY')) {
-        existing.reasons.push('ENTITY');
+      if (!existing.reasons.includes(reason)) {
+        existing.reasons.push(reason);
         if (!existing.reasons.includes('KEY')) existing.rank += ENTITY_RELEVANCE;
       }
       continue;
@@ -144,12 +187,12 @@ async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Pr
     const record = records.find((m) => m.namespace === w.namespace && m.key === w.key);
     if (!record) continue;
     const rank = ENTITY_RELEVANCE + 0.2 * feedbackScore(record.stats, r.now) + 0.05 * recencyScore(eventTimeOf(record), r.now);
-    picked.set(ref, { record, reasons: ['ENTITY'], warning: failureWarning(record.stats, r.now), rank });
+    picked.set(ref, { record, reasons: [reason], warning: failureWarning(record.stats, r.now), rank });
   }
 }
 
-export async function recallContext(ctx: BrainContext, req: RecallContextRequest) {
-  const r = validate(ctx, req);
+export async function recallContext(ctx: BrainContext, req: RecallContextRequest, access = MemoryAccess.everything) {
+  const r = validate(ctx, req, access);
   const picked: PickedMap = new Map();
   const missing = await pickKeys(ctx, r, picked);
   if (r.task) await pickSearch(ctx, r, picked);
@@ -159,10 +202,13 @@ export async function recallContext(ctx: BrainContext, req: RecallContextRequest
   const chosen = ordered.slice(0, Math.max(r.limit, ordered.filter((p) => p.reasons.includes('KEY')).length));
   // 4. Open contradictions and questions touching the chosen memories or the entities.
   const refs = chosen.map((p) => ({ namespace: p.record.namespace, key: p.record.key }));
-  const [contradictions, questions] = await Promise.all([
+  const [allContradictions, allQuestions] = await Promise.all([
     refs.length ? listContradictionRecords(ctx, r.organizationId, refs, 'open', 4 * MAX_CONTRADICTIONS) : [],
     refs.length || r.entities.length ? listQuestionRecords(ctx, r.organizationId, refs, r.entities, 'open', 4 * MAX_QUESTIONS) : [],
   ]);
+  // Items naming a memory the caller may not reach are left out.
+  const contradictions = allContradictions.filter((c) => access.allowsRefs(c.refs));
+  const questions = allQuestions.filter((q) => access.allowsRefs(q.refs));
   // 5. Render within the budget (recall-render.ts).
   const header = r.task ? `Organization memory for: ${r.task.length > 300 ? `${r.task.slice(0, 299)}…` : r.task}` : 'Organization memory';
   const composed = composeContext({ header, chosen, contradictions, questions, entities: r.entities, budget: r.budget });

@@ -29,6 +29,8 @@ export interface WriteDraft {
   vector: Float32Array;
   /** Keys never compared: the memory itself, and the one it supersedes. */
   exclude: Set<string>;
+  /** A narrowed writer's keys (services/brain/access.ts): nothing it cannot read is named. */
+  visible?: (key: string) => boolean;
 }
 
 /**
@@ -82,7 +84,9 @@ export async function checkAgainstOthers(ctx: BrainContext, draft: WriteDraft): 
   const next = compared({ ...draft, contentHash: draft.hash });
   const { keys, cosine } = await candidates(ctx, draft, next.text);
   if (keys.size === 0) return result;
-  const records = (await ctx.memories.getMany([...keys].map((k) => memoryId(draft.organizationId, draft.namespace, k)))).filter(isLive);
+  const records = (await ctx.memories.getMany([...keys].map((k) => memoryId(draft.organizationId, draft.namespace, k)))).filter(
+    (r) => isLive(r) && (draft.visible?.(r.key) ?? true),
+  );
   for (const other of records) {
     if (aboutOtherThings(draft.entities, other.entities) && other.contentHash !== draft.hash) continue;
     const found = compareMemories(next, compared(other), { episodes: draft.namespace === 'episodes', cosine: cosine.get(other.key) });

@@ -98,6 +98,11 @@ export class IndexRegistry {
     if (entry) apply(entry.index, record);
   }
 
+  /** Drops the organization's indexes (its memory was deleted); the next search builds them again. */
+  forget(organizationId: string): void {
+    for (const namespace of ['knowledge', 'episodes'] as const) this.entries.delete(sequenceId(organizationId, namespace));
+  }
+
   private building = new Map<string, Promise<Entry>>();
 
   /** Builds (or waits for the build of) the index from scratch. */

@@ -46,6 +46,8 @@ export interface LexicalFilter {
   /** Event time before. */
   eventBefore?: number;
   excludeKeys?: Set<string>;
+  /** Only keys this accepts (a caller narrowed to part of the memory, services/brain/access.ts). */
+  allowKey?: (key: string) => boolean;
 }
 
 export interface LexicalHit {
@@ -178,6 +180,7 @@ export class LexicalIndex {
 
   private passes(entry: DocEntry, filter: LexicalFilter): boolean {
     if (filter.excludeKeys?.has(entry.key)) return false;
+    if (filter.allowKey && !filter.allowKey(entry.key)) return false;
     if (filter.updatedAfter !== undefined && entry.updatedAt <= filter.updatedAfter) return false;
     if (filter.updatedBefore !== undefined && entry.updatedAt >= filter.updatedBefore) return false;
     if (filter.eventAfter !== undefined && entry.eventAt < filter.eventAfter) return false;
@@ -345,7 +348,8 @@ export function hasFilter(f: LexicalFilter): boolean {
       f.updatedBefore !== undefined ||
       f.eventAfter !== undefined ||
       f.eventBefore !== undefined ||
-      f.excludeKeys?.size,
+      f.excludeKeys?.size ||
+      f.allowKey,
   );
 }
 

@@ -19,6 +19,20 @@ export const REASONS = {
   signInThrottled: 'sign-in-throttled',
   /** The e-mail address or the password is not correct. */
   invalidCredentials: 'invalid-credentials',
+  /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */
+  planLimit: 'plan-limit',
+  /** The subscription is not in a state that allows the change (nothing to cancel, a checkout needed). */
+  subscriptionState: 'subscription-state',
+  /** Payment scheme (brain-pass): the Authorization: Payment credential cannot be decoded. */
+  paymentMalformedCredential: 'payment-malformed-credential',
+  /** Payment scheme: the challenge was not issued here, was altered, or was already used. */
+  paymentInvalidChallenge: 'payment-invalid-challenge',
+  /** Payment scheme: the proof did not pay the amount asked (declined, wrong amount or recipient). */
+  paymentVerificationFailed: 'payment-verification-failed',
+  /** Payment scheme: the challenge expired before the credential arrived. */
+  paymentExpired: 'payment-expired',
+  /** Payment scheme: the credential names a payment method this platform does not take. */
+  paymentMethodUnsupported: 'payment-method-unsupported',
 } as const;
 
 export type Reason = (typeof REASONS)[keyof typeof REASONS];

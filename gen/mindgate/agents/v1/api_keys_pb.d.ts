@@ -60,9 +60,10 @@ export declare type ApiKey = Message<"mindgate.agents.v1.ApiKey"> & {
   lastUsedTime?: Timestamp | undefined;
 
   /**
-   * What the key may do in the Agents API: "read" (reads), "write" (reads and changes machines
-   * may make), "admin" (also the owner-and-admin operations machines may make). Keys from before
-   * scopes existed have ["read"].
+   * What the key may do: "read" (reads, at the Agents API and the Brain), "memories" (also writes
+   * memories at the Brain), "write" (also the changes machines may make at the Agents API),
+   * "admin" (also the owner-and-admin operations machines may make). Each includes the ones
+   * before it. Keys from before scopes existed have ["read"].
    *
    * @generated from field: repeated string scopes = 9;
    */
@@ -108,7 +109,7 @@ export declare type CreateApiKeyRequest = Message<"mindgate.agents.v1.CreateApiK
   createdBy: string;
 
   /**
-   * "read", "write" and/or "admin"; empty means ["read"].
+   * "read", "memories", "write" and/or "admin"; empty means ["read"].
    *
    * @generated from field: repeated string scopes = 4;
    */

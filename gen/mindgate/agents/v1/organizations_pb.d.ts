@@ -704,6 +704,94 @@ export declare type CountMembersResponse = Message<"mindgate.agents.v1.CountMemb
 export declare const CountMembersResponseSchema: GenMessage<CountMembersResponse>;
 
 /**
+ * DeleteOrganizationRequest names the organization to close.
+ *
+ * @generated from message mindgate.agents.v1.DeleteOrganizationRequest
+ */
+export declare type DeleteOrganizationRequest = Message<"mindgate.agents.v1.DeleteOrganizationRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.DeleteOrganizationRequest.
+ * Use `create(DeleteOrganizationRequestSchema)` to create a new message.
+ */
+export declare const DeleteOrganizationRequestSchema: GenMessage<DeleteOrganizationRequest>;
+
+/**
+ * DeleteOrganizationResponse says whether the organization existed before this call.
+ *
+ * @generated from message mindgate.agents.v1.DeleteOrganizationResponse
+ */
+export declare type DeleteOrganizationResponse = Message<"mindgate.agents.v1.DeleteOrganizationResponse"> & {
+  /**
+   * @generated from field: bool existed = 1;
+   */
+  existed: boolean;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.DeleteOrganizationResponse.
+ * Use `create(DeleteOrganizationResponseSchema)` to create a new message.
+ */
+export declare const DeleteOrganizationResponseSchema: GenMessage<DeleteOrganizationResponse>;
+
+/**
+ * PurgeOrganizationDataRequest names the closed organization.
+ *
+ * @generated from message mindgate.agents.v1.PurgeOrganizationDataRequest
+ */
+export declare type PurgeOrganizationDataRequest = Message<"mindgate.agents.v1.PurgeOrganizationDataRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Most records deleted by this call (1-10000; 0 means 2000); call again while `done` is false.
+   *
+   * @generated from field: uint32 batch_size = 2;
+   */
+  batchSize: number;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.PurgeOrganizationDataRequest.
+ * Use `create(PurgeOrganizationDataRequestSchema)` to create a new message.
+ */
+export declare const PurgeOrganizationDataRequestSchema: GenMessage<PurgeOrganizationDataRequest>;
+
+/**
+ * PurgeOrganizationDataResponse says what this call deleted and whether anything is left.
+ *
+ * @generated from message mindgate.agents.v1.PurgeOrganizationDataResponse
+ */
+export declare type PurgeOrganizationDataResponse = Message<"mindgate.agents.v1.PurgeOrganizationDataResponse"> & {
+  /**
+   * Records deleted by this call.
+   *
+   * @generated from field: uint64 deleted = 1;
+   */
+  deleted: bigint;
+
+  /**
+   * True when nothing of the organization is left.
+   *
+   * @generated from field: bool done = 2;
+   */
+  done: boolean;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.PurgeOrganizationDataResponse.
+ * Use `create(PurgeOrganizationDataResponseSchema)` to create a new message.
+ */
+export declare const PurgeOrganizationDataResponseSchema: GenMessage<PurgeOrganizationDataResponse>;
+
+/**
  * Role is what a member may do in an organization.
  *
  * @generated from enum mindgate.agents.v1.Role
@@ -871,6 +959,30 @@ export declare const OrganizationsService: GenService<{
     methodKind: "unary";
     input: typeof CountMembersRequestSchema;
     output: typeof CountMembersResponseSchema;
+  },
+  /**
+   * DeleteOrganization closes the organization at once: the organization record and its API
+   * keys are deleted, so it is listed nowhere and no key of it works. What else belongs to it is
+   * deleted by PurgeOrganizationData. Safe to repeat.
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.DeleteOrganization
+   */
+  deleteOrganization: {
+    methodKind: "unary";
+    input: typeof DeleteOrganizationRequestSchema;
+    output: typeof DeleteOrganizationResponseSchema;
+  },
+  /**
+   * PurgeOrganizationData deletes what belonged to a closed organization (memberships, teams and
+   * their members, invitations, API keys, agents, the audit log), a batch per call; repeat
+   * until `done`. FAILED_PRECONDITION while the organization still exists.
+   *
+   * @generated from rpc mindgate.agents.v1.OrganizationsService.PurgeOrganizationData
+   */
+  purgeOrganizationData: {
+    methodKind: "unary";
+    input: typeof PurgeOrganizationDataRequestSchema;
+    output: typeof PurgeOrganizationDataResponseSchema;
   },
 }>;
 

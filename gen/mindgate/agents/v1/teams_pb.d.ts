@@ -58,6 +58,13 @@ export declare type Team = Message<"mindgate.agents.v1.Team"> & {
    * @generated from field: google.protobuf.Timestamp update_time = 8;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * What the team may reach in the Brain; unset: the team does not narrow anything.
+   *
+   * @generated from field: mindgate.agents.v1.TeamBrainAccess brain_access = 9;
+   */
+  brainAccess?: TeamBrainAccess | undefined;
 };
 
 /**
@@ -65,6 +72,35 @@ export declare type Team = Message<"mindgate.agents.v1.Team"> & {
  * Use `create(TeamSchema)` to create a new message.
  */
 export declare const TeamSchema: GenMessage<Team>;
+
+/**
+ * TeamBrainAccess is the part of the Brain a team may reach: a memory is in it when its
+ * namespace is listed (or the list is empty) and its key starts with one of the prefixes (or the
+ * list is empty). At least one of the lists is set.
+ *
+ * @generated from message mindgate.agents.v1.TeamBrainAccess
+ */
+export declare type TeamBrainAccess = Message<"mindgate.agents.v1.TeamBrainAccess"> & {
+  /**
+   * "knowledge" and/or "episodes".
+   *
+   * @generated from field: repeated string namespaces = 1;
+   */
+  namespaces: string[];
+
+  /**
+   * Key prefixes, each 1-200 characters of a memory key ([A-Za-z0-9._:/-]); at most 50.
+   *
+   * @generated from field: repeated string key_prefixes = 2;
+   */
+  keyPrefixes: string[];
+};
+
+/**
+ * Describes the message mindgate.agents.v1.TeamBrainAccess.
+ * Use `create(TeamBrainAccessSchema)` to create a new message.
+ */
+export declare const TeamBrainAccessSchema: GenMessage<TeamBrainAccess>;
 
 /**
  * TeamMember is a user in a team.
@@ -488,6 +524,154 @@ export declare type ListTeamMembersResponse = Message<"mindgate.agents.v1.ListTe
 export declare const ListTeamMembersResponseSchema: GenMessage<ListTeamMembersResponse>;
 
 /**
+ * SetTeamBrainAccessRequest names the team and its new Brain access.
+ *
+ * @generated from message mindgate.agents.v1.SetTeamBrainAccessRequest
+ */
+export declare type SetTeamBrainAccessRequest = Message<"mindgate.agents.v1.SetTeamBrainAccessRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string team_id = 2;
+   */
+  teamId: string;
+
+  /**
+   * The new access; unset lifts the restriction.
+   *
+   * @generated from field: mindgate.agents.v1.TeamBrainAccess brain_access = 3;
+   */
+  brainAccess?: TeamBrainAccess | undefined;
+
+  /**
+   * When set, the change applies only if the team still has this etag.
+   *
+   * @generated from field: string etag = 4;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.SetTeamBrainAccessRequest.
+ * Use `create(SetTeamBrainAccessRequestSchema)` to create a new message.
+ */
+export declare const SetTeamBrainAccessRequestSchema: GenMessage<SetTeamBrainAccessRequest>;
+
+/**
+ * SetTeamBrainAccessResponse holds the team as stored.
+ *
+ * @generated from message mindgate.agents.v1.SetTeamBrainAccessResponse
+ */
+export declare type SetTeamBrainAccessResponse = Message<"mindgate.agents.v1.SetTeamBrainAccessResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Team team = 1;
+   */
+  team?: Team | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.SetTeamBrainAccessResponse.
+ * Use `create(SetTeamBrainAccessResponseSchema)` to create a new message.
+ */
+export declare const SetTeamBrainAccessResponseSchema: GenMessage<SetTeamBrainAccessResponse>;
+
+/**
+ * ResolveBrainAccessRequest names whose Brain access to resolve.
+ *
+ * @generated from message mindgate.agents.v1.ResolveBrainAccessRequest
+ */
+export declare type ResolveBrainAccessRequest = Message<"mindgate.agents.v1.ResolveBrainAccessRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Whose access: a member (through every team they are in) or a team (an API key's).
+   *
+   * @generated from oneof mindgate.agents.v1.ResolveBrainAccessRequest.holder
+   */
+  holder: {
+    /**
+     * A user id: the rules of the user's teams that have one.
+     *
+     * @generated from field: string user_id = 2;
+     */
+    value: string;
+    case: "userId";
+  } | {
+    /**
+     * A team id: that team's rule; a team that no longer exists reaches nothing.
+     *
+     * @generated from field: string team_id = 3;
+     */
+    value: string;
+    case: "teamId";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ResolveBrainAccessRequest.
+ * Use `create(ResolveBrainAccessRequestSchema)` to create a new message.
+ */
+export declare const ResolveBrainAccessRequestSchema: GenMessage<ResolveBrainAccessRequest>;
+
+/**
+ * BrainAccessRule is one team's part of the Brain.
+ *
+ * @generated from message mindgate.agents.v1.BrainAccessRule
+ */
+export declare type BrainAccessRule = Message<"mindgate.agents.v1.BrainAccessRule"> & {
+  /**
+   * @generated from field: string team_id = 1;
+   */
+  teamId: string;
+
+  /**
+   * @generated from field: string team_name = 2;
+   */
+  teamName: string;
+
+  /**
+   * @generated from field: mindgate.agents.v1.TeamBrainAccess access = 3;
+   */
+  access?: TeamBrainAccess | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.BrainAccessRule.
+ * Use `create(BrainAccessRuleSchema)` to create a new message.
+ */
+export declare const BrainAccessRuleSchema: GenMessage<BrainAccessRule>;
+
+/**
+ * ResolveBrainAccessResponse is the access: everything when not restricted, otherwise what one
+ * of the rules allows (none: nothing).
+ *
+ * @generated from message mindgate.agents.v1.ResolveBrainAccessResponse
+ */
+export declare type ResolveBrainAccessResponse = Message<"mindgate.agents.v1.ResolveBrainAccessResponse"> & {
+  /**
+   * @generated from field: bool restricted = 1;
+   */
+  restricted: boolean;
+
+  /**
+   * @generated from field: repeated mindgate.agents.v1.BrainAccessRule rules = 2;
+   */
+  rules: BrainAccessRule[];
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ResolveBrainAccessResponse.
+ * Use `create(ResolveBrainAccessResponseSchema)` to create a new message.
+ */
+export declare const ResolveBrainAccessResponseSchema: GenMessage<ResolveBrainAccessResponse>;
+
+/**
  * TeamsService groups an organization's members into teams. A team's members must be members of
  * the organization; removing someone from the organization removes them from its teams. Every RPC
  * needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming
@@ -578,6 +762,29 @@ export declare const TeamsService: GenService<{
     methodKind: "unary";
     input: typeof ListTeamMembersRequestSchema;
     output: typeof ListTeamMembersResponseSchema;
+  },
+  /**
+   * SetTeamBrainAccess narrows what the team's members (and the API keys naming the team) may
+   * reach in the Brain, or lifts the restriction. FAILED_PRECONDITION when etag is set and no
+   * longer matches.
+   *
+   * @generated from rpc mindgate.agents.v1.TeamsService.SetTeamBrainAccess
+   */
+  setTeamBrainAccess: {
+    methodKind: "unary";
+    input: typeof SetTeamBrainAccessRequestSchema;
+    output: typeof SetTeamBrainAccessResponseSchema;
+  },
+  /**
+   * ResolveBrainAccess answers what a user (through their teams) or a team (an API key's) may
+   * reach in the Brain: the rules of every team concerned that has one.
+   *
+   * @generated from rpc mindgate.agents.v1.TeamsService.ResolveBrainAccess
+   */
+  resolveBrainAccess: {
+    methodKind: "unary";
+    input: typeof ResolveBrainAccessRequestSchema;
+    output: typeof ResolveBrainAccessResponseSchema;
   },
 }>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file mindgate/agents/v1/teams.proto.
  */
 export const file_mindgate_agents_v1_teams = /*@__PURE__*/
-  fileDesc("Ch5taW5kZ2F0ZS9hZ2VudHMvdjEvdGVhbXMucHJvdG8SEm1pbmRnYXRlLmFnZW50cy52MSLZAQoEVGVhbRIPCgd0ZWFtX2lkGAEgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhQKDG1lbWJlcl9jb3VudBgFIAEoBRIMCgRldGFnGAYgASgJEi8KC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXAoKVGVhbU1lbWJlchIPCgd0ZWFtX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSLAoIYWRkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk8KEUNyZWF0ZVRlYW1SZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIjwKEkNyZWF0ZVRlYW1SZXNwb25zZRImCgR0ZWFtGAEgASgLMhgubWluZGdhdGUuYWdlbnRzLnYxLlRlYW0iOgoOR2V0VGVhbVJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkiOQoPR2V0VGVhbVJlc3BvbnNlEiYKBHRlYW0YASABKAsyGC5taW5kZ2F0ZS5hZ2VudHMudjEuVGVhbSJSChBMaXN0VGVhbXNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJVChFMaXN0VGVhbXNSZXNwb25zZRInCgV0ZWFtcxgBIAMoCzIYLm1pbmRnYXRlLmFnZW50cy52MS5UZWFtEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKRAQoRVXBkYXRlVGVhbVJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAQgASgJSAGIAQESDAoEZXRhZxgFIAEoCUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb24iPAoSVXBkYXRlVGVhbVJlc3BvbnNlEiYKBHRlYW0YASABKAsyGC5taW5kZ2F0ZS5hZ2VudHMudjEuVGVhbSI9ChFEZWxldGVUZWFtUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDwoHdGVhbV9pZBgCIAEoCSIUChJEZWxldGVUZWFtUmVzcG9uc2UiUQoUQWRkVGVhbU1lbWJlclJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkSDwoHdXNlcl9pZBgDIAEoCSJHChVBZGRUZWFtTWVtYmVyUmVzcG9uc2USLgoGbWVtYmVyGAEgASgLMh4ubWluZGdhdGUuYWdlbnRzLnYxLlRlYW1NZW1iZXIiVAoXUmVtb3ZlVGVhbU1lbWJlclJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkSDwoHdXNlcl9pZBgDIAEoCSIaChhSZW1vdmVUZWFtTWVtYmVyUmVzcG9uc2UiaQoWTGlzdFRlYW1NZW1iZXJzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDwoHdGVhbV9pZBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJjChdMaXN0VGVhbU1lbWJlcnNSZXNwb25zZRIvCgdtZW1iZXJzGAEgAygLMh4ubWluZGdhdGUuYWdlbnRzLnYxLlRlYW1NZW1iZXISFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMpQGCgxUZWFtc1NlcnZpY2USWwoKQ3JlYXRlVGVhbRIlLm1pbmRnYXRlLmFnZW50cy52MS5DcmVhdGVUZWFtUmVxdWVzdBomLm1pbmRnYXRlLmFnZW50cy52MS5DcmVhdGVUZWFtUmVzcG9uc2USUgoHR2V0VGVhbRIiLm1pbmRnYXRlLmFnZW50cy52MS5HZXRUZWFtUmVxdWVzdBojLm1pbmRnYXRlLmFnZW50cy52MS5HZXRUZWFtUmVzcG9uc2USWAoJTGlzdFRlYW1zEiQubWluZGdhdGUuYWdlbnRzLnYxLkxpc3RUZWFtc1JlcXVlc3QaJS5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdFRlYW1zUmVzcG9uc2USWwoKVXBkYXRlVGVhbRIlLm1pbmRnYXRlLmFnZW50cy52MS5VcGRhdGVUZWFtUmVxdWVzdBomLm1pbmRnYXRlLmFnZW50cy52MS5VcGRhdGVUZWFtUmVzcG9uc2USWwoKRGVsZXRlVGVhbRIlLm1pbmRnYXRlLmFnZW50cy52MS5EZWxldGVUZWFtUmVxdWVzdBomLm1pbmRnYXRlLmFnZW50cy52MS5EZWxldGVUZWFtUmVzcG9uc2USZAoNQWRkVGVhbU1lbWJlchIoLm1pbmRnYXRlLmFnZW50cy52MS5BZGRUZWFtTWVtYmVyUmVxdWVzdBopLm1pbmRnYXRlLmFnZW50cy52MS5BZGRUZWFtTWVtYmVyUmVzcG9uc2USbQoQUmVtb3ZlVGVhbU1lbWJlchIrLm1pbmRnYXRlLmFnZW50cy52MS5SZW1vdmVUZWFtTWVtYmVyUmVxdWVzdBosLm1pbmRnYXRlLmFnZW50cy52MS5SZW1vdmVUZWFtTWVtYmVyUmVzcG9uc2USagoPTGlzdFRlYW1NZW1iZXJzEioubWluZGdhdGUuYWdlbnRzLnYxLkxpc3RUZWFtTWVtYmVyc1JlcXVlc3QaKy5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdFRlYW1NZW1iZXJzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5taW5kZ2F0ZS9hZ2VudHMvdjEvdGVhbXMucHJvdG8SEm1pbmRnYXRlLmFnZW50cy52MSKUAgoEVGVhbRIPCgd0ZWFtX2lkGAEgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhQKDG1lbWJlcl9jb3VudBgFIAEoBRIMCgRldGFnGAYgASgJEi8KC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoMYnJhaW5fYWNjZXNzGAkgASgLMiMubWluZGdhdGUuYWdlbnRzLnYxLlRlYW1CcmFpbkFjY2VzcyI7Cg9UZWFtQnJhaW5BY2Nlc3MSEgoKbmFtZXNwYWNlcxgBIAMoCRIUCgxrZXlfcHJlZml4ZXMYAiADKAkiXAoKVGVhbU1lbWJlchIPCgd0ZWFtX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSLAoIYWRkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk8KEUNyZWF0ZVRlYW1SZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIjwKEkNyZWF0ZVRlYW1SZXNwb25zZRImCgR0ZWFtGAEgASgLMhgubWluZGdhdGUuYWdlbnRzLnYxLlRlYW0iOgoOR2V0VGVhbVJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkiOQoPR2V0VGVhbVJlc3BvbnNlEiYKBHRlYW0YASABKAsyGC5taW5kZ2F0ZS5hZ2VudHMudjEuVGVhbSJSChBMaXN0VGVhbXNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJVChFMaXN0VGVhbXNSZXNwb25zZRInCgV0ZWFtcxgBIAMoCzIYLm1pbmRnYXRlLmFnZW50cy52MS5UZWFtEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKRAQoRVXBkYXRlVGVhbVJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAQgASgJSAGIAQESDAoEZXRhZxgFIAEoCUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb24iPAoSVXBkYXRlVGVhbVJlc3BvbnNlEiYKBHRlYW0YASABKAsyGC5taW5kZ2F0ZS5hZ2VudHMudjEuVGVhbSI9ChFEZWxldGVUZWFtUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDwoHdGVhbV9pZBgCIAEoCSIUChJEZWxldGVUZWFtUmVzcG9uc2UiUQoUQWRkVGVhbU1lbWJlclJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkSDwoHdXNlcl9pZBgDIAEoCSJHChVBZGRUZWFtTWVtYmVyUmVzcG9uc2USLgoGbWVtYmVyGAEgASgLMh4ubWluZGdhdGUuYWdlbnRzLnYxLlRlYW1NZW1iZXIiVAoXUmVtb3ZlVGVhbU1lbWJlclJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3RlYW1faWQYAiABKAkSDwoHdXNlcl9pZBgDIAEoCSIaChhSZW1vdmVUZWFtTWVtYmVyUmVzcG9uc2UiaQoWTGlzdFRlYW1NZW1iZXJzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDwoHdGVhbV9pZBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJjChdMaXN0VGVhbU1lbWJlcnNSZXNwb25zZRIvCgdtZW1iZXJzGAEgAygLMh4ubWluZGdhdGUuYWdlbnRzLnYxLlRlYW1NZW1iZXISFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIo4BChlTZXRUZWFtQnJhaW5BY2Nlc3NSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIPCgd0ZWFtX2lkGAIgASgJEjkKDGJyYWluX2FjY2VzcxgDIAEoCzIjLm1pbmRnYXRlLmFnZW50cy52MS5UZWFtQnJhaW5BY2Nlc3MSDAoEZXRhZxgEIAEoCSJEChpTZXRUZWFtQnJhaW5BY2Nlc3NSZXNwb25zZRImCgR0ZWFtGAEgASgLMhgubWluZGdhdGUuYWdlbnRzLnYxLlRlYW0iZAoZUmVzb2x2ZUJyYWluQWNjZXNzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSEQoHdXNlcl9pZBgCIAEoCUgAEhEKB3RlYW1faWQYAyABKAlIAEIICgZob2xkZXIiagoPQnJhaW5BY2Nlc3NSdWxlEg8KB3RlYW1faWQYASABKAkSEQoJdGVhbV9uYW1lGAIgASgJEjMKBmFjY2VzcxgDIAEoCzIjLm1pbmRnYXRlLmFnZW50cy52MS5UZWFtQnJhaW5BY2Nlc3MiZAoaUmVzb2x2ZUJyYWluQWNjZXNzUmVzcG9uc2USEgoKcmVzdHJpY3RlZBgBIAEoCBIyCgVydWxlcxgCIAMoCzIjLm1pbmRnYXRlLmFnZW50cy52MS5CcmFpbkFjY2Vzc1J1bGUy/gcKDFRlYW1zU2VydmljZRJbCgpDcmVhdGVUZWFtEiUubWluZGdhdGUuYWdlbnRzLnYxLkNyZWF0ZVRlYW1SZXF1ZXN0GiYubWluZGdhdGUuYWdlbnRzLnYxLkNyZWF0ZVRlYW1SZXNwb25zZRJSCgdHZXRUZWFtEiIubWluZGdhdGUuYWdlbnRzLnYxLkdldFRlYW1SZXF1ZXN0GiMubWluZGdhdGUuYWdlbnRzLnYxLkdldFRlYW1SZXNwb25zZRJYCglMaXN0VGVhbXMSJC5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdFRlYW1zUmVxdWVzdBolLm1pbmRnYXRlLmFnZW50cy52MS5MaXN0VGVhbXNSZXNwb25zZRJbCgpVcGRhdGVUZWFtEiUubWluZGdhdGUuYWdlbnRzLnYxLlVwZGF0ZVRlYW1SZXF1ZXN0GiYubWluZGdhdGUuYWdlbnRzLnYxLlVwZGF0ZVRlYW1SZXNwb25zZRJbCgpEZWxldGVUZWFtEiUubWluZGdhdGUuYWdlbnRzLnYxLkRlbGV0ZVRlYW1SZXF1ZXN0GiYubWluZGdhdGUuYWdlbnRzLnYxLkRlbGV0ZVRlYW1SZXNwb25zZRJkCg1BZGRUZWFtTWVtYmVyEigubWluZGdhdGUuYWdlbnRzLnYxLkFkZFRlYW1NZW1iZXJSZXF1ZXN0GikubWluZGdhdGUuYWdlbnRzLnYxLkFkZFRlYW1NZW1iZXJSZXNwb25zZRJtChBSZW1vdmVUZWFtTWVtYmVyEisubWluZGdhdGUuYWdlbnRzLnYxLlJlbW92ZVRlYW1NZW1iZXJSZXF1ZXN0GiwubWluZGdhdGUuYWdlbnRzLnYxLlJlbW92ZVRlYW1NZW1iZXJSZXNwb25zZRJqCg9MaXN0VGVhbU1lbWJlcnMSKi5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdFRlYW1NZW1iZXJzUmVxdWVzdBorLm1pbmRnYXRlLmFnZW50cy52MS5MaXN0VGVhbU1lbWJlcnNSZXNwb25zZRJzChJTZXRUZWFtQnJhaW5BY2Nlc3MSLS5taW5kZ2F0ZS5hZ2VudHMudjEuU2V0VGVhbUJyYWluQWNjZXNzUmVxdWVzdBouLm1pbmRnYXRlLmFnZW50cy52MS5TZXRUZWFtQnJhaW5BY2Nlc3NSZXNwb25zZRJzChJSZXNvbHZlQnJhaW5BY2Nlc3MSLS5taW5kZ2F0ZS5hZ2VudHMudjEuUmVzb2x2ZUJyYWluQWNjZXNzUmVxdWVzdBouLm1pbmRnYXRlLmFnZW50cy52MS5SZXNvbHZlQnJhaW5BY2Nlc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message mindgate.agents.v1.Team.
@@ -19,123 +19,165 @@ export const TeamSchema = /*@__PURE__*/
   messageDesc(file_mindgate_agents_v1_teams, 0);
 
 /**
+ * Describes the message mindgate.agents.v1.TeamBrainAccess.
+ * Use `create(TeamBrainAccessSchema)` to create a new message.
+ */
+export const TeamBrainAccessSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_teams, 1);
+
+/**
  * Describes the message mindgate.agents.v1.TeamMember.
  * Use `create(TeamMemberSchema)` to create a new message.
  */
 export const TeamMemberSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 1);
+  messageDesc(file_mindgate_agents_v1_teams, 2);
 
 /**
  * Describes the message mindgate.agents.v1.CreateTeamRequest.
  * Use `create(CreateTeamRequestSchema)` to create a new message.
  */
 export const CreateTeamRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 2);
+  messageDesc(file_mindgate_agents_v1_teams, 3);
 
 /**
  * Describes the message mindgate.agents.v1.CreateTeamResponse.
  * Use `create(CreateTeamResponseSchema)` to create a new message.
  */
 export const CreateTeamResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 3);
+  messageDesc(file_mindgate_agents_v1_teams, 4);
 
 /**
  * Describes the message mindgate.agents.v1.GetTeamRequest.
  * Use `create(GetTeamRequestSchema)` to create a new message.
  */
 export const GetTeamRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 4);
+  messageDesc(file_mindgate_agents_v1_teams, 5);
 
 /**
  * Describes the message mindgate.agents.v1.GetTeamResponse.
  * Use `create(GetTeamResponseSchema)` to create a new message.
  */
 export const GetTeamResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 5);
+  messageDesc(file_mindgate_agents_v1_teams, 6);
 
 /**
  * Describes the message mindgate.agents.v1.ListTeamsRequest.
  * Use `create(ListTeamsRequestSchema)` to create a new message.
  */
 export const ListTeamsRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 6);
+  messageDesc(file_mindgate_agents_v1_teams, 7);
 
 /**
  * Describes the message mindgate.agents.v1.ListTeamsResponse.
  * Use `create(ListTeamsResponseSchema)` to create a new message.
  */
 export const ListTeamsResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 7);
+  messageDesc(file_mindgate_agents_v1_teams, 8);
 
 /**
  * Describes the message mindgate.agents.v1.UpdateTeamRequest.
  * Use `create(UpdateTeamRequestSchema)` to create a new message.
  */
 export const UpdateTeamRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 8);
+  messageDesc(file_mindgate_agents_v1_teams, 9);
 
 /**
  * Describes the message mindgate.agents.v1.UpdateTeamResponse.
  * Use `create(UpdateTeamResponseSchema)` to create a new message.
  */
 export const UpdateTeamResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 9);
+  messageDesc(file_mindgate_agents_v1_teams, 10);
 
 /**
  * Describes the message mindgate.agents.v1.DeleteTeamRequest.
  * Use `create(DeleteTeamRequestSchema)` to create a new message.
  */
 export const DeleteTeamRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 10);
+  messageDesc(file_mindgate_agents_v1_teams, 11);
 
 /**
  * Describes the message mindgate.agents.v1.DeleteTeamResponse.
  * Use `create(DeleteTeamResponseSchema)` to create a new message.
  */
 export const DeleteTeamResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 11);
+  messageDesc(file_mindgate_agents_v1_teams, 12);
 
 /**
  * Describes the message mindgate.agents.v1.AddTeamMemberRequest.
  * Use `create(AddTeamMemberRequestSchema)` to create a new message.
  */
 export const AddTeamMemberRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 12);
+  messageDesc(file_mindgate_agents_v1_teams, 13);
 
 /**
  * Describes the message mindgate.agents.v1.AddTeamMemberResponse.
  * Use `create(AddTeamMemberResponseSchema)` to create a new message.
  */
 export const AddTeamMemberResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 13);
+  messageDesc(file_mindgate_agents_v1_teams, 14);
 
 /**
  * Describes the message mindgate.agents.v1.RemoveTeamMemberRequest.
  * Use `create(RemoveTeamMemberRequestSchema)` to create a new message.
  */
 export const RemoveTeamMemberRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 14);
+  messageDesc(file_mindgate_agents_v1_teams, 15);
 
 /**
  * Describes the message mindgate.agents.v1.RemoveTeamMemberResponse.
  * Use `create(RemoveTeamMemberResponseSchema)` to create a new message.
  */
 export const RemoveTeamMemberResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 15);
+  messageDesc(file_mindgate_agents_v1_teams, 16);
 
 /**
  * Describes the message mindgate.agents.v1.ListTeamMembersRequest.
  * Use `create(ListTeamMembersRequestSchema)` to create a new message.
  */
 export const ListTeamMembersRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 16);
+  messageDesc(file_mindgate_agents_v1_teams, 17);
 
 /**
  * Describes the message mindgate.agents.v1.ListTeamMembersResponse.
  * Use `create(ListTeamMembersResponseSchema)` to create a new message.
  */
 export const ListTeamMembersResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_teams, 17);
+  messageDesc(file_mindgate_agents_v1_teams, 18);
+
+/**
+ * Describes the message mindgate.agents.v1.SetTeamBrainAccessRequest.
+ * Use `create(SetTeamBrainAccessRequestSchema)` to create a new message.
+ */
+export const SetTeamBrainAccessRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_teams, 19);
+
+/**
+ * Describes the message mindgate.agents.v1.SetTeamBrainAccessResponse.
+ * Use `create(SetTeamBrainAccessResponseSchema)` to create a new message.
+ */
+export const SetTeamBrainAccessResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_teams, 20);
+
+/**
+ * Describes the message mindgate.agents.v1.ResolveBrainAccessRequest.
+ * Use `create(ResolveBrainAccessRequestSchema)` to create a new message.
+ */
+export const ResolveBrainAccessRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_teams, 21);
+
+/**
+ * Describes the message mindgate.agents.v1.BrainAccessRule.
+ * Use `create(BrainAccessRuleSchema)` to create a new message.
+ */
+export const BrainAccessRuleSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_teams, 22);
+
+/**
+ * Describes the message mindgate.agents.v1.ResolveBrainAccessResponse.
+ * Use `create(ResolveBrainAccessResponseSchema)` to create a new message.
+ */
+export const ResolveBrainAccessResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_teams, 23);
 
 /**
  * TeamsService groups an organization's members into teams. A team's members must be members of

@@ -37,6 +37,27 @@ export declare type Entitlements = Message<"mindgate.billing.v1.Entitlements"> &
    * @generated from field: uint64 max_memories = 3;
    */
   maxMemories: bigint;
+
+  /**
+   * Members of the organization, pending invitations included; 0: no limit.
+   *
+   * @generated from field: uint64 max_members = 4;
+   */
+  maxMembers: bigint;
+
+  /**
+   * Agents API requests per minute.
+   *
+   * @generated from field: uint64 api_requests_per_minute = 5;
+   */
+  apiRequestsPerMinute: bigint;
+
+  /**
+   * Investigation runs per month.
+   *
+   * @generated from field: uint64 runs_per_month = 6;
+   */
+  runsPerMonth: bigint;
 };
 
 /**
@@ -44,6 +65,91 @@ export declare type Entitlements = Message<"mindgate.billing.v1.Entitlements"> &
  * Use `create(EntitlementsSchema)` to create a new message.
  */
 export declare const EntitlementsSchema: GenMessage<Entitlements>;
+
+/**
+ * Price is what a plan costs per interval, in minor units of the currency (cents).
+ *
+ * @generated from message mindgate.billing.v1.Price
+ */
+export declare type Price = Message<"mindgate.billing.v1.Price"> & {
+  /**
+   * @generated from field: string currency = 1;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: uint64 unit_amount = 2;
+   */
+  unitAmount: bigint;
+
+  /**
+   * @generated from field: mindgate.billing.v1.BillingInterval interval = 3;
+   */
+  interval: BillingInterval;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.Price.
+ * Use `create(PriceSchema)` to create a new message.
+ */
+export declare const PriceSchema: GenMessage<Price>;
+
+/**
+ * PlanOffer is a plan of the catalogue as sold: its name, prices, trial and entitlements.
+ *
+ * @generated from message mindgate.billing.v1.PlanOffer
+ */
+export declare type PlanOffer = Message<"mindgate.billing.v1.PlanOffer"> & {
+  /**
+   * @generated from field: mindgate.billing.v1.Plan plan = 1;
+   */
+  plan: Plan;
+
+  /**
+   * The catalogue's key for the plan ("starter", "professional").
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * Trial length offered at checkout; 0: none.
+   *
+   * @generated from field: uint32 trial_days = 5;
+   */
+  trialDays: number;
+
+  /**
+   * @generated from field: mindgate.billing.v1.Price monthly = 6;
+   */
+  monthly?: Price | undefined;
+
+  /**
+   * @generated from field: mindgate.billing.v1.Price yearly = 7;
+   */
+  yearly?: Price | undefined;
+
+  /**
+   * @generated from field: mindgate.billing.v1.Entitlements entitlements = 8;
+   */
+  entitlements?: Entitlements | undefined;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.PlanOffer.
+ * Use `create(PlanOfferSchema)` to create a new message.
+ */
+export declare const PlanOfferSchema: GenMessage<PlanOffer>;
 
 /**
  * Subscription is an organization's plan as recorded (Starter when nothing is recorded).
@@ -74,6 +180,86 @@ export declare type Subscription = Message<"mindgate.billing.v1.Subscription"> &
    * @generated from field: string currency = 4;
    */
   currency: string;
+
+  /**
+   * @generated from field: mindgate.billing.v1.SubscriptionStatus status = 5;
+   */
+  status: SubscriptionStatus;
+
+  /**
+   * Interval of a paid plan; unspecified on a free plan or a trial not yet paid for.
+   *
+   * @generated from field: mindgate.billing.v1.BillingInterval interval = 6;
+   */
+  interval: BillingInterval;
+
+  /**
+   * The regional entity that bills the organization (the catalogue's entity key), when known.
+   *
+   * @generated from field: string entity = 7;
+   */
+  entity: string;
+
+  /**
+   * ISO 3166-1 alpha-2 country of the billing address, when known.
+   *
+   * @generated from field: string country = 8;
+   */
+  country: string;
+
+  /**
+   * The payment provider of a paid subscription ("manual" or "stripe"); empty otherwise.
+   *
+   * @generated from field: string provider = 9;
+   */
+  provider: string;
+
+  /**
+   * The period paid for (a paid plan) or the trial (while trialing).
+   *
+   * @generated from field: google.protobuf.Timestamp current_period_start = 10;
+   */
+  currentPeriodStart?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp current_period_end = 11;
+   */
+  currentPeriodEnd?: Timestamp | undefined;
+
+  /**
+   * The paid plan ends at current_period_end, then the organization is on Starter.
+   *
+   * @generated from field: bool cancel_at_period_end = 12;
+   */
+  cancelAtPeriodEnd: boolean;
+
+  /**
+   * True once a checkout completed: a trial then continues as the paid plan when it ends.
+   *
+   * @generated from field: bool payment_method_on_file = 13;
+   */
+  paymentMethodOnFile: boolean;
+
+  /**
+   * Version of the plan catalogue the subscription was priced with.
+   *
+   * @generated from field: string catalogue_version = 14;
+   */
+  catalogueVersion: string;
+
+  /**
+   * Version of the subscription, for etag preconditions.
+   *
+   * @generated from field: string etag = 15;
+   */
+  etag: string;
+
+  /**
+   * Unit amount per interval of the paid plan, in minor units of currency.
+   *
+   * @generated from field: uint64 unit_amount = 16;
+   */
+  unitAmount: bigint;
 };
 
 /**
@@ -122,6 +308,13 @@ export declare type GetEntitlementsResponse = Message<"mindgate.billing.v1.GetEn
    * @generated from field: mindgate.billing.v1.Entitlements entitlements = 3;
    */
   entitlements?: Entitlements | undefined;
+
+  /**
+   * Display name of the plan in force ("Starter"), for messages that name it.
+   *
+   * @generated from field: string plan_name = 4;
+   */
+  planName: string;
 };
 
 /**
@@ -188,6 +381,331 @@ export declare type SetPlanResponse = Message<"mindgate.billing.v1.SetPlanRespon
 export declare const SetPlanResponseSchema: GenMessage<SetPlanResponse>;
 
 /**
+ * DeleteSubscriptionRequest names the organization.
+ *
+ * @generated from message mindgate.billing.v1.DeleteSubscriptionRequest
+ */
+export declare type DeleteSubscriptionRequest = Message<"mindgate.billing.v1.DeleteSubscriptionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.DeleteSubscriptionRequest.
+ * Use `create(DeleteSubscriptionRequestSchema)` to create a new message.
+ */
+export declare const DeleteSubscriptionRequestSchema: GenMessage<DeleteSubscriptionRequest>;
+
+/**
+ * DeleteSubscriptionResponse says whether a subscription record existed.
+ *
+ * @generated from message mindgate.billing.v1.DeleteSubscriptionResponse
+ */
+export declare type DeleteSubscriptionResponse = Message<"mindgate.billing.v1.DeleteSubscriptionResponse"> & {
+  /**
+   * @generated from field: bool existed = 1;
+   */
+  existed: boolean;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.DeleteSubscriptionResponse.
+ * Use `create(DeleteSubscriptionResponseSchema)` to create a new message.
+ */
+export declare const DeleteSubscriptionResponseSchema: GenMessage<DeleteSubscriptionResponse>;
+
+/**
+ * StartTrialRequest names the organization, and optionally the trial length.
+ *
+ * @generated from message mindgate.billing.v1.StartTrialRequest
+ */
+export declare type StartTrialRequest = Message<"mindgate.billing.v1.StartTrialRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Overrides the catalogue's trial length (TRIAL_DAYS); 0 starts on Starter.
+   *
+   * @generated from field: optional uint32 trial_days = 2;
+   */
+  trialDays?: number | undefined;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.StartTrialRequest.
+ * Use `create(StartTrialRequestSchema)` to create a new message.
+ */
+export declare const StartTrialRequestSchema: GenMessage<StartTrialRequest>;
+
+/**
+ * StartTrialResponse holds the subscription as stored.
+ *
+ * @generated from message mindgate.billing.v1.StartTrialResponse
+ */
+export declare type StartTrialResponse = Message<"mindgate.billing.v1.StartTrialResponse"> & {
+  /**
+   * @generated from field: mindgate.billing.v1.Subscription subscription = 1;
+   */
+  subscription?: Subscription | undefined;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.StartTrialResponse.
+ * Use `create(StartTrialResponseSchema)` to create a new message.
+ */
+export declare const StartTrialResponseSchema: GenMessage<StartTrialResponse>;
+
+/**
+ * ListPlansRequest picks the currency of the prices.
+ *
+ * @generated from message mindgate.billing.v1.ListPlansRequest
+ */
+export declare type ListPlansRequest = Message<"mindgate.billing.v1.ListPlansRequest"> & {
+  /**
+   * EUR or USD; empty: USD.
+   *
+   * @generated from field: string currency = 1;
+   */
+  currency: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ListPlansRequest.
+ * Use `create(ListPlansRequestSchema)` to create a new message.
+ */
+export declare const ListPlansRequestSchema: GenMessage<ListPlansRequest>;
+
+/**
+ * ListPlansResponse holds the catalogue's plans.
+ *
+ * @generated from message mindgate.billing.v1.ListPlansResponse
+ */
+export declare type ListPlansResponse = Message<"mindgate.billing.v1.ListPlansResponse"> & {
+  /**
+   * @generated from field: string catalogue_version = 1;
+   */
+  catalogueVersion: string;
+
+  /**
+   * @generated from field: string currency = 2;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: repeated mindgate.billing.v1.PlanOffer plans = 3;
+   */
+  plans: PlanOffer[];
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ListPlansResponse.
+ * Use `create(ListPlansResponseSchema)` to create a new message.
+ */
+export declare const ListPlansResponseSchema: GenMessage<ListPlansResponse>;
+
+/**
+ * ResolveRegionRequest names a country.
+ *
+ * @generated from message mindgate.billing.v1.ResolveRegionRequest
+ */
+export declare type ResolveRegionRequest = Message<"mindgate.billing.v1.ResolveRegionRequest"> & {
+  /**
+   * ISO 3166-1 alpha-2, either case.
+   *
+   * @generated from field: string country = 1;
+   */
+  country: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ResolveRegionRequest.
+ * Use `create(ResolveRegionRequestSchema)` to create a new message.
+ */
+export declare const ResolveRegionRequestSchema: GenMessage<ResolveRegionRequest>;
+
+/**
+ * ResolveRegionResponse says who bills the country and in which currency.
+ *
+ * @generated from message mindgate.billing.v1.ResolveRegionResponse
+ */
+export declare type ResolveRegionResponse = Message<"mindgate.billing.v1.ResolveRegionResponse"> & {
+  /**
+   * The country, upper case.
+   *
+   * @generated from field: string country = 1;
+   */
+  country: string;
+
+  /**
+   * EUR for the EU, the EEA, the United Kingdom and Switzerland; USD elsewhere.
+   *
+   * @generated from field: string currency = 2;
+   */
+  currency: string;
+
+  /**
+   * The catalogue's key of the regional entity.
+   *
+   * @generated from field: string entity = 3;
+   */
+  entity: string;
+
+  /**
+   * The entity's legal name.
+   *
+   * @generated from field: string entity_name = 4;
+   */
+  entityName: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ResolveRegionResponse.
+ * Use `create(ResolveRegionResponseSchema)` to create a new message.
+ */
+export declare const ResolveRegionResponseSchema: GenMessage<ResolveRegionResponse>;
+
+/**
+ * ChangePlanRequest names the organization, the plan and interval wanted.
+ *
+ * @generated from message mindgate.billing.v1.ChangePlanRequest
+ */
+export declare type ChangePlanRequest = Message<"mindgate.billing.v1.ChangePlanRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.billing.v1.Plan plan = 2;
+   */
+  plan: Plan;
+
+  /**
+   * Required for a paid plan.
+   *
+   * @generated from field: mindgate.billing.v1.BillingInterval interval = 3;
+   */
+  interval: BillingInterval;
+
+  /**
+   * The subscription's etag; empty: change whatever version is current.
+   *
+   * @generated from field: string etag = 4;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ChangePlanRequest.
+ * Use `create(ChangePlanRequestSchema)` to create a new message.
+ */
+export declare const ChangePlanRequestSchema: GenMessage<ChangePlanRequest>;
+
+/**
+ * ChangePlanResponse holds the subscription as stored.
+ *
+ * @generated from message mindgate.billing.v1.ChangePlanResponse
+ */
+export declare type ChangePlanResponse = Message<"mindgate.billing.v1.ChangePlanResponse"> & {
+  /**
+   * @generated from field: mindgate.billing.v1.Subscription subscription = 1;
+   */
+  subscription?: Subscription | undefined;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ChangePlanResponse.
+ * Use `create(ChangePlanResponseSchema)` to create a new message.
+ */
+export declare const ChangePlanResponseSchema: GenMessage<ChangePlanResponse>;
+
+/**
+ * CancelSubscriptionRequest names the organization.
+ *
+ * @generated from message mindgate.billing.v1.CancelSubscriptionRequest
+ */
+export declare type CancelSubscriptionRequest = Message<"mindgate.billing.v1.CancelSubscriptionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.CancelSubscriptionRequest.
+ * Use `create(CancelSubscriptionRequestSchema)` to create a new message.
+ */
+export declare const CancelSubscriptionRequestSchema: GenMessage<CancelSubscriptionRequest>;
+
+/**
+ * CancelSubscriptionResponse holds the subscription as stored.
+ *
+ * @generated from message mindgate.billing.v1.CancelSubscriptionResponse
+ */
+export declare type CancelSubscriptionResponse = Message<"mindgate.billing.v1.CancelSubscriptionResponse"> & {
+  /**
+   * @generated from field: mindgate.billing.v1.Subscription subscription = 1;
+   */
+  subscription?: Subscription | undefined;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.CancelSubscriptionResponse.
+ * Use `create(CancelSubscriptionResponseSchema)` to create a new message.
+ */
+export declare const CancelSubscriptionResponseSchema: GenMessage<CancelSubscriptionResponse>;
+
+/**
+ * ResumeSubscriptionRequest names the organization.
+ *
+ * @generated from message mindgate.billing.v1.ResumeSubscriptionRequest
+ */
+export declare type ResumeSubscriptionRequest = Message<"mindgate.billing.v1.ResumeSubscriptionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ResumeSubscriptionRequest.
+ * Use `create(ResumeSubscriptionRequestSchema)` to create a new message.
+ */
+export declare const ResumeSubscriptionRequestSchema: GenMessage<ResumeSubscriptionRequest>;
+
+/**
+ * ResumeSubscriptionResponse holds the subscription as stored.
+ *
+ * @generated from message mindgate.billing.v1.ResumeSubscriptionResponse
+ */
+export declare type ResumeSubscriptionResponse = Message<"mindgate.billing.v1.ResumeSubscriptionResponse"> & {
+  /**
+   * @generated from field: mindgate.billing.v1.Subscription subscription = 1;
+   */
+  subscription?: Subscription | undefined;
+};
+
+/**
+ * Describes the message mindgate.billing.v1.ResumeSubscriptionResponse.
+ * Use `create(ResumeSubscriptionResponseSchema)` to create a new message.
+ */
+export declare const ResumeSubscriptionResponseSchema: GenMessage<ResumeSubscriptionResponse>;
+
+/**
  * Plan is what an organization subscribes to; it decides the entitlements.
  *
  * @generated from enum mindgate.billing.v1.Plan
@@ -215,7 +733,73 @@ export enum Plan {
 export declare const PlanSchema: GenEnum<Plan>;
 
 /**
- * BillingService holds each organization's plan and answers which entitlements it grants. Every
+ * SubscriptionStatus is where a subscription stands.
+ *
+ * @generated from enum mindgate.billing.v1.SubscriptionStatus
+ */
+export enum SubscriptionStatus {
+  /**
+   * @generated from enum value: SUBSCRIPTION_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * On a trial of the plan until trial_end_time.
+   *
+   * @generated from enum value: SUBSCRIPTION_STATUS_TRIALING = 1;
+   */
+  TRIALING = 1,
+
+  /**
+   * On the plan (a free plan, or a paid one whose invoices are settled).
+   *
+   * @generated from enum value: SUBSCRIPTION_STATUS_ACTIVE = 2;
+   */
+  ACTIVE = 2,
+
+  /**
+   * A paid plan with an invoice past its due date.
+   *
+   * @generated from enum value: SUBSCRIPTION_STATUS_PAST_DUE = 3;
+   */
+  PAST_DUE = 3,
+}
+
+/**
+ * Describes the enum mindgate.billing.v1.SubscriptionStatus.
+ */
+export declare const SubscriptionStatusSchema: GenEnum<SubscriptionStatus>;
+
+/**
+ * BillingInterval is how often a paid plan is invoiced.
+ *
+ * @generated from enum mindgate.billing.v1.BillingInterval
+ */
+export enum BillingInterval {
+  /**
+   * @generated from enum value: BILLING_INTERVAL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: BILLING_INTERVAL_MONTH = 1;
+   */
+  MONTH = 1,
+
+  /**
+   * @generated from enum value: BILLING_INTERVAL_YEAR = 2;
+   */
+  YEAR = 2,
+}
+
+/**
+ * Describes the enum mindgate.billing.v1.BillingInterval.
+ */
+export declare const BillingIntervalSchema: GenEnum<BillingInterval>;
+
+/**
+ * BillingService holds each organization's plan and subscription, the plan catalogue, and answers
+ * which entitlements an organization has. Every
  * RPC needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT,
  * naming the field, for a malformed organization_id.
  *
@@ -244,6 +828,87 @@ export declare const BillingService: GenService<{
     methodKind: "unary";
     input: typeof SetPlanRequestSchema;
     output: typeof SetPlanResponseSchema;
+  },
+  /**
+   * DeleteSubscription ends the organization's billing when it is deleted: a paid subscription is
+   * cancelled at the provider (at the end of the period already paid), then the subscription and
+   * open checkouts are deleted. Invoices are kept as accounting records (docs/billing.md). Safe
+   * to repeat; UNAVAILABLE when the provider does not answer (the purge job retries).
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.DeleteSubscription
+   */
+  deleteSubscription: {
+    methodKind: "unary";
+    input: typeof DeleteSubscriptionRequestSchema;
+    output: typeof DeleteSubscriptionResponseSchema;
+  },
+  /**
+   * StartTrial starts the trial new organizations get: the catalogue's trial plan for its trial
+   * length, or for trial_days when set; with 0 days the organization starts on Starter.
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.StartTrial
+   */
+  startTrial: {
+    methodKind: "unary";
+    input: typeof StartTrialRequestSchema;
+    output: typeof StartTrialResponseSchema;
+  },
+  /**
+   * ListPlans lists the plans of the catalogue with their prices in one currency.
+   * INVALID_ARGUMENT for a currency other than EUR or USD.
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.ListPlans
+   */
+  listPlans: {
+    methodKind: "unary";
+    input: typeof ListPlansRequestSchema;
+    output: typeof ListPlansResponseSchema;
+  },
+  /**
+   * ResolveRegion says which regional entity bills a country, and in which currency.
+   * INVALID_ARGUMENT for a country that is not two letters.
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.ResolveRegion
+   */
+  resolveRegion: {
+    methodKind: "unary";
+    input: typeof ResolveRegionRequestSchema;
+    output: typeof ResolveRegionResponseSchema;
+  },
+  /**
+   * ChangePlan moves a paid subscription to another plan or billing interval (prorated, see
+   * docs/billing.md); moving to a free plan cancels at the period's end. FAILED_PRECONDITION
+   * (reason etag-mismatch) when etag is set and stale; FAILED_PRECONDITION when the organization
+   * has no paid subscription to change (a checkout starts one).
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.ChangePlan
+   */
+  changePlan: {
+    methodKind: "unary";
+    input: typeof ChangePlanRequestSchema;
+    output: typeof ChangePlanResponseSchema;
+  },
+  /**
+   * CancelSubscription cancels a paid subscription at the end of the period already paid.
+   * FAILED_PRECONDITION when there is none, or when etag is stale.
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.CancelSubscription
+   */
+  cancelSubscription: {
+    methodKind: "unary";
+    input: typeof CancelSubscriptionRequestSchema;
+    output: typeof CancelSubscriptionResponseSchema;
+  },
+  /**
+   * ResumeSubscription undoes a cancellation before the period ends. FAILED_PRECONDITION when
+   * the subscription is not being cancelled, or when etag is stale.
+   *
+   * @generated from rpc mindgate.billing.v1.BillingService.ResumeSubscription
+   */
+  resumeSubscription: {
+    methodKind: "unary";
+    input: typeof ResumeSubscriptionRequestSchema;
+    output: typeof ResumeSubscriptionResponseSchema;
   },
 }>;
 

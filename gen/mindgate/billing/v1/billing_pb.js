@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file mindgate/billing/v1/billing.proto.
  */
 export const file_mindgate_billing_v1_billing = /*@__PURE__*/
-  fileDesc("CiFtaW5kZ2F0ZS9iaWxsaW5nL3YxL2JpbGxpbmcucHJvdG8SE21pbmRnYXRlLmJpbGxpbmcudjEiXAoMRW50aXRsZW1lbnRzEhQKDGVudGl0eV9ncmFwaBgBIAEoCBIgChh3ZWJob29rX2V2ZW50c19wZXJfbW9udGgYAiABKAQSFAoMbWF4X21lbW9yaWVzGAMgASgEIpYBCgxTdWJzY3JpcHRpb24SFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEicKBHBsYW4YAiABKA4yGS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlBsYW4SMgoOdHJpYWxfZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGN1cnJlbmN5GAQgASgJIjEKFkdldEVudGl0bGVtZW50c1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJIr4BChdHZXRFbnRpdGxlbWVudHNSZXNwb25zZRI3CgxzdWJzY3JpcHRpb24YASABKAsyIS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlN1YnNjcmlwdGlvbhIxCg5lZmZlY3RpdmVfcGxhbhgCIAEoDjIZLm1pbmRnYXRlLmJpbGxpbmcudjEuUGxhbhI3CgxlbnRpdGxlbWVudHMYAyABKAsyIS5taW5kZ2F0ZS5iaWxsaW5nLnYxLkVudGl0bGVtZW50cyKYAQoOU2V0UGxhblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEicKBHBsYW4YAiABKA4yGS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlBsYW4SMgoOdHJpYWxfZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGN1cnJlbmN5GAQgASgJIkoKD1NldFBsYW5SZXNwb25zZRI3CgxzdWJzY3JpcHRpb24YASABKAsyIS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlN1YnNjcmlwdGlvbipFCgRQbGFuEhQKEFBMQU5fVU5TUEVDSUZJRUQQABIQCgxQTEFOX1NUQVJURVIQARIVChFQTEFOX1BST0ZFU1NJT05BTBACMtQBCg5CaWxsaW5nU2VydmljZRJsCg9HZXRFbnRpdGxlbWVudHMSKy5taW5kZ2F0ZS5iaWxsaW5nLnYxLkdldEVudGl0bGVtZW50c1JlcXVlc3QaLC5taW5kZ2F0ZS5iaWxsaW5nLnYxLkdldEVudGl0bGVtZW50c1Jlc3BvbnNlElQKB1NldFBsYW4SIy5taW5kZ2F0ZS5iaWxsaW5nLnYxLlNldFBsYW5SZXF1ZXN0GiQubWluZGdhdGUuYmlsbGluZy52MS5TZXRQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiFtaW5kZ2F0ZS9iaWxsaW5nL3YxL2JpbGxpbmcucHJvdG8SE21pbmRnYXRlLmJpbGxpbmcudjEiqgEKDEVudGl0bGVtZW50cxIUCgxlbnRpdHlfZ3JhcGgYASABKAgSIAoYd2ViaG9va19ldmVudHNfcGVyX21vbnRoGAIgASgEEhQKDG1heF9tZW1vcmllcxgDIAEoBBITCgttYXhfbWVtYmVycxgEIAEoBBIfChdhcGlfcmVxdWVzdHNfcGVyX21pbnV0ZRgFIAEoBBIWCg5ydW5zX3Blcl9tb250aBgGIAEoBCJmCgVQcmljZRIQCghjdXJyZW5jeRgBIAEoCRITCgt1bml0X2Ftb3VudBgCIAEoBBI2CghpbnRlcnZhbBgDIAEoDjIkLm1pbmRnYXRlLmJpbGxpbmcudjEuQmlsbGluZ0ludGVydmFsIooCCglQbGFuT2ZmZXISJwoEcGxhbhgBIAEoDjIZLm1pbmRnYXRlLmJpbGxpbmcudjEuUGxhbhILCgNrZXkYAiABKAkSDAoEbmFtZRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRISCgp0cmlhbF9kYXlzGAUgASgNEisKB21vbnRobHkYBiABKAsyGi5taW5kZ2F0ZS5iaWxsaW5nLnYxLlByaWNlEioKBnllYXJseRgHIAEoCzIaLm1pbmRnYXRlLmJpbGxpbmcudjEuUHJpY2USNwoMZW50aXRsZW1lbnRzGAggASgLMiEubWluZGdhdGUuYmlsbGluZy52MS5FbnRpdGxlbWVudHMiqAQKDFN1YnNjcmlwdGlvbhIXCg9vcmdhbml6YXRpb25faWQYASABKAkSJwoEcGxhbhgCIAEoDjIZLm1pbmRnYXRlLmJpbGxpbmcudjEuUGxhbhIyCg50cmlhbF9lbmRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIY3VycmVuY3kYBCABKAkSNwoGc3RhdHVzGAUgASgOMicubWluZGdhdGUuYmlsbGluZy52MS5TdWJzY3JpcHRpb25TdGF0dXMSNgoIaW50ZXJ2YWwYBiABKA4yJC5taW5kZ2F0ZS5iaWxsaW5nLnYxLkJpbGxpbmdJbnRlcnZhbBIOCgZlbnRpdHkYByABKAkSDwoHY291bnRyeRgIIAEoCRIQCghwcm92aWRlchgJIAEoCRI4ChRjdXJyZW50X3BlcmlvZF9zdGFydBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSY3VycmVudF9wZXJpb2RfZW5kGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjYW5jZWxfYXRfcGVyaW9kX2VuZBgMIAEoCBIeChZwYXltZW50X21ldGhvZF9vbl9maWxlGA0gASgIEhkKEWNhdGFsb2d1ZV92ZXJzaW9uGA4gASgJEgwKBGV0YWcYDyABKAkSEwoLdW5pdF9hbW91bnQYECABKAQiMQoWR2V0RW50aXRsZW1lbnRzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAki0QEKF0dldEVudGl0bGVtZW50c1Jlc3BvbnNlEjcKDHN1YnNjcmlwdGlvbhgBIAEoCzIhLm1pbmRnYXRlLmJpbGxpbmcudjEuU3Vic2NyaXB0aW9uEjEKDmVmZmVjdGl2ZV9wbGFuGAIgASgOMhkubWluZGdhdGUuYmlsbGluZy52MS5QbGFuEjcKDGVudGl0bGVtZW50cxgDIAEoCzIhLm1pbmRnYXRlLmJpbGxpbmcudjEuRW50aXRsZW1lbnRzEhEKCXBsYW5fbmFtZRgEIAEoCSKYAQoOU2V0UGxhblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEicKBHBsYW4YAiABKA4yGS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlBsYW4SMgoOdHJpYWxfZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGN1cnJlbmN5GAQgASgJIkoKD1NldFBsYW5SZXNwb25zZRI3CgxzdWJzY3JpcHRpb24YASABKAsyIS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlN1YnNjcmlwdGlvbiI0ChlEZWxldGVTdWJzY3JpcHRpb25SZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCSItChpEZWxldGVTdWJzY3JpcHRpb25SZXNwb25zZRIPCgdleGlzdGVkGAEgASgIIlQKEVN0YXJ0VHJpYWxSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIXCgp0cmlhbF9kYXlzGAIgASgNSACIAQFCDQoLX3RyaWFsX2RheXMiTQoSU3RhcnRUcmlhbFJlc3BvbnNlEjcKDHN1YnNjcmlwdGlvbhgBIAEoCzIhLm1pbmRnYXRlLmJpbGxpbmcudjEuU3Vic2NyaXB0aW9uIiQKEExpc3RQbGFuc1JlcXVlc3QSEAoIY3VycmVuY3kYASABKAkibwoRTGlzdFBsYW5zUmVzcG9uc2USGQoRY2F0YWxvZ3VlX3ZlcnNpb24YASABKAkSEAoIY3VycmVuY3kYAiABKAkSLQoFcGxhbnMYAyADKAsyHi5taW5kZ2F0ZS5iaWxsaW5nLnYxLlBsYW5PZmZlciInChRSZXNvbHZlUmVnaW9uUmVxdWVzdBIPCgdjb3VudHJ5GAEgASgJIl8KFVJlc29sdmVSZWdpb25SZXNwb25zZRIPCgdjb3VudHJ5GAEgASgJEhAKCGN1cnJlbmN5GAIgASgJEg4KBmVudGl0eRgDIAEoCRITCgtlbnRpdHlfbmFtZRgEIAEoCSKbAQoRQ2hhbmdlUGxhblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEicKBHBsYW4YAiABKA4yGS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlBsYW4SNgoIaW50ZXJ2YWwYAyABKA4yJC5taW5kZ2F0ZS5iaWxsaW5nLnYxLkJpbGxpbmdJbnRlcnZhbBIMCgRldGFnGAQgASgJIk0KEkNoYW5nZVBsYW5SZXNwb25zZRI3CgxzdWJzY3JpcHRpb24YASABKAsyIS5taW5kZ2F0ZS5iaWxsaW5nLnYxLlN1YnNjcmlwdGlvbiJCChlDYW5jZWxTdWJzY3JpcHRpb25SZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIMCgRldGFnGAIgASgJIlUKGkNhbmNlbFN1YnNjcmlwdGlvblJlc3BvbnNlEjcKDHN1YnNjcmlwdGlvbhgBIAEoCzIhLm1pbmRnYXRlLmJpbGxpbmcudjEuU3Vic2NyaXB0aW9uIkIKGVJlc3VtZVN1YnNjcmlwdGlvblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEgwKBGV0YWcYAiABKAkiVQoaUmVzdW1lU3Vic2NyaXB0aW9uUmVzcG9uc2USNwoMc3Vic2NyaXB0aW9uGAEgASgLMiEubWluZGdhdGUuYmlsbGluZy52MS5TdWJzY3JpcHRpb24qRQoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASEAoMUExBTl9TVEFSVEVSEAESFQoRUExBTl9QUk9GRVNTSU9OQUwQAiqdAQoSU3Vic2NyaXB0aW9uU3RhdHVzEiMKH1NVQlNDUklQVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxTVUJTQ1JJUFRJT05fU1RBVFVTX1RSSUFMSU5HEAESHgoaU1VCU0NSSVBUSU9OX1NUQVRVU19BQ1RJVkUQAhIgChxTVUJTQ1JJUFRJT05fU1RBVFVTX1BBU1RfRFVFEAMqagoPQmlsbGluZ0ludGVydmFsEiAKHEJJTExJTkdfSU5URVJWQUxfVU5TUEVDSUZJRUQQABIaChZCSUxMSU5HX0lOVEVSVkFMX01PTlRIEAESGQoVQklMTElOR19JTlRFUlZBTF9ZRUFSEAIyuwcKDkJpbGxpbmdTZXJ2aWNlEmwKD0dldEVudGl0bGVtZW50cxIrLm1pbmRnYXRlLmJpbGxpbmcudjEuR2V0RW50aXRsZW1lbnRzUmVxdWVzdBosLm1pbmRnYXRlLmJpbGxpbmcudjEuR2V0RW50aXRsZW1lbnRzUmVzcG9uc2USVAoHU2V0UGxhbhIjLm1pbmRnYXRlLmJpbGxpbmcudjEuU2V0UGxhblJlcXVlc3QaJC5taW5kZ2F0ZS5iaWxsaW5nLnYxLlNldFBsYW5SZXNwb25zZRJ1ChJEZWxldGVTdWJzY3JpcHRpb24SLi5taW5kZ2F0ZS5iaWxsaW5nLnYxLkRlbGV0ZVN1YnNjcmlwdGlvblJlcXVlc3QaLy5taW5kZ2F0ZS5iaWxsaW5nLnYxLkRlbGV0ZVN1YnNjcmlwdGlvblJlc3BvbnNlEl0KClN0YXJ0VHJpYWwSJi5taW5kZ2F0ZS5iaWxsaW5nLnYxLlN0YXJ0VHJpYWxSZXF1ZXN0GicubWluZGdhdGUuYmlsbGluZy52MS5TdGFydFRyaWFsUmVzcG9uc2USWgoJTGlzdFBsYW5zEiUubWluZGdhdGUuYmlsbGluZy52MS5MaXN0UGxhbnNSZXF1ZXN0GiYubWluZGdhdGUuYmlsbGluZy52MS5MaXN0UGxhbnNSZXNwb25zZRJmCg1SZXNvbHZlUmVnaW9uEikubWluZGdhdGUuYmlsbGluZy52MS5SZXNvbHZlUmVnaW9uUmVxdWVzdBoqLm1pbmRnYXRlLmJpbGxpbmcudjEuUmVzb2x2ZVJlZ2lvblJlc3BvbnNlEl0KCkNoYW5nZVBsYW4SJi5taW5kZ2F0ZS5iaWxsaW5nLnYxLkNoYW5nZVBsYW5SZXF1ZXN0GicubWluZGdhdGUuYmlsbGluZy52MS5DaGFuZ2VQbGFuUmVzcG9uc2USdQoSQ2FuY2VsU3Vic2NyaXB0aW9uEi4ubWluZGdhdGUuYmlsbGluZy52MS5DYW5jZWxTdWJzY3JpcHRpb25SZXF1ZXN0Gi8ubWluZGdhdGUuYmlsbGluZy52MS5DYW5jZWxTdWJzY3JpcHRpb25SZXNwb25zZRJ1ChJSZXN1bWVTdWJzY3JpcHRpb24SLi5taW5kZ2F0ZS5iaWxsaW5nLnYxLlJlc3VtZVN1YnNjcmlwdGlvblJlcXVlc3QaLy5taW5kZ2F0ZS5iaWxsaW5nLnYxLlJlc3VtZVN1YnNjcmlwdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message mindgate.billing.v1.Entitlements.
@@ -19,39 +19,151 @@ export const EntitlementsSchema = /*@__PURE__*/
   messageDesc(file_mindgate_billing_v1_billing, 0);
 
 /**
+ * Describes the message mindgate.billing.v1.Price.
+ * Use `create(PriceSchema)` to create a new message.
+ */
+export const PriceSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 1);
+
+/**
+ * Describes the message mindgate.billing.v1.PlanOffer.
+ * Use `create(PlanOfferSchema)` to create a new message.
+ */
+export const PlanOfferSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 2);
+
+/**
  * Describes the message mindgate.billing.v1.Subscription.
  * Use `create(SubscriptionSchema)` to create a new message.
  */
 export const SubscriptionSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_billing_v1_billing, 1);
+  messageDesc(file_mindgate_billing_v1_billing, 3);
 
 /**
  * Describes the message mindgate.billing.v1.GetEntitlementsRequest.
  * Use `create(GetEntitlementsRequestSchema)` to create a new message.
  */
 export const GetEntitlementsRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_billing_v1_billing, 2);
+  messageDesc(file_mindgate_billing_v1_billing, 4);
 
 /**
  * Describes the message mindgate.billing.v1.GetEntitlementsResponse.
  * Use `create(GetEntitlementsResponseSchema)` to create a new message.
  */
 export const GetEntitlementsResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_billing_v1_billing, 3);
+  messageDesc(file_mindgate_billing_v1_billing, 5);
 
 /**
  * Describes the message mindgate.billing.v1.SetPlanRequest.
  * Use `create(SetPlanRequestSchema)` to create a new message.
  */
 export const SetPlanRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_billing_v1_billing, 4);
+  messageDesc(file_mindgate_billing_v1_billing, 6);
 
 /**
  * Describes the message mindgate.billing.v1.SetPlanResponse.
  * Use `create(SetPlanResponseSchema)` to create a new message.
  */
 export const SetPlanResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_billing_v1_billing, 5);
+  messageDesc(file_mindgate_billing_v1_billing, 7);
+
+/**
+ * Describes the message mindgate.billing.v1.DeleteSubscriptionRequest.
+ * Use `create(DeleteSubscriptionRequestSchema)` to create a new message.
+ */
+export const DeleteSubscriptionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 8);
+
+/**
+ * Describes the message mindgate.billing.v1.DeleteSubscriptionResponse.
+ * Use `create(DeleteSubscriptionResponseSchema)` to create a new message.
+ */
+export const DeleteSubscriptionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 9);
+
+/**
+ * Describes the message mindgate.billing.v1.StartTrialRequest.
+ * Use `create(StartTrialRequestSchema)` to create a new message.
+ */
+export const StartTrialRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 10);
+
+/**
+ * Describes the message mindgate.billing.v1.StartTrialResponse.
+ * Use `create(StartTrialResponseSchema)` to create a new message.
+ */
+export const StartTrialResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 11);
+
+/**
+ * Describes the message mindgate.billing.v1.ListPlansRequest.
+ * Use `create(ListPlansRequestSchema)` to create a new message.
+ */
+export const ListPlansRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 12);
+
+/**
+ * Describes the message mindgate.billing.v1.ListPlansResponse.
+ * Use `create(ListPlansResponseSchema)` to create a new message.
+ */
+export const ListPlansResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 13);
+
+/**
+ * Describes the message mindgate.billing.v1.ResolveRegionRequest.
+ * Use `create(ResolveRegionRequestSchema)` to create a new message.
+ */
+export const ResolveRegionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 14);
+
+/**
+ * Describes the message mindgate.billing.v1.ResolveRegionResponse.
+ * Use `create(ResolveRegionResponseSchema)` to create a new message.
+ */
+export const ResolveRegionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 15);
+
+/**
+ * Describes the message mindgate.billing.v1.ChangePlanRequest.
+ * Use `create(ChangePlanRequestSchema)` to create a new message.
+ */
+export const ChangePlanRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 16);
+
+/**
+ * Describes the message mindgate.billing.v1.ChangePlanResponse.
+ * Use `create(ChangePlanResponseSchema)` to create a new message.
+ */
+export const ChangePlanResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 17);
+
+/**
+ * Describes the message mindgate.billing.v1.CancelSubscriptionRequest.
+ * Use `create(CancelSubscriptionRequestSchema)` to create a new message.
+ */
+export const CancelSubscriptionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 18);
+
+/**
+ * Describes the message mindgate.billing.v1.CancelSubscriptionResponse.
+ * Use `create(CancelSubscriptionResponseSchema)` to create a new message.
+ */
+export const CancelSubscriptionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 19);
+
+/**
+ * Describes the message mindgate.billing.v1.ResumeSubscriptionRequest.
+ * Use `create(ResumeSubscriptionRequestSchema)` to create a new message.
+ */
+export const ResumeSubscriptionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 20);
+
+/**
+ * Describes the message mindgate.billing.v1.ResumeSubscriptionResponse.
+ * Use `create(ResumeSubscriptionResponseSchema)` to create a new message.
+ */
+export const ResumeSubscriptionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_billing_v1_billing, 21);
 
 /**
  * Describes the enum mindgate.billing.v1.Plan.
@@ -68,7 +180,36 @@ export const Plan = /*@__PURE__*/
   tsEnum(PlanSchema);
 
 /**
- * BillingService holds each organization's plan and answers which entitlements it grants. Every
+ * Describes the enum mindgate.billing.v1.SubscriptionStatus.
+ */
+export const SubscriptionStatusSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_billing_v1_billing, 1);
+
+/**
+ * SubscriptionStatus is where a subscription stands.
+ *
+ * @generated from enum mindgate.billing.v1.SubscriptionStatus
+ */
+export const SubscriptionStatus = /*@__PURE__*/
+  tsEnum(SubscriptionStatusSchema);
+
+/**
+ * Describes the enum mindgate.billing.v1.BillingInterval.
+ */
+export const BillingIntervalSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_billing_v1_billing, 2);
+
+/**
+ * BillingInterval is how often a paid plan is invoiced.
+ *
+ * @generated from enum mindgate.billing.v1.BillingInterval
+ */
+export const BillingInterval = /*@__PURE__*/
+  tsEnum(BillingIntervalSchema);
+
+/**
+ * BillingService holds each organization's plan and subscription, the plan catalogue, and answers
+ * which entitlements an organization has. Every
  * RPC needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT,
  * naming the field, for a malformed organization_id.
  *

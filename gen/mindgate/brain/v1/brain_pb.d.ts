@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { DeleteOrganizationDataRequestSchema, DeleteOrganizationDataResponseSchema } from "./organization_data_pb.js";
 
 /**
  * Describes the file mindgate/brain/v1/brain.proto.
@@ -325,6 +326,15 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
    * @generated from field: google.protobuf.Timestamp event_time = 12;
    */
   eventTime?: Timestamp | undefined;
+
+  /**
+   * Relationships the memory states between entities (at most 64), asserted in the entity graph
+   * with this memory as their citation, beside those the extractor finds in its text. Replaced
+   * on every write; INVALID_ARGUMENT naming the item for an empty name or a malformed predicate.
+   *
+   * @generated from field: repeated mindgate.brain.v1.MemoryRelationship relationships = 20;
+   */
+  relationships: MemoryRelationship[];
 };
 
 /**
@@ -332,6 +342,39 @@ export declare type PutMemoryRequest = Message<"mindgate.brain.v1.PutMemoryReque
  * Use `create(PutMemoryRequestSchema)` to create a new message.
  */
 export declare const PutMemoryRequestSchema: GenMessage<PutMemoryRequest>;
+
+/**
+ * MemoryRelationship is (subject) -[predicate]-> (object) between two entities, by name.
+ *
+ * @generated from message mindgate.brain.v1.MemoryRelationship
+ */
+export declare type MemoryRelationship = Message<"mindgate.brain.v1.MemoryRelationship"> & {
+  /**
+   * 1-200 characters.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * depends_on, calls, runs_on, owned_by, member_of, part_of, deployed_to, stores_data_in,
+   * alerts_to, replaced_by, or another lower_snake_case verb (spaces and dashes become _).
+   *
+   * @generated from field: string predicate = 2;
+   */
+  predicate: string;
+
+  /**
+   * @generated from field: string object = 3;
+   */
+  object: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.MemoryRelationship.
+ * Use `create(MemoryRelationshipSchema)` to create a new message.
+ */
+export declare const MemoryRelationshipSchema: GenMessage<MemoryRelationship>;
 
 /**
  * PutMemoriesRequest writes several memories of one organization, for seeding and imports.
@@ -1715,6 +1758,80 @@ export declare type GetUsageResponse = Message<"mindgate.brain.v1.GetUsageRespon
 export declare const GetUsageResponseSchema: GenMessage<GetUsageResponse>;
 
 /**
+ * ListMemoriesRequest names the namespace, the filters and the page.
+ *
+ * @generated from message mindgate.brain.v1.ListMemoriesRequest
+ */
+export declare type ListMemoriesRequest = Message<"mindgate.brain.v1.ListMemoriesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 2;
+   */
+  namespace: Namespace;
+
+  /**
+   * Only memories carrying this tag (exact).
+   *
+   * @generated from field: string tag = 3;
+   */
+  tag: string;
+
+  /**
+   * Only memories listing this entity (exact, as written).
+   *
+   * @generated from field: string entity = 4;
+   */
+  entity: string;
+
+  /**
+   * 1-100 (0: 50).
+   *
+   * @generated from field: uint32 page_size = 5;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 6;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListMemoriesRequest.
+ * Use `create(ListMemoriesRequestSchema)` to create a new message.
+ */
+export declare const ListMemoriesRequestSchema: GenMessage<ListMemoriesRequest>;
+
+/**
+ * ListMemoriesResponse is one page, most recently changed first.
+ *
+ * @generated from message mindgate.brain.v1.ListMemoriesResponse
+ */
+export declare type ListMemoriesResponse = Message<"mindgate.brain.v1.ListMemoriesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.Memory memories = 1;
+   */
+  memories: Memory[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListMemoriesResponse.
+ * Use `create(ListMemoriesResponseSchema)` to create a new message.
+ */
+export declare const ListMemoriesResponseSchema: GenMessage<ListMemoriesResponse>;
+
+/**
  * Namespace separates what happened from what was learned.
  *
  * @generated from enum mindgate.brain.v1.Namespace
@@ -2059,6 +2176,30 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof GetUsageRequestSchema;
     output: typeof GetUsageResponseSchema;
+  },
+  /**
+   * DeleteOrganizationData deletes the organization's memory: memories with their vectors,
+   * contradictions, questions and key sequences, a batch per call. Repeat until `done`; every
+   * call is safe to repeat, so an interrupted deletion is finished by calling again.
+   * PERMISSION_DENIED for a narrowed caller (MemoryAccess).
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.DeleteOrganizationData
+   */
+  deleteOrganizationData: {
+    methodKind: "unary";
+    input: typeof DeleteOrganizationDataRequestSchema;
+    output: typeof DeleteOrganizationDataResponseSchema;
+  },
+  /**
+   * ListMemories pages through one namespace's memories, most recently changed first, optionally
+   * only those carrying a tag or naming an entity (for the dashboard; agents search or recall).
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ListMemories
+   */
+  listMemories: {
+    methodKind: "unary";
+    input: typeof ListMemoriesRequestSchema;
+    output: typeof ListMemoriesResponseSchema;
   },
 }>;
 

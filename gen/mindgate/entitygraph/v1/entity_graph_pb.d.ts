@@ -2,8 +2,9 @@
 // @generated from file mindgate/entitygraph/v1/entity_graph.proto (package mindgate.entitygraph.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file mindgate/entitygraph/v1/entity_graph.proto.
@@ -11,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
 export declare const file_mindgate_entitygraph_v1_entity_graph: GenFile;
 
 /**
- * Entity is a person, system or other thing that an organization's memories mention.
+ * Entity is a person, team, system or other thing that an organization's memories mention.
  *
  * @generated from message mindgate.entitygraph.v1.Entity
  */
@@ -22,23 +23,69 @@ export declare type Entity = Message<"mindgate.entitygraph.v1.Entity"> & {
   organizationId: string;
 
   /**
-   * Case-folded, whitespace-normalized name: the identity of the entity.
+   * Stable id: a slug of the first name it was seen under (payments-api), unique in the organization.
    *
    * @generated from field: string id = 2;
    */
   id: string;
 
   /**
+   * Canonical name.
+   *
    * @generated from field: string name = 3;
    */
   name: string;
 
   /**
-   * person, system, organization, or another free-form kind.
+   * Lower-case name of entity_kind (person, team, service, component, organization, document, other), or empty.
    *
-   * @generated from field: string kind = 4;
+   * @generated from field: string kind = 4 [deprecated = true];
+   * @deprecated
    */
   kind: string;
+
+  /**
+   * What sort of thing it is.
+   *
+   * @generated from field: mindgate.entitygraph.v1.EntityKind entity_kind = 5;
+   */
+  entityKind: EntityKind;
+
+  /**
+   * Other names it goes by; each resolves to this entity.
+   *
+   * @generated from field: repeated string aliases = 6;
+   */
+  aliases: string[];
+
+  /**
+   * @generated from field: string description = 7;
+   */
+  description: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp create_time = 8;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp update_time = 9;
+   */
+  updateTime?: Timestamp | undefined;
+
+  /**
+   * 1 on creation, +1 on every change of name, kind, aliases or description (for If-Match).
+   *
+   * @generated from field: uint64 version = 10;
+   */
+  version: bigint;
+
+  /**
+   * Live relationships the entity takes part in, both ways.
+   *
+   * @generated from field: uint32 relationship_count = 11;
+   */
+  relationshipCount: number;
 };
 
 /**
@@ -46,6 +93,55 @@ export declare type Entity = Message<"mindgate.entitygraph.v1.Entity"> & {
  * Use `create(EntitySchema)` to create a new message.
  */
 export declare const EntitySchema: GenMessage<Entity>;
+
+/**
+ * Citation is a memory that asserts a relationship.
+ *
+ * @generated from message mindgate.entitygraph.v1.Citation
+ */
+export declare type Citation = Message<"mindgate.entitygraph.v1.Citation"> & {
+  /**
+   * "episodes" or "knowledge".
+   *
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * The memory's version when it asserted the relationship.
+   *
+   * @generated from field: uint64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.CitationOrigin origin = 4;
+   */
+  origin: CitationOrigin;
+
+  /**
+   * The memory's title at that version.
+   *
+   * @generated from field: string title = 5;
+   */
+  title: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp assert_time = 6;
+   */
+  assertTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.Citation.
+ * Use `create(CitationSchema)` to create a new message.
+ */
+export declare const CitationSchema: GenMessage<Citation>;
 
 /**
  * Relationship is a directed edge (subject) -[predicate]-> (object) between two entities.
@@ -59,6 +155,9 @@ export declare type Relationship = Message<"mindgate.entitygraph.v1.Relationship
   subjectId: string;
 
   /**
+   * depends_on, calls, runs_on, owned_by, member_of, part_of, deployed_to, stores_data_in,
+   * alerts_to, replaced_by, or a free-form lower_snake_case predicate.
+   *
    * @generated from field: string predicate = 2;
    */
   predicate: string;
@@ -69,11 +168,50 @@ export declare type Relationship = Message<"mindgate.entitygraph.v1.Relationship
   objectId: string;
 
   /**
-   * Keys of the memories that asserted this relationship.
+   * Keys of the citing memories (see citations).
    *
    * @generated from field: repeated string memory_keys = 4;
    */
   memoryKeys: string[];
+
+  /**
+   * rel_ + 26 base32 characters, derived from subject, predicate and object.
+   *
+   * @generated from field: string id = 5;
+   */
+  id: string;
+
+  /**
+   * The memories asserting it (at most 20 here; citation_count says how many).
+   *
+   * @generated from field: repeated mindgate.entitygraph.v1.Citation citations = 6;
+   */
+  citations: Citation[];
+
+  /**
+   * @generated from field: uint32 citation_count = 7;
+   */
+  citationCount: number;
+
+  /**
+   * @generated from field: string subject_name = 8;
+   */
+  subjectName: string;
+
+  /**
+   * @generated from field: string object_name = 9;
+   */
+  objectName: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp create_time = 10;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp update_time = 11;
+   */
+  updateTime?: Timestamp | undefined;
 };
 
 /**
@@ -81,6 +219,50 @@ export declare type Relationship = Message<"mindgate.entitygraph.v1.Relationship
  * Use `create(RelationshipSchema)` to create a new message.
  */
 export declare const RelationshipSchema: GenMessage<Relationship>;
+
+/**
+ * RelationshipInput is a relationship as a writer or the extractor states it, by names.
+ *
+ * @generated from message mindgate.entitygraph.v1.RelationshipInput
+ */
+export declare type RelationshipInput = Message<"mindgate.entitygraph.v1.RelationshipInput"> & {
+  /**
+   * The subject's name (or alias, or id), 1-200 characters.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string predicate = 2;
+   */
+  predicate: string;
+
+  /**
+   * The object's name, 1-200 characters.
+   *
+   * @generated from field: string object = 3;
+   */
+  object: string;
+
+  /**
+   * Kinds set on entities that have none yet.
+   *
+   * @generated from field: mindgate.entitygraph.v1.EntityKind subject_kind = 4;
+   */
+  subjectKind: EntityKind;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.EntityKind object_kind = 5;
+   */
+  objectKind: EntityKind;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.RelationshipInput.
+ * Use `create(RelationshipInputSchema)` to create a new message.
+ */
+export declare const RelationshipInputSchema: GenMessage<RelationshipInput>;
 
 /**
  * AssertRelationshipRequest names both entities, the predicate and the memory that asserts it.
@@ -101,14 +283,15 @@ export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1
   subject: string;
 
   /**
-   * Sets the subject's kind if it has none yet.
+   * Deprecated: sets the subject's kind if it has none yet (lower-case kind name); see subject_entity_kind.
    *
-   * @generated from field: string subject_kind = 3;
+   * @generated from field: string subject_kind = 3 [deprecated = true];
+   * @deprecated
    */
   subjectKind: string;
 
   /**
-   * 1-100 characters, stored lower-cased.
+   * 1-64 characters, normalized to lower_snake_case.
    *
    * @generated from field: string predicate = 4;
    */
@@ -122,9 +305,10 @@ export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1
   object: string;
 
   /**
-   * Sets the object's kind if it has none yet.
+   * Deprecated: see object_entity_kind.
    *
-   * @generated from field: string object_kind = 6;
+   * @generated from field: string object_kind = 6 [deprecated = true];
+   * @deprecated
    */
   objectKind: string;
 
@@ -134,6 +318,35 @@ export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1
    * @generated from field: string memory_key = 7;
    */
   memoryKey: string;
+
+  /**
+   * Namespace of the asserting memory ("episodes" or "knowledge"; empty: knowledge).
+   *
+   * @generated from field: string memory_namespace = 8;
+   */
+  memoryNamespace: string;
+
+  /**
+   * The memory's version and title, recorded in the citation.
+   *
+   * @generated from field: uint64 memory_version = 9;
+   */
+  memoryVersion: bigint;
+
+  /**
+   * @generated from field: string memory_title = 10;
+   */
+  memoryTitle: string;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.EntityKind subject_entity_kind = 11;
+   */
+  subjectEntityKind: EntityKind;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.EntityKind object_entity_kind = 12;
+   */
+  objectEntityKind: EntityKind;
 };
 
 /**
@@ -143,7 +356,7 @@ export declare type AssertRelationshipRequest = Message<"mindgate.entitygraph.v1
 export declare const AssertRelationshipRequestSchema: GenMessage<AssertRelationshipRequest>;
 
 /**
- * AssertRelationshipResponse holds the relationship with all its citations.
+ * AssertRelationshipResponse holds the relationship with its citations.
  *
  * @generated from message mindgate.entitygraph.v1.AssertRelationshipResponse
  */
@@ -161,6 +374,290 @@ export declare type AssertRelationshipResponse = Message<"mindgate.entitygraph.v
 export declare const AssertRelationshipResponseSchema: GenMessage<AssertRelationshipResponse>;
 
 /**
+ * RetractRelationshipRequest names the relationship and, optionally, the one memory whose citation goes.
+ *
+ * @generated from message mindgate.entitygraph.v1.RetractRelationshipRequest
+ */
+export declare type RetractRelationshipRequest = Message<"mindgate.entitygraph.v1.RetractRelationshipRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string relationship_id = 2;
+   */
+  relationshipId: string;
+
+  /**
+   * When set (with memory_key), only this memory's citation is removed.
+   *
+   * @generated from field: string memory_namespace = 3;
+   */
+  memoryNamespace: string;
+
+  /**
+   * @generated from field: string memory_key = 4;
+   */
+  memoryKey: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.RetractRelationshipRequest.
+ * Use `create(RetractRelationshipRequestSchema)` to create a new message.
+ */
+export declare const RetractRelationshipRequestSchema: GenMessage<RetractRelationshipRequest>;
+
+/**
+ * RetractRelationshipResponse says whether the relationship is gone, or what is left of it.
+ *
+ * @generated from message mindgate.entitygraph.v1.RetractRelationshipResponse
+ */
+export declare type RetractRelationshipResponse = Message<"mindgate.entitygraph.v1.RetractRelationshipResponse"> & {
+  /**
+   * True when no citation is left and the relationship no longer exists.
+   *
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+
+  /**
+   * The relationship as left, when it still exists.
+   *
+   * @generated from field: mindgate.entitygraph.v1.Relationship relationship = 2;
+   */
+  relationship?: Relationship | undefined;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.RetractRelationshipResponse.
+ * Use `create(RetractRelationshipResponseSchema)` to create a new message.
+ */
+export declare const RetractRelationshipResponseSchema: GenMessage<RetractRelationshipResponse>;
+
+/**
+ * SyncMemoryRequest is one version of a memory as the Brain stored it.
+ *
+ * @generated from message mindgate.entitygraph.v1.SyncMemoryRequest
+ */
+export declare type SyncMemoryRequest = Message<"mindgate.entitygraph.v1.SyncMemoryRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * "episodes" or "knowledge".
+   *
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: uint64 version = 4;
+   */
+  version: bigint;
+
+  /**
+   * @generated from field: string title = 5;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string content = 6;
+   */
+  content: string;
+
+  /**
+   * The memory's entities: names the extractor looks for, and entities created as mentioned.
+   *
+   * @generated from field: repeated string entities = 7;
+   */
+  entities: string[];
+
+  /**
+   * Relationships the writer states explicitly (at most 64).
+   *
+   * @generated from field: repeated mindgate.entitygraph.v1.RelationshipInput relationships = 8;
+   */
+  relationships: RelationshipInput[];
+
+  /**
+   * Do not run the extractor: only the explicit relationships count.
+   *
+   * @generated from field: bool skip_extraction = 9;
+   */
+  skipExtraction: boolean;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SyncMemoryRequest.
+ * Use `create(SyncMemoryRequestSchema)` to create a new message.
+ */
+export declare const SyncMemoryRequestSchema: GenMessage<SyncMemoryRequest>;
+
+/**
+ * SyncMemoryResponse lists what the memory asserts now and what was retracted.
+ *
+ * @generated from message mindgate.entitygraph.v1.SyncMemoryResponse
+ */
+export declare type SyncMemoryResponse = Message<"mindgate.entitygraph.v1.SyncMemoryResponse"> & {
+  /**
+   * The relationships this memory asserts after the call.
+   *
+   * @generated from field: repeated mindgate.entitygraph.v1.Relationship relationships = 1;
+   */
+  relationships: Relationship[];
+
+  /**
+   * Relationships it no longer asserts (removed when no other memory does).
+   *
+   * @generated from field: uint32 retracted = 2;
+   */
+  retracted: number;
+
+  /**
+   * True when the call was for an older version than the one recorded: nothing changed.
+   *
+   * @generated from field: bool stale = 3;
+   */
+  stale: boolean;
+
+  /**
+   * Explicit relationships refused, each with why ("relationships[0].predicate: ...").
+   *
+   * @generated from field: repeated string rejected = 4;
+   */
+  rejected: string[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SyncMemoryResponse.
+ * Use `create(SyncMemoryResponseSchema)` to create a new message.
+ */
+export declare const SyncMemoryResponseSchema: GenMessage<SyncMemoryResponse>;
+
+/**
+ * ForgetMemoryRequest names a deleted memory.
+ *
+ * @generated from message mindgate.entitygraph.v1.ForgetMemoryRequest
+ */
+export declare type ForgetMemoryRequest = Message<"mindgate.entitygraph.v1.ForgetMemoryRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ForgetMemoryRequest.
+ * Use `create(ForgetMemoryRequestSchema)` to create a new message.
+ */
+export declare const ForgetMemoryRequestSchema: GenMessage<ForgetMemoryRequest>;
+
+/**
+ * ForgetMemoryResponse says how many relationships lost this memory's citation.
+ *
+ * @generated from message mindgate.entitygraph.v1.ForgetMemoryResponse
+ */
+export declare type ForgetMemoryResponse = Message<"mindgate.entitygraph.v1.ForgetMemoryResponse"> & {
+  /**
+   * @generated from field: uint32 retracted = 1;
+   */
+  retracted: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ForgetMemoryResponse.
+ * Use `create(ForgetMemoryResponseSchema)` to create a new message.
+ */
+export declare const ForgetMemoryResponseSchema: GenMessage<ForgetMemoryResponse>;
+
+/**
+ * ExtractRelationshipsRequest is a text and the entity names it is about.
+ *
+ * @generated from message mindgate.entitygraph.v1.ExtractRelationshipsRequest
+ */
+export declare type ExtractRelationshipsRequest = Message<"mindgate.entitygraph.v1.ExtractRelationshipsRequest"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * @generated from field: repeated string entities = 2;
+   */
+  entities: string[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ExtractRelationshipsRequest.
+ * Use `create(ExtractRelationshipsRequestSchema)` to create a new message.
+ */
+export declare const ExtractRelationshipsRequestSchema: GenMessage<ExtractRelationshipsRequest>;
+
+/**
+ * ExtractedRelationship is one relationship the extractor found, with the sentence it came from.
+ *
+ * @generated from message mindgate.entitygraph.v1.ExtractedRelationship
+ */
+export declare type ExtractedRelationship = Message<"mindgate.entitygraph.v1.ExtractedRelationship"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.RelationshipInput relationship = 1;
+   */
+  relationship?: RelationshipInput | undefined;
+
+  /**
+   * @generated from field: string sentence = 2;
+   */
+  sentence: string;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.CitationOrigin origin = 3;
+   */
+  origin: CitationOrigin;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ExtractedRelationship.
+ * Use `create(ExtractedRelationshipSchema)` to create a new message.
+ */
+export declare const ExtractedRelationshipSchema: GenMessage<ExtractedRelationship>;
+
+/**
+ * ExtractRelationshipsResponse lists what the extractor found.
+ *
+ * @generated from message mindgate.entitygraph.v1.ExtractRelationshipsResponse
+ */
+export declare type ExtractRelationshipsResponse = Message<"mindgate.entitygraph.v1.ExtractRelationshipsResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.ExtractedRelationship relationships = 1;
+   */
+  relationships: ExtractedRelationship[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ExtractRelationshipsResponse.
+ * Use `create(ExtractRelationshipsResponseSchema)` to create a new message.
+ */
+export declare const ExtractRelationshipsResponseSchema: GenMessage<ExtractRelationshipsResponse>;
+
+/**
  * GetEntityRequest names the entity to read; names match after case folding and collapsing whitespace.
  *
  * @generated from message mindgate.entitygraph.v1.GetEntityRequest
@@ -172,9 +669,23 @@ export declare type GetEntityRequest = Message<"mindgate.entitygraph.v1.GetEntit
   organizationId: string;
 
   /**
+   * A name or alias (or leave empty and give entity_id).
+   *
    * @generated from field: string name = 2;
    */
   name: string;
+
+  /**
+   * @generated from field: string entity_id = 3;
+   */
+  entityId: string;
+
+  /**
+   * Relationships returned per direction, 1-500 (0: 50); the totals say how many exist.
+   *
+   * @generated from field: uint32 neighbour_limit = 4;
+   */
+  neighbourLimit: number;
 };
 
 /**
@@ -204,6 +715,16 @@ export declare type GetEntityResponse = Message<"mindgate.entitygraph.v1.GetEnti
    * @generated from field: repeated mindgate.entitygraph.v1.Relationship incoming = 3;
    */
   incoming: Relationship[];
+
+  /**
+   * @generated from field: uint32 outgoing_total = 4;
+   */
+  outgoingTotal: number;
+
+  /**
+   * @generated from field: uint32 incoming_total = 5;
+   */
+  incomingTotal: number;
 };
 
 /**
@@ -213,18 +734,855 @@ export declare type GetEntityResponse = Message<"mindgate.entitygraph.v1.GetEnti
 export declare const GetEntityResponseSchema: GenMessage<GetEntityResponse>;
 
 /**
+ * ListEntitiesRequest pages through entities, optionally of one kind.
+ *
+ * @generated from message mindgate.entitygraph.v1.ListEntitiesRequest
+ */
+export declare type ListEntitiesRequest = Message<"mindgate.entitygraph.v1.ListEntitiesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.EntityKind kind = 2;
+   */
+  kind: EntityKind;
+
+  /**
+   * 1-100 (0: 50).
+   *
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListEntitiesRequest.
+ * Use `create(ListEntitiesRequestSchema)` to create a new message.
+ */
+export declare const ListEntitiesRequestSchema: GenMessage<ListEntitiesRequest>;
+
+/**
+ * ListEntitiesResponse is one page of entities.
+ *
+ * @generated from message mindgate.entitygraph.v1.ListEntitiesResponse
+ */
+export declare type ListEntitiesResponse = Message<"mindgate.entitygraph.v1.ListEntitiesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.Entity entities = 1;
+   */
+  entities: Entity[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListEntitiesResponse.
+ * Use `create(ListEntitiesResponseSchema)` to create a new message.
+ */
+export declare const ListEntitiesResponseSchema: GenMessage<ListEntitiesResponse>;
+
+/**
+ * SearchEntitiesRequest is a name to look for.
+ *
+ * @generated from message mindgate.entitygraph.v1.SearchEntitiesRequest
+ */
+export declare type SearchEntitiesRequest = Message<"mindgate.entitygraph.v1.SearchEntitiesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * 1-200 characters.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.EntityKind kind = 3;
+   */
+  kind: EntityKind;
+
+  /**
+   * 1-50 (0: 10).
+   *
+   * @generated from field: uint32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SearchEntitiesRequest.
+ * Use `create(SearchEntitiesRequestSchema)` to create a new message.
+ */
+export declare const SearchEntitiesRequestSchema: GenMessage<SearchEntitiesRequest>;
+
+/**
+ * EntityMatch is an entity found by search, with the name that matched and how well.
+ *
+ * @generated from message mindgate.entitygraph.v1.EntityMatch
+ */
+export declare type EntityMatch = Message<"mindgate.entitygraph.v1.EntityMatch"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * The name or alias that matched.
+   *
+   * @generated from field: string matched = 2;
+   */
+  matched: string;
+
+  /**
+   * 1 for an exact match, less for prefixes, words and near spellings.
+   *
+   * @generated from field: double score = 3;
+   */
+  score: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.EntityMatch.
+ * Use `create(EntityMatchSchema)` to create a new message.
+ */
+export declare const EntityMatchSchema: GenMessage<EntityMatch>;
+
+/**
+ * SearchEntitiesResponse lists matches, best first.
+ *
+ * @generated from message mindgate.entitygraph.v1.SearchEntitiesResponse
+ */
+export declare type SearchEntitiesResponse = Message<"mindgate.entitygraph.v1.SearchEntitiesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.EntityMatch matches = 1;
+   */
+  matches: EntityMatch[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SearchEntitiesResponse.
+ * Use `create(SearchEntitiesResponseSchema)` to create a new message.
+ */
+export declare const SearchEntitiesResponseSchema: GenMessage<SearchEntitiesResponse>;
+
+/**
+ * AliasList is a whole list of aliases (a message, so that an update can tell "unchanged" from "none").
+ *
+ * @generated from message mindgate.entitygraph.v1.AliasList
+ */
+export declare type AliasList = Message<"mindgate.entitygraph.v1.AliasList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.AliasList.
+ * Use `create(AliasListSchema)` to create a new message.
+ */
+export declare const AliasListSchema: GenMessage<AliasList>;
+
+/**
+ * UpdateEntityRequest names the entity and the fields to change.
+ *
+ * @generated from message mindgate.entitygraph.v1.UpdateEntityRequest
+ */
+export declare type UpdateEntityRequest = Message<"mindgate.entitygraph.v1.UpdateEntityRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string entity_id = 2;
+   */
+  entityId: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.EntityKind kind = 4;
+   */
+  kind: EntityKind;
+
+  /**
+   * Replaces the aliases (at most 32, each 1-200 characters).
+   *
+   * @generated from field: mindgate.entitygraph.v1.AliasList aliases = 5;
+   */
+  aliases?: AliasList | undefined;
+
+  /**
+   * At most 2,000 characters.
+   *
+   * @generated from field: optional string description = 6;
+   */
+  description?: string | undefined;
+
+  /**
+   * When set, the update applies only to this version (FAILED_PRECONDITION otherwise).
+   *
+   * @generated from field: uint64 expected_version = 7;
+   */
+  expectedVersion: bigint;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.UpdateEntityRequest.
+ * Use `create(UpdateEntityRequestSchema)` to create a new message.
+ */
+export declare const UpdateEntityRequestSchema: GenMessage<UpdateEntityRequest>;
+
+/**
+ * UpdateEntityResponse holds the entity as stored.
+ *
+ * @generated from message mindgate.entitygraph.v1.UpdateEntityResponse
+ */
+export declare type UpdateEntityResponse = Message<"mindgate.entitygraph.v1.UpdateEntityResponse"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.UpdateEntityResponse.
+ * Use `create(UpdateEntityResponseSchema)` to create a new message.
+ */
+export declare const UpdateEntityResponseSchema: GenMessage<UpdateEntityResponse>;
+
+/**
+ * MergeEntitiesRequest names the entity kept and the one folded into it.
+ *
+ * @generated from message mindgate.entitygraph.v1.MergeEntitiesRequest
+ */
+export declare type MergeEntitiesRequest = Message<"mindgate.entitygraph.v1.MergeEntitiesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string target_entity_id = 2;
+   */
+  targetEntityId: string;
+
+  /**
+   * @generated from field: string source_entity_id = 3;
+   */
+  sourceEntityId: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.MergeEntitiesRequest.
+ * Use `create(MergeEntitiesRequestSchema)` to create a new message.
+ */
+export declare const MergeEntitiesRequestSchema: GenMessage<MergeEntitiesRequest>;
+
+/**
+ * MergeEntitiesResponse holds the merged entity and how many relationships moved.
+ *
+ * @generated from message mindgate.entitygraph.v1.MergeEntitiesResponse
+ */
+export declare type MergeEntitiesResponse = Message<"mindgate.entitygraph.v1.MergeEntitiesResponse"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * @generated from field: uint32 moved_relationships = 2;
+   */
+  movedRelationships: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.MergeEntitiesResponse.
+ * Use `create(MergeEntitiesResponseSchema)` to create a new message.
+ */
+export declare const MergeEntitiesResponseSchema: GenMessage<MergeEntitiesResponse>;
+
+/**
+ * ListRelationshipsRequest filters and pages relationships.
+ *
+ * @generated from message mindgate.entitygraph.v1.ListRelationshipsRequest
+ */
+export declare type ListRelationshipsRequest = Message<"mindgate.entitygraph.v1.ListRelationshipsRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Only relationships with this subject, object or predicate (each optional).
+   *
+   * @generated from field: string subject_id = 2;
+   */
+  subjectId: string;
+
+  /**
+   * @generated from field: string object_id = 3;
+   */
+  objectId: string;
+
+  /**
+   * @generated from field: string predicate = 4;
+   */
+  predicate: string;
+
+  /**
+   * Only relationships cited by this memory (both set, or neither).
+   *
+   * @generated from field: string memory_namespace = 5;
+   */
+  memoryNamespace: string;
+
+  /**
+   * @generated from field: string memory_key = 6;
+   */
+  memoryKey: string;
+
+  /**
+   * @generated from field: uint32 page_size = 7;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 8;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListRelationshipsRequest.
+ * Use `create(ListRelationshipsRequestSchema)` to create a new message.
+ */
+export declare const ListRelationshipsRequestSchema: GenMessage<ListRelationshipsRequest>;
+
+/**
+ * ListRelationshipsResponse is one page of relationships, oldest first.
+ *
+ * @generated from message mindgate.entitygraph.v1.ListRelationshipsResponse
+ */
+export declare type ListRelationshipsResponse = Message<"mindgate.entitygraph.v1.ListRelationshipsResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.Relationship relationships = 1;
+   */
+  relationships: Relationship[];
+
+  /**
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListRelationshipsResponse.
+ * Use `create(ListRelationshipsResponseSchema)` to create a new message.
+ */
+export declare const ListRelationshipsResponseSchema: GenMessage<ListRelationshipsResponse>;
+
+/**
+ * PathStep is one relationship of a path, with the way it was walked.
+ *
+ * @generated from message mindgate.entitygraph.v1.PathStep
+ */
+export declare type PathStep = Message<"mindgate.entitygraph.v1.PathStep"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Relationship relationship = 1;
+   */
+  relationship?: Relationship | undefined;
+
+  /**
+   * True when walked from object to subject.
+   *
+   * @generated from field: bool reversed = 2;
+   */
+  reversed: boolean;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.PathStep.
+ * Use `create(PathStepSchema)` to create a new message.
+ */
+export declare const PathStepSchema: GenMessage<PathStep>;
+
+/**
+ * Path is a chain of relationships from one entity to another.
+ *
+ * @generated from message mindgate.entitygraph.v1.Path
+ */
+export declare type Path = Message<"mindgate.entitygraph.v1.Path"> & {
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.PathStep steps = 1;
+   */
+  steps: PathStep[];
+
+  /**
+   * Ids of the entities along the path, first to last.
+   *
+   * @generated from field: repeated string entity_ids = 2;
+   */
+  entityIds: string[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.Path.
+ * Use `create(PathSchema)` to create a new message.
+ */
+export declare const PathSchema: GenMessage<Path>;
+
+/**
+ * FindPathsRequest names two entities (by name, alias or id) and bounds the search.
+ *
+ * @generated from message mindgate.entitygraph.v1.FindPathsRequest
+ */
+export declare type FindPathsRequest = Message<"mindgate.entitygraph.v1.FindPathsRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Longest path in relationships, 1-6 (0: 4).
+   *
+   * @generated from field: uint32 max_depth = 4;
+   */
+  maxDepth: number;
+
+  /**
+   * Paths returned, 1-10 (0: 3), shortest first.
+   *
+   * @generated from field: uint32 max_paths = 5;
+   */
+  maxPaths: number;
+
+  /**
+   * Only these predicates (empty: all).
+   *
+   * @generated from field: repeated string predicates = 6;
+   */
+  predicates: string[];
+
+  /**
+   * ANY (the default) or FORWARD.
+   *
+   * @generated from field: mindgate.entitygraph.v1.Direction direction = 7;
+   */
+  direction: Direction;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.FindPathsRequest.
+ * Use `create(FindPathsRequestSchema)` to create a new message.
+ */
+export declare const FindPathsRequestSchema: GenMessage<FindPathsRequest>;
+
+/**
+ * FindPathsResponse holds the paths found, shortest first.
+ *
+ * @generated from message mindgate.entitygraph.v1.FindPathsResponse
+ */
+export declare type FindPathsResponse = Message<"mindgate.entitygraph.v1.FindPathsResponse"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity from = 1;
+   */
+  from?: Entity | undefined;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity to = 2;
+   */
+  to?: Entity | undefined;
+
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.Path paths = 3;
+   */
+  paths: Path[];
+
+  /**
+   * Entities the search visited.
+   *
+   * @generated from field: uint32 visited = 4;
+   */
+  visited: number;
+
+  /**
+   * True when the search stopped at its cap on visited entities before finishing.
+   *
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.FindPathsResponse.
+ * Use `create(FindPathsResponseSchema)` to create a new message.
+ */
+export declare const FindPathsResponseSchema: GenMessage<FindPathsResponse>;
+
+/**
+ * GetAffectedEntitiesRequest names the entity and bounds the walk.
+ *
+ * @generated from message mindgate.entitygraph.v1.GetAffectedEntitiesRequest
+ */
+export declare type GetAffectedEntitiesRequest = Message<"mindgate.entitygraph.v1.GetAffectedEntitiesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Name, alias or id.
+   *
+   * @generated from field: string entity = 2;
+   */
+  entity: string;
+
+  /**
+   * IMPACT (the default) or DEPENDENCIES.
+   *
+   * @generated from field: mindgate.entitygraph.v1.Direction direction = 3;
+   */
+  direction: Direction;
+
+  /**
+   * Hops, 1-10 (0: 5).
+   *
+   * @generated from field: uint32 max_depth = 4;
+   */
+  maxDepth: number;
+
+  /**
+   * Predicates walked (empty: the dependency predicates, see docs/graph.md).
+   *
+   * @generated from field: repeated string predicates = 5;
+   */
+  predicates: string[];
+
+  /**
+   * Entities returned, 1-500 (0: 100), nearest first.
+   *
+   * @generated from field: uint32 limit = 6;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.GetAffectedEntitiesRequest.
+ * Use `create(GetAffectedEntitiesRequestSchema)` to create a new message.
+ */
+export declare const GetAffectedEntitiesRequestSchema: GenMessage<GetAffectedEntitiesRequest>;
+
+/**
+ * AffectedEntity is one entity reached, how far, and the path from the root that reaches it.
+ *
+ * @generated from message mindgate.entitygraph.v1.AffectedEntity
+ */
+export declare type AffectedEntity = Message<"mindgate.entitygraph.v1.AffectedEntity"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * @generated from field: uint32 depth = 2;
+   */
+  depth: number;
+
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.PathStep path = 3;
+   */
+  path: PathStep[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.AffectedEntity.
+ * Use `create(AffectedEntitySchema)` to create a new message.
+ */
+export declare const AffectedEntitySchema: GenMessage<AffectedEntity>;
+
+/**
+ * GetAffectedEntitiesResponse lists the entities reached, nearest first.
+ *
+ * @generated from message mindgate.entitygraph.v1.GetAffectedEntitiesResponse
+ */
+export declare type GetAffectedEntitiesResponse = Message<"mindgate.entitygraph.v1.GetAffectedEntitiesResponse"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity root = 1;
+   */
+  root?: Entity | undefined;
+
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.AffectedEntity affected = 2;
+   */
+  affected: AffectedEntity[];
+
+  /**
+   * True when the limit or the cap on visited entities cut the walk short.
+   *
+   * @generated from field: bool truncated = 3;
+   */
+  truncated: boolean;
+
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Direction direction = 4;
+   */
+  direction: Direction;
+
+  /**
+   * @generated from field: repeated string predicates = 5;
+   */
+  predicates: string[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.GetAffectedEntitiesResponse.
+ * Use `create(GetAffectedEntitiesResponseSchema)` to create a new message.
+ */
+export declare const GetAffectedEntitiesResponseSchema: GenMessage<GetAffectedEntitiesResponse>;
+
+/**
+ * DeleteOrganizationDataRequest names the organization whose data is deleted.
+ *
+ * @generated from message mindgate.entitygraph.v1.DeleteOrganizationDataRequest
+ */
+export declare type DeleteOrganizationDataRequest = Message<"mindgate.entitygraph.v1.DeleteOrganizationDataRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * Most records deleted by this call (1-10000; 0 means 2000); call again while `done` is false.
+   *
+   * @generated from field: uint32 batch_size = 2;
+   */
+  batchSize: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.DeleteOrganizationDataRequest.
+ * Use `create(DeleteOrganizationDataRequestSchema)` to create a new message.
+ */
+export declare const DeleteOrganizationDataRequestSchema: GenMessage<DeleteOrganizationDataRequest>;
+
+/**
+ * DeleteOrganizationDataResponse says what this call deleted and whether anything is left.
+ *
+ * @generated from message mindgate.entitygraph.v1.DeleteOrganizationDataResponse
+ */
+export declare type DeleteOrganizationDataResponse = Message<"mindgate.entitygraph.v1.DeleteOrganizationDataResponse"> & {
+  /**
+   * Entities and relationships deleted by this call.
+   *
+   * @generated from field: uint64 deleted = 1;
+   */
+  deleted: bigint;
+
+  /**
+   * True when nothing of the organization is left.
+   *
+   * @generated from field: bool done = 2;
+   */
+  done: boolean;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.DeleteOrganizationDataResponse.
+ * Use `create(DeleteOrganizationDataResponseSchema)` to create a new message.
+ */
+export declare const DeleteOrganizationDataResponseSchema: GenMessage<DeleteOrganizationDataResponse>;
+
+/**
+ * EntityKind is what sort of thing an entity is.
+ *
+ * @generated from enum mindgate.entitygraph.v1.EntityKind
+ */
+export enum EntityKind {
+  /**
+   * @generated from enum value: ENTITY_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ENTITY_KIND_PERSON = 1;
+   */
+  PERSON = 1,
+
+  /**
+   * @generated from enum value: ENTITY_KIND_TEAM = 2;
+   */
+  TEAM = 2,
+
+  /**
+   * A service or system.
+   *
+   * @generated from enum value: ENTITY_KIND_SERVICE = 3;
+   */
+  SERVICE = 3,
+
+  /**
+   * A part of a service: a database, queue, library, cluster, host.
+   *
+   * @generated from enum value: ENTITY_KIND_COMPONENT = 4;
+   */
+  COMPONENT = 4,
+
+  /**
+   * @generated from enum value: ENTITY_KIND_ORGANIZATION = 5;
+   */
+  ORGANIZATION = 5,
+
+  /**
+   * @generated from enum value: ENTITY_KIND_DOCUMENT = 6;
+   */
+  DOCUMENT = 6,
+
+  /**
+   * @generated from enum value: ENTITY_KIND_OTHER = 7;
+   */
+  OTHER = 7,
+}
+
+/**
+ * Describes the enum mindgate.entitygraph.v1.EntityKind.
+ */
+export declare const EntityKindSchema: GenEnum<EntityKind>;
+
+/**
+ * CitationOrigin says how a memory came to assert a relationship.
+ *
+ * @generated from enum mindgate.entitygraph.v1.CitationOrigin
+ */
+export enum CitationOrigin {
+  /**
+   * @generated from enum value: CITATION_ORIGIN_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The memory's writer passed the relationship (manage_memories, PutMemory).
+   *
+   * @generated from enum value: CITATION_ORIGIN_EXPLICIT = 1;
+   */
+  EXPLICIT = 1,
+
+  /**
+   * The model-free extractor found it in the memory's text.
+   *
+   * @generated from enum value: CITATION_ORIGIN_EXTRACTED = 2;
+   */
+  EXTRACTED = 2,
+
+  /**
+   * A configured model extractor found it in the memory's text.
+   *
+   * @generated from enum value: CITATION_ORIGIN_MODEL = 3;
+   */
+  MODEL = 3,
+
+  /**
+   * Asserted by hand (AssertRelationship, the REST API), citing the memory.
+   *
+   * @generated from enum value: CITATION_ORIGIN_MANUAL = 4;
+   */
+  MANUAL = 4,
+}
+
+/**
+ * Describes the enum mindgate.entitygraph.v1.CitationOrigin.
+ */
+export declare const CitationOriginSchema: GenEnum<CitationOrigin>;
+
+/**
+ * Direction is which way a walk follows relationships.
+ *
+ * @generated from enum mindgate.entitygraph.v1.Direction
+ */
+export enum Direction {
+  /**
+   * @generated from enum value: DIRECTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * FindPaths: relationships either way. GetAffectedEntities: the default, IMPACT.
+   *
+   * @generated from enum value: DIRECTION_ANY = 1;
+   */
+  ANY = 1,
+
+  /**
+   * FindPaths: subject to object only.
+   *
+   * @generated from enum value: DIRECTION_FORWARD = 2;
+   */
+  FORWARD = 2,
+
+  /**
+   * GetAffectedEntities: what breaks if the entity fails (those that depend on it, and wholes it is part of).
+   *
+   * @generated from enum value: DIRECTION_IMPACT = 3;
+   */
+  IMPACT = 3,
+
+  /**
+   * GetAffectedEntities: what the entity relies on.
+   *
+   * @generated from enum value: DIRECTION_DEPENDENCIES = 4;
+   */
+  DEPENDENCIES = 4,
+}
+
+/**
+ * Describes the enum mindgate.entitygraph.v1.Direction.
+ */
+export declare const DirectionSchema: GenEnum<Direction>;
+
+/**
  * EntityGraphService holds the entities an organization's memories mention and the
- * relationships between them. Every relationship cites the memory that asserted it. Every RPC
- * needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming
- * the field, for a malformed organization_id or a missing or over-long name.
+ * relationships between them. Every relationship cites the memories that assert it, and exists
+ * while at least one of them does. Every RPC needs the internal credential (UNAUTHENTICATED
+ * without it) and answers INVALID_ARGUMENT, naming the field, for a malformed organization_id or
+ * a missing or over-long name. Nothing reads or writes across organizations.
  *
  * @generated from service mindgate.entitygraph.v1.EntityGraphService
  */
 export declare const EntityGraphService: GenService<{
   /**
-   * AssertRelationship records that memory_key asserts (subject) -[predicate]-> (object),
-   * creating both entities as needed. Asserting an existing relationship adds memory_key to its
-   * citations. ABORTED when concurrent assertions of the same relationship kept colliding (retry).
+   * AssertRelationship records that a memory asserts (subject) -[predicate]-> (object) by hand
+   * (origin MANUAL), creating both entities as needed. Asserting an existing relationship adds
+   * the memory to its citations. A manual citation stays while the memory lives: SyncMemory keeps
+   * it, ForgetMemory removes it. ABORTED when concurrent writes kept colliding (retry).
    *
    * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.AssertRelationship
    */
@@ -234,8 +1592,52 @@ export declare const EntityGraphService: GenService<{
     output: typeof AssertRelationshipResponseSchema;
   },
   /**
-   * GetEntity returns an entity and its relationships in both directions.
-   * NOT_FOUND when no memory of the organization mentions the name.
+   * RetractRelationship removes citations of a relationship: one memory's, or all of them, and
+   * with the last one the relationship. NOT_FOUND for an unknown relationship id.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.RetractRelationship
+   */
+  retractRelationship: {
+    methodKind: "unary";
+    input: typeof RetractRelationshipRequestSchema;
+    output: typeof RetractRelationshipResponseSchema;
+  },
+  /**
+   * SyncMemory makes the graph say what one version of a memory says: the relationships its
+   * writer passed (EXPLICIT) and those the extractor finds in its text (EXTRACTED, or MODEL when
+   * a model extractor is configured). What the memory's previous version asserted and this one
+   * does not is retracted. A call for an older version than the one recorded changes nothing.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.SyncMemory
+   */
+  syncMemory: {
+    methodKind: "unary";
+    input: typeof SyncMemoryRequestSchema;
+    output: typeof SyncMemoryResponseSchema;
+  },
+  /**
+   * ForgetMemory retracts everything a memory asserted (it was deleted). Safe to repeat.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.ForgetMemory
+   */
+  forgetMemory: {
+    methodKind: "unary";
+    input: typeof ForgetMemoryRequestSchema;
+    output: typeof ForgetMemoryResponseSchema;
+  },
+  /**
+   * ExtractRelationships runs the extractor over a text without storing anything.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.ExtractRelationships
+   */
+  extractRelationships: {
+    methodKind: "unary";
+    input: typeof ExtractRelationshipsRequestSchema;
+    output: typeof ExtractRelationshipsResponseSchema;
+  },
+  /**
+   * GetEntity returns an entity and its relationships in both directions, each with citations.
+   * NOT_FOUND when no entity of the organization has that name, alias or id.
    *
    * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.GetEntity
    */
@@ -243,6 +1645,92 @@ export declare const EntityGraphService: GenService<{
     methodKind: "unary";
     input: typeof GetEntityRequestSchema;
     output: typeof GetEntityResponseSchema;
+  },
+  /**
+   * ListEntities pages through the organization's entities, oldest first.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.ListEntities
+   */
+  listEntities: {
+    methodKind: "unary";
+    input: typeof ListEntitiesRequestSchema;
+    output: typeof ListEntitiesResponseSchema;
+  },
+  /**
+   * SearchEntities finds entities by name or alias, tolerating typos, optionally of one kind.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.SearchEntities
+   */
+  searchEntities: {
+    methodKind: "unary";
+    input: typeof SearchEntitiesRequestSchema;
+    output: typeof SearchEntitiesResponseSchema;
+  },
+  /**
+   * UpdateEntity changes an entity's name, kind, aliases or description. FAILED_PRECONDITION
+   * (reason etag-mismatch) when expected_version is set and stale; ALREADY_EXISTS when a new
+   * name or alias is another entity's.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.UpdateEntity
+   */
+  updateEntity: {
+    methodKind: "unary";
+    input: typeof UpdateEntityRequestSchema;
+    output: typeof UpdateEntityResponseSchema;
+  },
+  /**
+   * MergeEntities folds one entity into another: its names become aliases of the target, its
+   * relationships move to the target with their citations, and its id answers as the target's.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.MergeEntities
+   */
+  mergeEntities: {
+    methodKind: "unary";
+    input: typeof MergeEntitiesRequestSchema;
+    output: typeof MergeEntitiesResponseSchema;
+  },
+  /**
+   * ListRelationships pages through relationships, filtered by entity, predicate or citing memory.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.ListRelationships
+   */
+  listRelationships: {
+    methodKind: "unary";
+    input: typeof ListRelationshipsRequestSchema;
+    output: typeof ListRelationshipsResponseSchema;
+  },
+  /**
+   * FindPaths finds up to max_paths shortest paths between two entities (bounded breadth-first
+   * search). NOT_FOUND when either entity is unknown.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.FindPaths
+   */
+  findPaths: {
+    methodKind: "unary";
+    input: typeof FindPathsRequestSchema;
+    output: typeof FindPathsResponseSchema;
+  },
+  /**
+   * GetAffectedEntities walks dependency relationships from an entity: what breaks if it fails
+   * (IMPACT) or what it relies on (DEPENDENCIES), with the path that makes each one affected.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.GetAffectedEntities
+   */
+  getAffectedEntities: {
+    methodKind: "unary";
+    input: typeof GetAffectedEntitiesRequestSchema;
+    output: typeof GetAffectedEntitiesResponseSchema;
+  },
+  /**
+   * DeleteOrganizationData deletes the organization's entities and relationships (its deletion),
+   * a batch per call; repeat until `done`. Safe to repeat.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.DeleteOrganizationData
+   */
+  deleteOrganizationData: {
+    methodKind: "unary";
+    input: typeof DeleteOrganizationDataRequestSchema;
+    output: typeof DeleteOrganizationDataResponseSchema;
   },
 }>;
 

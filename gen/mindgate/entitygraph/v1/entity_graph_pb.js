@@ -2,13 +2,14 @@
 // @generated from file mindgate/entitygraph/v1/entity_graph.proto (package mindgate.entitygraph.v1, syntax proto3)
 /* eslint-disable */
 
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc, tsEnum } from "@bufbuild/protobuf/codegenv2";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file mindgate/entitygraph/v1/entity_graph.proto.
  */
 export const file_mindgate_entitygraph_v1_entity_graph = /*@__PURE__*/
-  fileDesc("CiptaW5kZ2F0ZS9lbnRpdHlncmFwaC92MS9lbnRpdHlfZ3JhcGgucHJvdG8SF21pbmRnYXRlLmVudGl0eWdyYXBoLnYxIkkKBkVudGl0eRIXCg9vcmdhbml6YXRpb25faWQYASABKAkSCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgRraW5kGAQgASgJIl0KDFJlbGF0aW9uc2hpcBISCgpzdWJqZWN0X2lkGAEgASgJEhEKCXByZWRpY2F0ZRgCIAEoCRIRCglvYmplY3RfaWQYAyABKAkSEwoLbWVtb3J5X2tleXMYBCADKAkipwEKGUFzc2VydFJlbGF0aW9uc2hpcFJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg8KB3N1YmplY3QYAiABKAkSFAoMc3ViamVjdF9raW5kGAMgASgJEhEKCXByZWRpY2F0ZRgEIAEoCRIOCgZvYmplY3QYBSABKAkSEwoLb2JqZWN0X2tpbmQYBiABKAkSEgoKbWVtb3J5X2tleRgHIAEoCSJZChpBc3NlcnRSZWxhdGlvbnNoaXBSZXNwb25zZRI7CgxyZWxhdGlvbnNoaXAYASABKAsyJS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZWxhdGlvbnNoaXAiOQoQR2V0RW50aXR5UmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDAoEbmFtZRgCIAEoCSK2AQoRR2V0RW50aXR5UmVzcG9uc2USLwoGZW50aXR5GAEgASgLMh8ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5EjcKCG91dGdvaW5nGAIgAygLMiUubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuUmVsYXRpb25zaGlwEjcKCGluY29taW5nGAMgAygLMiUubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuUmVsYXRpb25zaGlwMvcBChJFbnRpdHlHcmFwaFNlcnZpY2USfQoSQXNzZXJ0UmVsYXRpb25zaGlwEjIubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuQXNzZXJ0UmVsYXRpb25zaGlwUmVxdWVzdBozLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkFzc2VydFJlbGF0aW9uc2hpcFJlc3BvbnNlEmIKCUdldEVudGl0eRIpLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkdldEVudGl0eVJlcXVlc3QaKi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5HZXRFbnRpdHlSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiptaW5kZ2F0ZS9lbnRpdHlncmFwaC92MS9lbnRpdHlfZ3JhcGgucHJvdG8SF21pbmRnYXRlLmVudGl0eWdyYXBoLnYxIrwCCgZFbnRpdHkSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSEAoEa2luZBgEIAEoCUICGAESOAoLZW50aXR5X2tpbmQYBSABKA4yIy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHlLaW5kEg8KB2FsaWFzZXMYBiADKAkSEwoLZGVzY3JpcHRpb24YByABKAkSLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgd2ZXJzaW9uGAogASgEEhoKEnJlbGF0aW9uc2hpcF9jb3VudBgLIAEoDSK0AQoIQ2l0YXRpb24SEQoJbmFtZXNwYWNlGAEgASgJEgsKA2tleRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgEEjcKBm9yaWdpbhgEIAEoDjInLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkNpdGF0aW9uT3JpZ2luEg0KBXRpdGxlGAUgASgJEi8KC2Fzc2VydF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLEAgoMUmVsYXRpb25zaGlwEhIKCnN1YmplY3RfaWQYASABKAkSEQoJcHJlZGljYXRlGAIgASgJEhEKCW9iamVjdF9pZBgDIAEoCRITCgttZW1vcnlfa2V5cxgEIAMoCRIKCgJpZBgFIAEoCRI0CgljaXRhdGlvbnMYBiADKAsyIS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5DaXRhdGlvbhIWCg5jaXRhdGlvbl9jb3VudBgHIAEoDRIUCgxzdWJqZWN0X25hbWUYCCABKAkSEwoLb2JqZWN0X25hbWUYCSABKAkSLwoLY3JlYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK8AQoRUmVsYXRpb25zaGlwSW5wdXQSDwoHc3ViamVjdBgBIAEoCRIRCglwcmVkaWNhdGUYAiABKAkSDgoGb2JqZWN0GAMgASgJEjkKDHN1YmplY3Rfa2luZBgEIAEoDjIjLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkVudGl0eUtpbmQSOAoLb2JqZWN0X2tpbmQYBSABKA4yIy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHlLaW5kIvoCChlBc3NlcnRSZWxhdGlvbnNoaXBSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIPCgdzdWJqZWN0GAIgASgJEhgKDHN1YmplY3Rfa2luZBgDIAEoCUICGAESEQoJcHJlZGljYXRlGAQgASgJEg4KBm9iamVjdBgFIAEoCRIXCgtvYmplY3Rfa2luZBgGIAEoCUICGAESEgoKbWVtb3J5X2tleRgHIAEoCRIYChBtZW1vcnlfbmFtZXNwYWNlGAggASgJEhYKDm1lbW9yeV92ZXJzaW9uGAkgASgEEhQKDG1lbW9yeV90aXRsZRgKIAEoCRJAChNzdWJqZWN0X2VudGl0eV9raW5kGAsgASgOMiMubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5S2luZBI/ChJvYmplY3RfZW50aXR5X2tpbmQYDCABKA4yIy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHlLaW5kIlkKGkFzc2VydFJlbGF0aW9uc2hpcFJlc3BvbnNlEjsKDHJlbGF0aW9uc2hpcBgBIAEoCzIlLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlJlbGF0aW9uc2hpcCJ8ChpSZXRyYWN0UmVsYXRpb25zaGlwUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSFwoPcmVsYXRpb25zaGlwX2lkGAIgASgJEhgKEG1lbW9yeV9uYW1lc3BhY2UYAyABKAkSEgoKbWVtb3J5X2tleRgEIAEoCSJrChtSZXRyYWN0UmVsYXRpb25zaGlwUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCBI7CgxyZWxhdGlvbnNoaXAYAiABKAsyJS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZWxhdGlvbnNoaXAi6wEKEVN5bmNNZW1vcnlSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIRCgluYW1lc3BhY2UYAiABKAkSCwoDa2V5GAMgASgJEg8KB3ZlcnNpb24YBCABKAQSDQoFdGl0bGUYBSABKAkSDwoHY29udGVudBgGIAEoCRIQCghlbnRpdGllcxgHIAMoCRJBCg1yZWxhdGlvbnNoaXBzGAggAygLMioubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuUmVsYXRpb25zaGlwSW5wdXQSFwoPc2tpcF9leHRyYWN0aW9uGAkgASgIIoYBChJTeW5jTWVtb3J5UmVzcG9uc2USPAoNcmVsYXRpb25zaGlwcxgBIAMoCzIlLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlJlbGF0aW9uc2hpcBIRCglyZXRyYWN0ZWQYAiABKA0SDQoFc3RhbGUYAyABKAgSEAoIcmVqZWN0ZWQYBCADKAkiTgoTRm9yZ2V0TWVtb3J5UmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgsKA2tleRgDIAEoCSIpChRGb3JnZXRNZW1vcnlSZXNwb25zZRIRCglyZXRyYWN0ZWQYASABKA0iPQobRXh0cmFjdFJlbGF0aW9uc2hpcHNSZXF1ZXN0EgwKBHRleHQYASABKAkSEAoIZW50aXRpZXMYAiADKAkipAEKFUV4dHJhY3RlZFJlbGF0aW9uc2hpcBJACgxyZWxhdGlvbnNoaXAYASABKAsyKi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZWxhdGlvbnNoaXBJbnB1dBIQCghzZW50ZW5jZRgCIAEoCRI3CgZvcmlnaW4YAyABKA4yJy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5DaXRhdGlvbk9yaWdpbiJlChxFeHRyYWN0UmVsYXRpb25zaGlwc1Jlc3BvbnNlEkUKDXJlbGF0aW9uc2hpcHMYASADKAsyLi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FeHRyYWN0ZWRSZWxhdGlvbnNoaXAiZQoQR2V0RW50aXR5UmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgllbnRpdHlfaWQYAyABKAkSFwoPbmVpZ2hib3VyX2xpbWl0GAQgASgNIuYBChFHZXRFbnRpdHlSZXNwb25zZRIvCgZlbnRpdHkYASABKAsyHy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHkSNwoIb3V0Z29pbmcYAiADKAsyJS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZWxhdGlvbnNoaXASNwoIaW5jb21pbmcYAyADKAsyJS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZWxhdGlvbnNoaXASFgoOb3V0Z29pbmdfdG90YWwYBCABKA0SFgoOaW5jb21pbmdfdG90YWwYBSABKA0iiAEKE0xpc3RFbnRpdGllc1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEjEKBGtpbmQYAiABKA4yIy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHlLaW5kEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJImIKFExpc3RFbnRpdGllc1Jlc3BvbnNlEjEKCGVudGl0aWVzGAEgAygLMh8ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKBAQoVU2VhcmNoRW50aXRpZXNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIxCgRraW5kGAMgASgOMiMubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5S2luZBINCgVsaW1pdBgEIAEoDSJeCgtFbnRpdHlNYXRjaBIvCgZlbnRpdHkYASABKAsyHy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHkSDwoHbWF0Y2hlZBgCIAEoCRINCgVzY29yZRgDIAEoASJPChZTZWFyY2hFbnRpdGllc1Jlc3BvbnNlEjUKB21hdGNoZXMYASADKAsyJC5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHlNYXRjaCIbCglBbGlhc0xpc3QSDgoGdmFsdWVzGAEgAygJIokCChNVcGRhdGVFbnRpdHlSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIRCgllbnRpdHlfaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEjEKBGtpbmQYBCABKA4yIy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHlLaW5kEjMKB2FsaWFzZXMYBSABKAsyIi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5BbGlhc0xpc3QSGAoLZGVzY3JpcHRpb24YBiABKAlIAYgBARIYChBleHBlY3RlZF92ZXJzaW9uGAcgASgEQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJHChRVcGRhdGVFbnRpdHlSZXNwb25zZRIvCgZlbnRpdHkYASABKAsyHy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5FbnRpdHkiYwoUTWVyZ2VFbnRpdGllc1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEhgKEHRhcmdldF9lbnRpdHlfaWQYAiABKAkSGAoQc291cmNlX2VudGl0eV9pZBgDIAEoCSJlChVNZXJnZUVudGl0aWVzUmVzcG9uc2USLwoGZW50aXR5GAEgASgLMh8ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5EhsKE21vdmVkX3JlbGF0aW9uc2hpcHMYAiABKA0iwgEKGExpc3RSZWxhdGlvbnNoaXBzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSEgoKc3ViamVjdF9pZBgCIAEoCRIRCglvYmplY3RfaWQYAyABKAkSEQoJcHJlZGljYXRlGAQgASgJEhgKEG1lbW9yeV9uYW1lc3BhY2UYBSABKAkSEgoKbWVtb3J5X2tleRgGIAEoCRIRCglwYWdlX3NpemUYByABKA0SEgoKcGFnZV90b2tlbhgIIAEoCSJyChlMaXN0UmVsYXRpb25zaGlwc1Jlc3BvbnNlEjwKDXJlbGF0aW9uc2hpcHMYASADKAsyJS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZWxhdGlvbnNoaXASFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIlkKCFBhdGhTdGVwEjsKDHJlbGF0aW9uc2hpcBgBIAEoCzIlLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlJlbGF0aW9uc2hpcBIQCghyZXZlcnNlZBgCIAEoCCJMCgRQYXRoEjAKBXN0ZXBzGAEgAygLMiEubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuUGF0aFN0ZXASEgoKZW50aXR5X2lkcxgCIAMoCSK2AQoQRmluZFBhdGhzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDAoEZnJvbRgCIAEoCRIKCgJ0bxgDIAEoCRIRCgltYXhfZGVwdGgYBCABKA0SEQoJbWF4X3BhdGhzGAUgASgNEhIKCnByZWRpY2F0ZXMYBiADKAkSNQoJZGlyZWN0aW9uGAcgASgOMiIubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRGlyZWN0aW9uIsEBChFGaW5kUGF0aHNSZXNwb25zZRItCgRmcm9tGAEgASgLMh8ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5EisKAnRvGAIgASgLMh8ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5EiwKBXBhdGhzGAMgAygLMh0ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuUGF0aBIPCgd2aXNpdGVkGAQgASgNEhEKCXRydW5jYXRlZBgFIAEoCCKyAQoaR2V0QWZmZWN0ZWRFbnRpdGllc1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg4KBmVudGl0eRgCIAEoCRI1CglkaXJlY3Rpb24YAyABKA4yIi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5EaXJlY3Rpb24SEQoJbWF4X2RlcHRoGAQgASgNEhIKCnByZWRpY2F0ZXMYBSADKAkSDQoFbGltaXQYBiABKA0igQEKDkFmZmVjdGVkRW50aXR5Ei8KBmVudGl0eRgBIAEoCzIfLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkVudGl0eRINCgVkZXB0aBgCIAEoDRIvCgRwYXRoGAMgAygLMiEubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuUGF0aFN0ZXAi5QEKG0dldEFmZmVjdGVkRW50aXRpZXNSZXNwb25zZRItCgRyb290GAEgASgLMh8ubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRW50aXR5EjkKCGFmZmVjdGVkGAIgAygLMicubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuQWZmZWN0ZWRFbnRpdHkSEQoJdHJ1bmNhdGVkGAMgASgIEjUKCWRpcmVjdGlvbhgEIAEoDjIiLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkRpcmVjdGlvbhISCgpwcmVkaWNhdGVzGAUgAygJIkwKHURlbGV0ZU9yZ2FuaXphdGlvbkRhdGFSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRISCgpiYXRjaF9zaXplGAIgASgNIj8KHkRlbGV0ZU9yZ2FuaXphdGlvbkRhdGFSZXNwb25zZRIPCgdkZWxldGVkGAEgASgEEgwKBGRvbmUYAiABKAgq2gEKCkVudGl0eUtpbmQSGwoXRU5USVRZX0tJTkRfVU5TUEVDSUZJRUQQABIWChJFTlRJVFlfS0lORF9QRVJTT04QARIUChBFTlRJVFlfS0lORF9URUFNEAISFwoTRU5USVRZX0tJTkRfU0VSVklDRRADEhkKFUVOVElUWV9LSU5EX0NPTVBPTkVOVBAEEhwKGEVOVElUWV9LSU5EX09SR0FOSVpBVElPThAFEhgKFEVOVElUWV9LSU5EX0RPQ1VNRU5UEAYSFQoRRU5USVRZX0tJTkRfT1RIRVIQByqlAQoOQ2l0YXRpb25PcmlnaW4SHwobQ0lUQVRJT05fT1JJR0lOX1VOU1BFQ0lGSUVEEAASHAoYQ0lUQVRJT05fT1JJR0lOX0VYUExJQ0lUEAESHQoZQ0lUQVRJT05fT1JJR0lOX0VYVFJBQ1RFRBACEhkKFUNJVEFUSU9OX09SSUdJTl9NT0RFTBADEhoKFkNJVEFUSU9OX09SSUdJTl9NQU5VQUwQBCqCAQoJRGlyZWN0aW9uEhkKFURJUkVDVElPTl9VTlNQRUNJRklFRBAAEhEKDURJUkVDVElPTl9BTlkQARIVChFESVJFQ1RJT05fRk9SV0FSRBACEhQKEERJUkVDVElPTl9JTVBBQ1QQAxIaChZESVJFQ1RJT05fREVQRU5ERU5DSUVTEAQygA0KEkVudGl0eUdyYXBoU2VydmljZRJ9ChJBc3NlcnRSZWxhdGlvbnNoaXASMi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5Bc3NlcnRSZWxhdGlvbnNoaXBSZXF1ZXN0GjMubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuQXNzZXJ0UmVsYXRpb25zaGlwUmVzcG9uc2USgAEKE1JldHJhY3RSZWxhdGlvbnNoaXASMy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5SZXRyYWN0UmVsYXRpb25zaGlwUmVxdWVzdBo0Lm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlJldHJhY3RSZWxhdGlvbnNoaXBSZXNwb25zZRJlCgpTeW5jTWVtb3J5EioubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuU3luY01lbW9yeVJlcXVlc3QaKy5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5TeW5jTWVtb3J5UmVzcG9uc2USawoMRm9yZ2V0TWVtb3J5EiwubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRm9yZ2V0TWVtb3J5UmVxdWVzdBotLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkZvcmdldE1lbW9yeVJlc3BvbnNlEoMBChRFeHRyYWN0UmVsYXRpb25zaGlwcxI0Lm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkV4dHJhY3RSZWxhdGlvbnNoaXBzUmVxdWVzdBo1Lm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkV4dHJhY3RSZWxhdGlvbnNoaXBzUmVzcG9uc2USYgoJR2V0RW50aXR5EikubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuR2V0RW50aXR5UmVxdWVzdBoqLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkdldEVudGl0eVJlc3BvbnNlEmsKDExpc3RFbnRpdGllcxIsLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkxpc3RFbnRpdGllc1JlcXVlc3QaLS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5MaXN0RW50aXRpZXNSZXNwb25zZRJxCg5TZWFyY2hFbnRpdGllcxIuLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVxdWVzdBovLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVzcG9uc2USawoMVXBkYXRlRW50aXR5EiwubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuVXBkYXRlRW50aXR5UmVxdWVzdBotLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLlVwZGF0ZUVudGl0eVJlc3BvbnNlEm4KDU1lcmdlRW50aXRpZXMSLS5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5NZXJnZUVudGl0aWVzUmVxdWVzdBouLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLk1lcmdlRW50aXRpZXNSZXNwb25zZRJ6ChFMaXN0UmVsYXRpb25zaGlwcxIxLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkxpc3RSZWxhdGlvbnNoaXBzUmVxdWVzdBoyLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkxpc3RSZWxhdGlvbnNoaXBzUmVzcG9uc2USYgoJRmluZFBhdGhzEikubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuRmluZFBhdGhzUmVxdWVzdBoqLm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkZpbmRQYXRoc1Jlc3BvbnNlEoABChNHZXRBZmZlY3RlZEVudGl0aWVzEjMubWluZGdhdGUuZW50aXR5Z3JhcGgudjEuR2V0QWZmZWN0ZWRFbnRpdGllc1JlcXVlc3QaNC5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5HZXRBZmZlY3RlZEVudGl0aWVzUmVzcG9uc2USiQEKFkRlbGV0ZU9yZ2FuaXphdGlvbkRhdGESNi5taW5kZ2F0ZS5lbnRpdHlncmFwaC52MS5EZWxldGVPcmdhbml6YXRpb25EYXRhUmVxdWVzdBo3Lm1pbmRnYXRlLmVudGl0eWdyYXBoLnYxLkRlbGV0ZU9yZ2FuaXphdGlvbkRhdGFSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message mindgate.entitygraph.v1.Entity.
@@ -18,45 +19,312 @@ export const EntitySchema = /*@__PURE__*/
   messageDesc(file_mindgate_entitygraph_v1_entity_graph, 0);
 
 /**
+ * Describes the message mindgate.entitygraph.v1.Citation.
+ * Use `create(CitationSchema)` to create a new message.
+ */
+export const CitationSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 1);
+
+/**
  * Describes the message mindgate.entitygraph.v1.Relationship.
  * Use `create(RelationshipSchema)` to create a new message.
  */
 export const RelationshipSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 1);
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 2);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.RelationshipInput.
+ * Use `create(RelationshipInputSchema)` to create a new message.
+ */
+export const RelationshipInputSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 3);
 
 /**
  * Describes the message mindgate.entitygraph.v1.AssertRelationshipRequest.
  * Use `create(AssertRelationshipRequestSchema)` to create a new message.
  */
 export const AssertRelationshipRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 2);
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 4);
 
 /**
  * Describes the message mindgate.entitygraph.v1.AssertRelationshipResponse.
  * Use `create(AssertRelationshipResponseSchema)` to create a new message.
  */
 export const AssertRelationshipResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 3);
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 5);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.RetractRelationshipRequest.
+ * Use `create(RetractRelationshipRequestSchema)` to create a new message.
+ */
+export const RetractRelationshipRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 6);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.RetractRelationshipResponse.
+ * Use `create(RetractRelationshipResponseSchema)` to create a new message.
+ */
+export const RetractRelationshipResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 7);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SyncMemoryRequest.
+ * Use `create(SyncMemoryRequestSchema)` to create a new message.
+ */
+export const SyncMemoryRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 8);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SyncMemoryResponse.
+ * Use `create(SyncMemoryResponseSchema)` to create a new message.
+ */
+export const SyncMemoryResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 9);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ForgetMemoryRequest.
+ * Use `create(ForgetMemoryRequestSchema)` to create a new message.
+ */
+export const ForgetMemoryRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 10);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ForgetMemoryResponse.
+ * Use `create(ForgetMemoryResponseSchema)` to create a new message.
+ */
+export const ForgetMemoryResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 11);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ExtractRelationshipsRequest.
+ * Use `create(ExtractRelationshipsRequestSchema)` to create a new message.
+ */
+export const ExtractRelationshipsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 12);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ExtractedRelationship.
+ * Use `create(ExtractedRelationshipSchema)` to create a new message.
+ */
+export const ExtractedRelationshipSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 13);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ExtractRelationshipsResponse.
+ * Use `create(ExtractRelationshipsResponseSchema)` to create a new message.
+ */
+export const ExtractRelationshipsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 14);
 
 /**
  * Describes the message mindgate.entitygraph.v1.GetEntityRequest.
  * Use `create(GetEntityRequestSchema)` to create a new message.
  */
 export const GetEntityRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 4);
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 15);
 
 /**
  * Describes the message mindgate.entitygraph.v1.GetEntityResponse.
  * Use `create(GetEntityResponseSchema)` to create a new message.
  */
 export const GetEntityResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 5);
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 16);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListEntitiesRequest.
+ * Use `create(ListEntitiesRequestSchema)` to create a new message.
+ */
+export const ListEntitiesRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 17);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListEntitiesResponse.
+ * Use `create(ListEntitiesResponseSchema)` to create a new message.
+ */
+export const ListEntitiesResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 18);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SearchEntitiesRequest.
+ * Use `create(SearchEntitiesRequestSchema)` to create a new message.
+ */
+export const SearchEntitiesRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 19);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.EntityMatch.
+ * Use `create(EntityMatchSchema)` to create a new message.
+ */
+export const EntityMatchSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 20);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.SearchEntitiesResponse.
+ * Use `create(SearchEntitiesResponseSchema)` to create a new message.
+ */
+export const SearchEntitiesResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 21);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.AliasList.
+ * Use `create(AliasListSchema)` to create a new message.
+ */
+export const AliasListSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 22);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.UpdateEntityRequest.
+ * Use `create(UpdateEntityRequestSchema)` to create a new message.
+ */
+export const UpdateEntityRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 23);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.UpdateEntityResponse.
+ * Use `create(UpdateEntityResponseSchema)` to create a new message.
+ */
+export const UpdateEntityResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 24);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.MergeEntitiesRequest.
+ * Use `create(MergeEntitiesRequestSchema)` to create a new message.
+ */
+export const MergeEntitiesRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 25);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.MergeEntitiesResponse.
+ * Use `create(MergeEntitiesResponseSchema)` to create a new message.
+ */
+export const MergeEntitiesResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 26);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListRelationshipsRequest.
+ * Use `create(ListRelationshipsRequestSchema)` to create a new message.
+ */
+export const ListRelationshipsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 27);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.ListRelationshipsResponse.
+ * Use `create(ListRelationshipsResponseSchema)` to create a new message.
+ */
+export const ListRelationshipsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 28);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.PathStep.
+ * Use `create(PathStepSchema)` to create a new message.
+ */
+export const PathStepSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 29);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.Path.
+ * Use `create(PathSchema)` to create a new message.
+ */
+export const PathSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 30);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.FindPathsRequest.
+ * Use `create(FindPathsRequestSchema)` to create a new message.
+ */
+export const FindPathsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 31);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.FindPathsResponse.
+ * Use `create(FindPathsResponseSchema)` to create a new message.
+ */
+export const FindPathsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 32);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.GetAffectedEntitiesRequest.
+ * Use `create(GetAffectedEntitiesRequestSchema)` to create a new message.
+ */
+export const GetAffectedEntitiesRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 33);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.AffectedEntity.
+ * Use `create(AffectedEntitySchema)` to create a new message.
+ */
+export const AffectedEntitySchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 34);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.GetAffectedEntitiesResponse.
+ * Use `create(GetAffectedEntitiesResponseSchema)` to create a new message.
+ */
+export const GetAffectedEntitiesResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 35);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.DeleteOrganizationDataRequest.
+ * Use `create(DeleteOrganizationDataRequestSchema)` to create a new message.
+ */
+export const DeleteOrganizationDataRequestSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 36);
+
+/**
+ * Describes the message mindgate.entitygraph.v1.DeleteOrganizationDataResponse.
+ * Use `create(DeleteOrganizationDataResponseSchema)` to create a new message.
+ */
+export const DeleteOrganizationDataResponseSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_entitygraph_v1_entity_graph, 37);
+
+/**
+ * Describes the enum mindgate.entitygraph.v1.EntityKind.
+ */
+export const EntityKindSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_entitygraph_v1_entity_graph, 0);
+
+/**
+ * EntityKind is what sort of thing an entity is.
+ *
+ * @generated from enum mindgate.entitygraph.v1.EntityKind
+ */
+export const EntityKind = /*@__PURE__*/
+  tsEnum(EntityKindSchema);
+
+/**
+ * Describes the enum mindgate.entitygraph.v1.CitationOrigin.
+ */
+export const CitationOriginSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_entitygraph_v1_entity_graph, 1);
+
+/**
+ * CitationOrigin says how a memory came to assert a relationship.
+ *
+ * @generated from enum mindgate.entitygraph.v1.CitationOrigin
+ */
+export const CitationOrigin = /*@__PURE__*/
+  tsEnum(CitationOriginSchema);
+
+/**
+ * Describes the enum mindgate.entitygraph.v1.Direction.
+ */
+export const DirectionSchema = /*@__PURE__*/
+  enumDesc(file_mindgate_entitygraph_v1_entity_graph, 2);
+
+/**
+ * Direction is which way a walk follows relationships.
+ *
+ * @generated from enum mindgate.entitygraph.v1.Direction
+ */
+export const Direction = /*@__PURE__*/
+  tsEnum(DirectionSchema);
 
 /**
  * EntityGraphService holds the entities an organization's memories mention and the
- * relationships between them. Every relationship cites the memory that asserted it. Every RPC
- * needs the internal credential (UNAUTHENTICATED without it) and answers INVALID_ARGUMENT, naming
- * the field, for a malformed organization_id or a missing or over-long name.
+ * relationships between them. Every relationship cites the memories that assert it, and exists
+ * while at least one of them does. Every RPC needs the internal credential (UNAUTHENTICATED
+ * without it) and answers INVALID_ARGUMENT, naming the field, for a malformed organization_id or
+ * a missing or over-long name. Nothing reads or writes across organizations.
  *
  * @generated from service mindgate.entitygraph.v1.EntityGraphService
  */

@@ -120,3 +120,27 @@ export async function findPage<T extends RecordDoc>(
   const last = page[page.length - 1];
   return { items: page, nextPageToken: encode({ s: options.scope, v: last[options.field] as number, i: last._id }) };
 }
+
+/**
+ * One page of a list already read whole and sorted by (`position(item).v`, `position(item).i`),
+ * with the same tokens as findPage: for listings the records port cannot order (a grouping, say).
+ */
+export function pageOf<T>(
+  sorted: readonly T[],
+  position: (item: T) => { v: number; i: string },
+  request: PageRequest,
+  options: Pick<PageOptions, 'scope' | 'maxPageSize'>,
+): Page<T> {
+  const size = pageSizeOf(request.pageSize, options.maxPageSize);
+  const cursor = decode(request.pageToken, options.scope);
+  const after = (item: T) => {
+    if (!cursor) return true;
+    const { v, i } = position(item);
+    return v > cursor.v || (v === cursor.v && i > cursor.i);
+  };
+  const rest = sorted.filter(after);
+  const page = rest.slice(0, size);
+  if (rest.length <= size) return { items: page, nextPageToken: '' };
+  const last = position(page[page.length - 1]);
+  return { items: page, nextPageToken: encode({ s: options.scope, v: last.v, i: last.i }) };
+}

@@ -106,6 +106,7 @@ function openTable(db: DatabaseSync, dimensions: number, busyTimeoutMs: number) 
        ON CONFLICT (organization, id) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
     ),
     remove: db.prepare(`DELETE FROM ${table} WHERE organization = ? AND id = ?`),
+    removeOrganization: db.prepare(`DELETE FROM ${table} WHERE organization = ?`),
     count: db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE organization = ?`),
     load: db.prepare(`SELECT id, vector, payload FROM ${table} WHERE organization = ?`),
     ping: db.prepare('SELECT 1 AS ok'),
@@ -202,6 +203,13 @@ class EmbeddedVectorStore implements VectorStore {
       for (const id of checked) index.delete(id);
       if (index.size === 0) this.loaded.delete(organizationId);
     }
+  }
+
+  async deleteOrganization(organizationId: string): Promise<void> {
+    this.assertOpen();
+    checkOrganizationId(organizationId);
+    this.statements.removeOrganization.run(organizationId);
+    this.loaded.delete(organizationId);
   }
 
   async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {

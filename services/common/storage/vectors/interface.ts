@@ -57,6 +57,8 @@ export interface VectorStore {
   upsert(points: VectorPoint[]): Promise<void>;
   /** Ids the organization does not hold are ignored. */
   delete(organizationId: string, ids: string[]): Promise<void>;
+  /** Deletes every point of the organization (its deletion); other organizations keep theirs. */
+  deleteOrganization(organizationId: string): Promise<void>;
   /**
    * The `limit` most similar points of the organization that pass the filter, best first, with
    * exact cosine scores. Large organizations may be searched approximately (HNSW: Qdrant's

@@ -231,6 +231,12 @@ class QdrantVectorStore implements VectorStore {
     await this.call('delete', () => this.client.delete(this.collection, { wait: true, filter }));
   }
 
+  async deleteOrganization(organizationId: string): Promise<void> {
+    checkOrganizationId(organizationId);
+    await this.ensureCollection();
+    await this.call('delete', () => this.client.delete(this.collection, { wait: true, filter: qdrantFilter(organizationId) }));
+  }
+
   async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
     checkOrganizationId(organizationId);
     const query = normaliseVector(vector, this.dimensions, 'query vector');

@@ -1,0 +1,545 @@
+// The REST API's memories, for the dashboard: list, search, get, create, update (expected_version),
+// delete and feedback, and reading and settling contradictions and open questions. Every operation
+// is a call to the Brain service, which owns them; the writer recorded is the API caller.
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
+import * as z from 'zod';
+import {
+  ItemStatus,
+  Namespace,
+  Outcome,
+  WriteOutcome,
+  type Contradiction,
+  type Memory,
+  type OpenQuestion,
+} from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { defineApiRoute, integerParam, type AnyApiRouteContext } from '../http/api-route.ts';
+import { sendJson } from '../http/respond.ts';
+import { callerOf } from './access.ts';
+import { ETAG_HEADER, quoteEtag } from './etag.ts';
+import {
+  ConflictError,
+  errors,
+  iso,
+  json,
+  listEnvelope,
+  listing,
+  NotFoundError,
+  notFoundAs404,
+  OrganizationId,
+  orgParams,
+  pageArgs,
+  pageQuery,
+  readJson,
+  sendPage,
+  type RestRoute,
+  type RouteDeps,
+} from './rest-route.ts';
+import { brainOf } from './memory-access.ts';
+
+const tags = ['Memories'];
+const NamespaceName = z.enum(['knowledge', 'episodes']).meta({ description: 'knowledge: reusable learnings; episodes: what happened.' });
+const Key = z
+  .string()
+  .regex(/^[A-Za-z0-9._:/-]{1,200}$/, { error: 'must be a memory key (1-200 of A-Z a-z 0-9 . _ : / -)' })
+  .meta({ example: 'deploy/api-steps' });
+const memoryParams = z.object({ organization_id: OrganizationId, namespace: NamespaceName, key: Key });
+const nsEnum = (n: 'knowledge' | 'episodes') => (n === 'knowledge' ? Namespace.KNOWLEDGE : Namespace.EPISODES);
+const nsName = (n: Namespace) => (n === Namespace.EPISODES ? 'episodes' : 'knowledge');
+
+export const MemorySchema = z
+  .object({
+    namespace: z.string(),
+    key: z.string(),
+    title: z.string(),
+    content: z.string(),
+    tags: z.array(z.string()),
+    entities: z.array(z.string()),
+    version: z.int(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    written_by: z.object({ client_id: z.string(), user_id: z.string(), client_name: z.string() }),
+    feedback: z.object({ worked: z.int(), failed: z.int() }),
+    supersedes: z.string().nullable(),
+    superseded_by: z.string().nullable(),
+  })
+  .meta({
+    title: 'Memory',
+    example: {
+      namespace: 'knowledge',
+      key: 'deploy/api-steps',
+      title: 'How we deploy the API',
+      content: 'Run the release pipeline, wait for canary checks, promote.',
+      tags: ['ops'],
+      entities: ['API'],
+      version: 3,
+      created_at: '2026-11-20T09:14:00.000Z',
+      updated_at: '2026-11-22T10:00:00.000Z',
+      written_by: { client_id: 'mindgate-api', user_id: 'usr_3hT9', client_name: 'Mindgate dashboard' },
+      feedback: { worked: 4, failed: 0 },
+      supersedes: null,
+      superseded_by: null,
+    },
+  });
+
+const ref = (r: { namespace: Namespace; key: string } | undefined) => (r ? `${nsName(r.namespace)}/${r.key}` : null);
+const memoryJson = (m: Memory) => ({
+  namespace: nsName(m.namespace),
+  key: m.key,
+  title: m.title,
+  content: m.content,
+  tags: m.tags,
+  entities: m.entities,
+  version: Number(m.version),
+  created_at: iso(m.createTime as Timestamp | undefined),
+  updated_at: iso(m.updateTime as Timestamp | undefined),
+  written_by: { client_id: m.source?.clientId ?? '', user_id: m.source?.userId ?? '', client_name: m.source?.clientName ?? '' },
+  feedback: { worked: m.stats?.worked ?? 0, failed: m.stats?.failed ?? 0 },
+  supersedes: ref(m.supersedes),
+  superseded_by: ref(m.supersededBy),
+});
+
+/** The writer the Brain records for a REST call: the API, and the user or the key behind it. */
+function sourceOf(c: AnyApiRouteContext) {
+  const caller = callerOf(c);
+  return caller.kind === 'user'
+    ? { clientId: 'mindgate-api', userId: caller.subject, clientName: 'Mindgate API' }
+    : { clientId: `${caller.kind}:${caller.subject}`, userId: '', clientName: 'Mindgate API' };
+}
+
+const Relationship = z
+  .object({ subject: z.string().min(1).max(200), predicate: z.string().min(1).max(64), object: z.string().min(1).max(200) })
+  .strict();
+const Fields = {
+  title: z.string().max(300).optional(),
+  content: z.string().min(1, { error: 'must not be empty' }).max(32_000),
+  tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+  entities: z.array(z.string().min(1).max(200)).max(64).optional(),
+  relationships: z
+    .array(Relationship)
+    .max(64)
+    .optional()
+    .meta({ description: 'Relationships the memory states, asserted in the memory graph.' }),
+  allow_duplicate: z.boolean().optional(),
+};
+const CreateMemorySchema = z
+  .object({ namespace: NamespaceName, key: Key, ...Fields })
+  .strict()
+  .meta({
+    title: 'CreateMemory',
+    example: {
+      namespace: 'knowledge',
+      key: 'services/checkout',
+      content: 'Checkout depends on the Payments API.',
+      entities: ['Checkout', 'Payments API'],
+    },
+  });
+const UpdateMemorySchema = z
+  .object({
+    ...Fields,
+    expected_version: z.int().min(1).meta({ description: 'The version you read: the update applies only to it (412 otherwise).' }),
+  })
+  .strict()
+  .meta({ title: 'UpdateMemory', example: { content: 'Checkout depends on the Payments API and Ledger.', expected_version: 1 } });
+const WriteResult = z.object({ memory: MemorySchema, outcome: z.string(), contradictions: z.array(z.string()) }).meta({
+  title: 'MemoryWrite',
+  description: 'outcome: created, updated or unchanged; contradictions: ids of contradictions the write opened.',
+});
+
+async function writeMemory(
+  deps: RouteDeps,
+  c: AnyApiRouteContext,
+  namespace: 'knowledge' | 'episodes',
+  key: string,
+  body: z.output<typeof UpdateMemorySchema> | z.output<typeof CreateMemorySchema>,
+  expected: number,
+) {
+  const res = await (await brainOf(deps.ctx, c)).putMemory({
+    organizationId: c.input.params.organization_id,
+    namespace: nsEnum(namespace),
+    key,
+    title: body.title ?? '',
+    content: body.content,
+    tags: body.tags ?? [],
+    entities: body.entities ?? [],
+    relationships: body.relationships ?? [],
+    allowDuplicate: body.allow_duplicate ?? false,
+    expectedVersion: BigInt(expected),
+    source: sourceOf(c),
+  });
+  if (res.outcome === WriteOutcome.DUPLICATE) {
+    throw new ConflictError(
+      `not written: a similar memory exists (${res.duplicates.map((d) => ref(d.ref)).join(', ')}); update that one, or set allow_duplicate`,
+    );
+  }
+  const outcome = res.outcome === WriteOutcome.CREATED ? 'created' : res.outcome === WriteOutcome.UPDATED ? 'updated' : 'unchanged';
+  const body2 = { memory: memoryJson(res.memory!), outcome, contradictions: res.contradictions.map((x) => x.id) };
+  sendJson(c.res, res.created ? 201 : 200, body2, { etag: quoteEtag(String(res.memory!.version)) });
+}
+
+function listMemoriesRoute({ ctx }: RouteDeps): RestRoute {
+  return defineApiRoute({
+    method: 'GET',
+    path: '/organizations/:organization_id/memories',
+    operationId: 'listMemories',
+    summary: 'List memories',
+    description: 'One namespace, most recently changed first; optionally those carrying a tag or listing an entity.',
+    tags,
+    params: orgParams,
+    query: pageQuery.extend({
+      namespace: NamespaceName.default('knowledge'),
+      tag: z.string().max(64).optional(),
+      entity: z.string().max(200).optional(),
+    }),
+    responses: { '200': json(listEnvelope('memories', MemorySchema, 'MemoryList'), 'One page of memories.'), ...errors },
+    handler: async (c) => {
+      const brain = await brainOf(ctx, c);
+      const q = c.input.query;
+      const res = await listing(() =>
+        brain.listMemories({
+          organizationId: c.input.params.organization_id,
+          namespace: nsEnum(q.namespace),
+          tag: q.tag ?? '',
+          entity: q.entity ?? '',
+          ...pageArgs(q),
+        }),
+      );
+      sendPage(c, 'memories', res.memories.map(memoryJson), res.nextPageToken);
+    },
+  });
+}
+
+function searchMemoriesRoute({ ctx }: RouteDeps): RestRoute {
+  const Result = z
+    .object({ memory: MemorySchema, score: z.number(), warning: z.string().nullable() })
+    .meta({ title: 'MemorySearchResult' });
+  return defineApiRoute({
+    method: 'GET',
+    path: '/organizations/:organization_id/memories/search',
+    operationId: 'searchMemories',
+    summary: 'Search memories',
+    description: 'By words and meaning in one namespace, ranked as the Brain ranks them (docs/brain.md), with tag and entity filters.',
+    tags,
+    params: orgParams,
+    query: z.object({
+      q: z.string().trim().min(1, { error: 'must not be empty' }).max(2_000),
+      namespace: NamespaceName.default('knowledge'),
+      limit: integerParam({ min: 1, max: 50, default: 10, description: 'Results at most.' }),
+      tag: z.array(z.string().max(64)).max(16).optional(),
+      entity: z.array(z.string().max(200)).max(16).optional(),
+    }),
+    responses: {
+      '200': json(
+        z.object({ results: z.array(Result), searched_memories: z.int() }).meta({ title: 'MemorySearch' }),
+        'Results, best first.',
+      ),
+      ...errors,
+    },
+    handler: async (c) => {
+      const brain = await brainOf(ctx, c);
+      const q = c.input.query;
+      const res = await brain.searchMemories({
+        organizationId: c.input.params.organization_id,
+        namespace: nsEnum(q.namespace),
+        query: q.q,
+        limit: q.limit,
+        tags: q.tag ?? [],
+        entities: q.entity ?? [],
+      });
+      sendJson(c.res, 200, {
+        results: res.results.map((r) => ({
+          memory: memoryJson(r.memory!),
+          score: r.scores?.final ?? 0,
+          warning: r.warning?.message ?? null,
+        })),
+        searched_memories: Number(res.searchedMemories),
+      });
+    },
+  });
+}
+
+function getMemoryRoute({ ctx }: RouteDeps): RestRoute {
+  return defineApiRoute({
+    method: 'GET',
+    path: '/organizations/:organization_id/memories/:namespace/:key',
+    operationId: 'getMemory',
+    summary: 'Get a memory',
+    description: 'By namespace and key (a key with "/" is sent encoded as %2F). ETag is its version.',
+    tags,
+    params: memoryParams,
+    responses: { '200': { ...json(MemorySchema, 'The memory.'), headers: ETAG_HEADER }, ...errors, '404': 'NotFound' },
+    handler: async (c) => {
+      const brain = await brainOf(ctx, c);
+      const { organization_id: organizationId, namespace, key } = c.input.params;
+      const res = await brain.getMemories({ organizationId, namespace: nsEnum(namespace), keys: [key] });
+      if (res.memories.length === 0) throw new NotFoundError(`memory ${namespace}/${key} does not exist`);
+      sendJson(c.res, 200, memoryJson(res.memories[0]), { etag: quoteEtag(String(res.memories[0].version)) });
+    },
+  });
+}
+
+function createMemoryRoute(deps: RouteDeps): RestRoute {
+  return {
+    ...defineApiRoute({
+      method: 'POST',
+      path: '/organizations/:organization_id/memories',
+      operationId: 'createMemory',
+      summary: 'Create a memory',
+      description:
+        '412 when the key is taken (update it instead); 409 when a memory saying the same exists under another key (unless allow_duplicate). Contradictions it opens are listed.',
+      tags,
+      params: orgParams,
+      responses: { '201': json(WriteResult, 'The memory as stored.'), ...errors, '409': 'Conflict', '412': 'PreconditionFailed' },
+      handler: async (c) => {
+        const body = await readJson(c, CreateMemorySchema, deps.limit);
+        await writeMemory(deps, c, body.namespace, body.key, body, 0);
+      },
+    }),
+    body: CreateMemorySchema,
+    creates: true,
+  };
+}
+
+function updateMemoryRoute(deps: RouteDeps): RestRoute {
+  return {
+    ...defineApiRoute({
+      method: 'PUT',
+      path: '/organizations/:organization_id/memories/:namespace/:key',
+      operationId: 'updateMemory',
+      summary: 'Update a memory',
+      description: 'Replaces title, content, tags, entities and relationships, only at expected_version (412 otherwise).',
+      tags,
+      params: memoryParams,
+      responses: {
+        '200': json(WriteResult, 'The memory as stored.'),
+        ...errors,
+        '404': 'NotFound',
+        '409': 'Conflict',
+        '412': 'PreconditionFailed',
+      },
+      handler: async (c) => {
+        const body = await readJson(c, UpdateMemorySchema, deps.limit);
+        await writeMemory(deps, c, c.input.params.namespace, c.input.params.key, body, body.expected_version);
+      },
+    }),
+    body: UpdateMemorySchema,
+  };
+}
+
+function deleteMemoryRoute({ ctx }: RouteDeps): RestRoute {
+  return defineApiRoute({
+    method: 'DELETE',
+    path: '/organizations/:organization_id/memories/:namespace/:key',
+    operationId: 'deleteMemory',
+    summary: 'Delete a memory',
+    description: 'With expected_version, only at that version (412 otherwise). What it asserted in the memory graph is retracted.',
+    tags,
+    params: memoryParams,
+    query: z.object({ expected_version: integerParam({ min: 1, max: 2 ** 31, default: 0, description: 'The version you read.' }) }),
+    responses: { '204': { description: 'Deleted.' }, ...errors, '404': 'NotFound', '412': 'PreconditionFailed' },
+    handler: async (c) => {
+      const brain = await brainOf(ctx, c);
+      const { organization_id: organizationId, namespace, key } = c.input.params;
+      const expected = c.input.query.expected_version;
+      await notFoundAs404(() =>
+        brain.deleteMemory({
+          organizationId,
+          namespace: nsEnum(namespace),
+          key,
+          expectedVersion: expected ? BigInt(expected) : undefined,
+          source: sourceOf(c),
+        }),
+      );
+      c.res.writeHead(204).end();
+    },
+  });
+}
+
+const FeedbackSchema = z
+  .object({
+    outcome: z.enum(['worked', 'failed']),
+    memories: z
+      .array(z.object({ namespace: NamespaceName, key: Key }).strict())
+      .min(1)
+      .max(50),
+    note: z.string().max(1_000).optional(),
+  })
+  .strict()
+  .meta({
+    title: 'MemoryFeedback',
+    example: { outcome: 'failed', memories: [{ namespace: 'knowledge', key: 'deploy/api-steps' }], note: 'the canary step is gone' },
+  });
+
+function feedbackRoute({ ctx, limit }: RouteDeps): RestRoute {
+  const Result = z
+    .object({
+      updated: z.array(z.object({ namespace: z.string(), key: z.string(), worked: z.int(), failed: z.int() })),
+      missing: z.array(z.string()),
+    })
+    .meta({ title: 'MemoryFeedbackResult' });
+  return {
+    ...defineApiRoute({
+      method: 'POST',
+      path: '/organizations/:organization_id/memories/feedback',
+      operationId: 'recordMemoryFeedback',
+      summary: 'Report whether memories worked',
+      description: 'Feedback changes ranking and adds warnings to memories that failed in use.',
+      tags,
+      params: orgParams,
+      responses: { '200': json(Result, 'The memories updated, and those not found.'), ...errors },
+      handler: async (c) => {
+        const brain = await brainOf(ctx, c);
+        const body = await readJson(c, FeedbackSchema, limit);
+        const res = await brain.recordFeedback({
+          organizationId: c.input.params.organization_id,
+          memories: body.memories.map((m) => ({ namespace: nsEnum(m.namespace), key: m.key })),
+          outcome: body.outcome === 'worked' ? Outcome.WORKED : Outcome.FAILED,
+          note: body.note ?? '',
+          source: sourceOf(c),
+        });
+        sendJson(c.res, 200, {
+          updated: res.memories.map((m) => ({
+            namespace: nsName(m.namespace),
+            key: m.key,
+            worked: m.stats?.worked ?? 0,
+            failed: m.stats?.failed ?? 0,
+          })),
+          missing: res.missing.map((m) => ref(m)!),
+        });
+      },
+    }),
+    body: FeedbackSchema,
+  };
+}
+
+const STATUS = ['unspecified', 'open', 'resolved', 'dismissed', 'obsolete'];
+const ItemSchema = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    status: z.string(),
+    text: z.string(),
+    memories: z.array(z.string()),
+    entities: z.array(z.string()),
+    resolution: z.string(),
+    created_at: z.string().nullable(),
+  })
+  .meta({
+    title: 'MemoryItem',
+    description: 'A contradiction (text: why the memories disagree) or an open question (text: the question).',
+  });
+const contradictionJson = (x: Contradiction) => ({
+  id: x.id,
+  kind: 'contradiction',
+  status: STATUS[x.status] ?? 'unspecified',
+  text: x.reason,
+  memories: x.memories.map((m) => ref(m.ref)!),
+  entities: [],
+  resolution: x.resolution,
+  created_at: iso(x.createTime as Timestamp | undefined),
+});
+const questionJson = (x: OpenQuestion) => ({
+  id: x.id,
+  kind: 'question',
+  status: STATUS[x.status] ?? 'unspecified',
+  text: x.question,
+  memories: x.memories.map((m) => ref(m)!),
+  entities: x.entities,
+  resolution: x.resolution,
+  created_at: iso(x.createTime as Timestamp | undefined),
+});
+
+const ResolveSchema = z
+  .object({ status: z.enum(['resolved', 'dismissed']), resolution: z.string().trim().min(1, { error: 'must not be empty' }).max(2_000) })
+  .strict()
+  .meta({
+    title: 'ResolveItem',
+    example: { status: 'resolved', resolution: 'The 45-minute figure is current; the other memory was updated.' },
+  });
+
+function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questions'): RestRoute[] {
+  const one = kind === 'contradictions' ? 'Contradiction' : 'Question';
+  const Id = z
+    .string()
+    .regex(kind === 'contradictions' ? /^ctr_[a-z2-7]{20}$/ : /^q_[a-z2-7]{20}$/, { error: `must be a ${one.toLowerCase()} id` });
+  // The id's own name in the path, so that each kind's id is checked by its own pattern.
+  const idName = kind === 'contradictions' ? 'contradiction_id' : 'question_id';
+  const params = z.object({ organization_id: OrganizationId, [idName]: Id }) as z.ZodObject<{
+    organization_id: typeof OrganizationId;
+    id: typeof Id;
+  }>;
+  const idOf = (c: AnyApiRouteContext) => (c.input.params as Record<string, string>)[idName];
+  const read = async (c: AnyApiRouteContext, organizationId: string, id: string) => {
+    const brain = await brainOf(ctx, c);
+    if (kind === 'contradictions') {
+      const res = await brain.listContradictions({ organizationId, ids: [id] });
+      return res.contradictions[0] ? contradictionJson(res.contradictions[0]) : undefined;
+    }
+    const res = await brain.listQuestions({ organizationId, ids: [id] });
+    return res.questions[0] ? questionJson(res.questions[0]) : undefined;
+  };
+  const get: RestRoute = defineApiRoute({
+    method: 'GET',
+    path: `/organizations/:organization_id/${kind}/:${idName}`,
+    operationId: `get${one}`,
+    summary: `Get a ${one.toLowerCase()}`,
+    tags,
+    params,
+    responses: { '200': json(ItemSchema, `The ${one.toLowerCase()}.`), ...errors, '404': 'NotFound' },
+    handler: async (c) => {
+      const item = await read(c, c.input.params.organization_id, idOf(c));
+      if (!item) throw new NotFoundError(`${one.toLowerCase()} ${idOf(c)} does not exist`);
+      sendJson(c.res, 200, item);
+    },
+  });
+  const resolve: RestRoute = {
+    ...defineApiRoute({
+      method: 'POST',
+      path: `/organizations/:organization_id/${kind}/:${idName}/resolve`,
+      operationId: `resolve${one}`,
+      summary: `Resolve or dismiss a ${one.toLowerCase()}`,
+      description: 'Only an open one (412 otherwise).',
+      tags,
+      params,
+      responses: {
+        '200': json(ItemSchema, `The ${one.toLowerCase()} as stored.`),
+        ...errors,
+        '404': 'NotFound',
+        '412': 'PreconditionFailed',
+      },
+      handler: async (c) => {
+        const brain = await brainOf(ctx, c);
+        const body = await readJson(c, ResolveSchema, limit);
+        const request = {
+          organizationId: c.input.params.organization_id,
+          id: idOf(c),
+          status: body.status === 'resolved' ? ItemStatus.RESOLVED : ItemStatus.DISMISSED,
+          resolution: body.resolution,
+          source: sourceOf(c),
+        };
+        if (kind === 'contradictions') {
+          const res = await notFoundAs404(() => brain.resolveContradiction(request));
+          sendJson(c.res, 200, contradictionJson(res.contradiction!));
+        } else {
+          const res = await notFoundAs404(() => brain.resolveQuestion(request));
+          sendJson(c.res, 200, questionJson(res.question!));
+        }
+      },
+    }),
+    body: ResolveSchema,
+  };
+  return [get, resolve];
+}
+
+export function memoryRoutes(deps: RouteDeps): RestRoute[] {
+  return [
+    listMemoriesRoute(deps),
+    searchMemoriesRoute(deps),
+    feedbackRoute(deps),
+    getMemoryRoute(deps),
+    createMemoryRoute(deps),
+    updateMemoryRoute(deps),
+    deleteMemoryRoute(deps),
+    ...itemRoutes(deps, 'contradictions'),
+    ...itemRoutes(deps, 'questions'),
+  ];
+}

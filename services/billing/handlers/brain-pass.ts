@@ -1,0 +1,199 @@
+// The brain-pass (docs/billing.md): challenges of the Payment HTTP authentication scheme priced
+// from the catalogue, and the settlement of a credential that answers one. Unpaid requests leave
+// nothing behind (a challenge is an HMAC, not a record); a credential is settled at most once:
+// inserting the settlement keyed by the challenge id is the claim, and only its holder charges.
+import { randomBytes } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError } from '@connectrpc/connect';
+import {
+  CompletePassResponseSchema,
+  IssueChallengesResponseSchema,
+  PaymentChallengeSchema,
+  SettlePassResponseSchema,
+  type CompletePassRequest,
+  type IssueChallengesRequest,
+  type PaymentChallenge,
+  type SettlePassRequest,
+} from '../../../gen/mindgate/billing/v1/brain_pass_pb.js';
+import { failure, REASONS, type Reason } from '../../common/rpc/reasons.ts';
+import { requireOrganization } from '../../common/rpc/validate.ts';
+import { PLAN_ENUMS, type Currency } from '../catalogue.ts';
+import type { BillingContext } from '../context.ts';
+import { challengeId, decodeRequest, encodeRequest, INTENT, isBound, REALM, type ChargeRequest } from '../pass/challenge.ts';
+import { PaymentDeclinedError } from '../pass/methods.ts';
+import { currencyOf, normalizeCountry, type EntityKey } from '../regions.ts';
+import type { SettlementRecord } from '../settlement-record.ts';
+import { currentSubscription, putSubscription } from '../subscription-store.ts';
+import { toStarter } from '../subscription-record.ts';
+
+/** How long one request may hold a settlement (charging, then provisioning) before a retry may take over. */
+const LEASE_MS = 60_000;
+
+const refuse = (reason: Reason, message: string, code = Code.PermissionDenied) => failure(message, code, reason);
+const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The pass as sold in a currency: what a challenge asks for. */
+function offer(ctx: BillingContext, currency: Currency): ChargeRequest {
+  const entity: EntityKey = ctx.catalogue.entities.eu.currency === currency ? 'eu' : 'us';
+  return { amount: String(ctx.catalogue.brain_pass.prices[currency]), currency: currency.toLowerCase(), recipient: entity };
+}
+
+const passSeconds = (ctx: BillingContext) => ctx.catalogue.brain_pass.hours * 3_600;
+
+export async function issueChallenges(ctx: BillingContext, req: IssueChallengesRequest) {
+  const currency = currencyOf(ctx.catalogue, normalizeCountry(req.country));
+  const request = encodeRequest(offer(ctx, currency));
+  const expires = rfc3339(ctx.now() + ctx.config.passChallengeSeconds * 1_000);
+  const description = `Mindgate brain-pass: ${ctx.catalogue.brain_pass.hours} hours of Brain access for a new organization`;
+  const challenges = [...ctx.passMethods.keys()].map((method) => {
+    // A random opaque value makes every challenge, and so its id, unique: two agents asking in the
+    // same second get different challenges, each payable once.
+    const fields = { realm: REALM, method, intent: INTENT, request, expires, digest: '', opaque: randomBytes(12).toString('base64url') };
+    return create(PaymentChallengeSchema, { ...fields, id: challengeId(ctx.passSecret, fields), description });
+  });
+  return create(IssueChallengesResponseSchema, {
+    challenges,
+    amount: BigInt(ctx.catalogue.brain_pass.prices[currency]),
+    currency,
+    passSeconds: passSeconds(ctx),
+  });
+}
+
+/** Everything a credential must be before anything is claimed or charged; returns what it asks. */
+function verifyChallenge(ctx: BillingContext, challenge: PaymentChallenge | undefined): ChargeRequest {
+  if (!challenge?.id) throw refuse(REASONS.paymentMalformedCredential, 'the credential does not echo a challenge');
+  // Before the binding: a method this platform does not take is the more useful answer.
+  if (!ctx.passMethods.has(challenge.method)) {
+    const taken = [...ctx.passMethods.keys()].join(', ');
+    throw refuse(
+      REASONS.paymentMethodUnsupported,
+      `payment method "${challenge.method.slice(0, 40)}" is not taken here (taken: ${taken})`,
+      Code.InvalidArgument,
+    );
+  }
+  if (!isBound(ctx.passSecret, challenge))
+    throw refuse(REASONS.paymentInvalidChallenge, 'the challenge was not issued here, or was altered');
+  const expires = Date.parse(challenge.expires);
+  if (!Number.isFinite(expires) || expires <= ctx.now())
+    throw refuse(REASONS.paymentExpired, 'the challenge has expired: request a new one');
+  if (challenge.intent !== INTENT) throw refuse(REASONS.paymentInvalidChallenge, 'the challenge is not a charge');
+  const asked = decodeRequest(challenge.request);
+  const currency = asked?.currency.toUpperCase();
+  if (!asked || (currency !== 'EUR' && currency !== 'USD'))
+    throw refuse(REASONS.paymentInvalidChallenge, 'the challenge request is not one of ours');
+  const current = offer(ctx, currency as Currency);
+  if (asked.amount !== current.amount || asked.recipient !== current.recipient) {
+    throw refuse(REASONS.paymentVerificationFailed, 'the price or the recipient has changed since the challenge: request a new one');
+  }
+  return asked;
+}
+
+function parsePayload(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw refuse(REASONS.paymentMalformedCredential, 'the credential payload is not JSON');
+  }
+}
+
+/**
+ * Claims the settlement of a challenge: inserts it, or takes over one whose holder's lease ran out
+ * before it finished (charging again is safe: the method's idempotency key is the challenge id).
+ */
+async function claim(ctx: BillingContext, id: string, method: string, asked: ChargeRequest): Promise<SettlementRecord> {
+  const now = ctx.now();
+  const fresh: SettlementRecord = {
+    _id: id,
+    state: 'settling',
+    method,
+    amount: Number(asked.amount),
+    currency: asked.currency.toUpperCase(),
+    recipient: asked.recipient,
+    leaseUntil: now + LEASE_MS,
+    version: 1,
+    createdAt: now,
+  };
+  if (await ctx.settlements.put(fresh, { expect: null })) return fresh;
+  const held = await ctx.settlements.get(id);
+  const resumable = held && (held.state === 'settling' || held.state === 'paid') && held.leaseUntil <= now;
+  if (!held || !resumable) throw refuse(REASONS.paymentInvalidChallenge, 'this challenge has already been used: request a new one');
+  const taken = { ...held, leaseUntil: now + LEASE_MS, version: held.version + 1 };
+  if (!(await ctx.settlements.put(taken, { expect: { version: held.version } }))) {
+    throw refuse(REASONS.paymentInvalidChallenge, 'this challenge has already been used: request a new one');
+  }
+  return taken;
+}
+
+async function advanceSettlement(
+  ctx: BillingContext,
+  from: SettlementRecord,
+  change: Partial<SettlementRecord>,
+): Promise<SettlementRecord> {
+  const next = { ...from, ...change, version: from.version + 1 };
+  if (!(await ctx.settlements.put(next, { expect: { version: from.version } }))) {
+    throw new ConnectError('the settlement was taken over by another request', Code.Aborted);
+  }
+  return next;
+}
+
+export async function settlePass(ctx: BillingContext, req: SettlePassRequest) {
+  const challenge = req.challenge;
+  const asked = verifyChallenge(ctx, challenge);
+  const payload = parsePayload(req.payloadJson);
+  let settlement = await claim(ctx, challenge!.id, challenge!.method, asked);
+  if (settlement.state === 'settling') {
+    const charge = {
+      challengeId: settlement._id,
+      amount: settlement.amount,
+      currency: settlement.currency,
+      recipient: settlement.recipient,
+      description: `Mindgate brain-pass (${ctx.catalogue.brain_pass.hours} h)`,
+    };
+    let reference: string;
+    try {
+      reference = await ctx.passMethods.get(settlement.method)!.settle(payload, charge);
+    } catch (err) {
+      if (!(err instanceof PaymentDeclinedError)) {
+        // Unknown outcome (the provider did not answer): a retry may take over at once and charge
+        // again under the same idempotency key.
+        await advanceSettlement(ctx, settlement, { leaseUntil: ctx.now() });
+        throw err;
+      }
+      await advanceSettlement(ctx, settlement, { state: 'failed' });
+      throw refuse(REASONS.paymentVerificationFailed, err.message);
+    }
+    settlement = await advanceSettlement(ctx, settlement, { state: 'paid', reference, settledAt: ctx.now() });
+  }
+  return create(SettlePassResponseSchema, {
+    settlementId: settlement._id,
+    method: settlement.method,
+    reference: settlement.reference ?? '',
+    settleTime: timestampFromMs(settlement.settledAt ?? ctx.now()),
+    passSeconds: passSeconds(ctx),
+    amount: BigInt(settlement.amount),
+    currency: settlement.currency,
+  });
+}
+
+export async function completePass(ctx: BillingContext, req: CompletePassRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  const settlement = /^[A-Za-z0-9_-]{1,100}$/.test(req.settlementId) ? await ctx.settlements.get(req.settlementId) : undefined;
+  if (!settlement) throw new ConnectError('no such settlement', Code.NotFound);
+  if (settlement.state !== 'paid' && !(settlement.state === 'complete' && settlement.organizationId === organizationId)) {
+    throw new ConnectError(`the settlement is ${settlement.state}, not paid`, Code.FailedPrecondition);
+  }
+  const expiresAt = settlement.passExpiresAt ?? (settlement.settledAt ?? ctx.now()) + passSeconds(ctx) * 1_000;
+  const plan = ctx.catalogue.brain_pass.plan;
+  for (;;) {
+    const current = await currentSubscription(ctx, organizationId);
+    const base = { ...toStarter(current.record, ctx.now()), catalogueVersion: ctx.catalogue.version };
+    // A pass of a higher plan is that plan "on trial" until the pass ends, then Starter.
+    const next = plan === 'starter' ? base : { ...base, plan, status: 'trialing' as const, trialEndsAt: expiresAt, trialUsed: true };
+    if (await putSubscription(ctx, next, current)) break;
+  }
+  if (settlement.state === 'paid') {
+    await advanceSettlement(ctx, settlement, { state: 'complete', organizationId, passExpiresAt: expiresAt });
+  }
+  return create(CompletePassResponseSchema, { expireTime: timestampFromMs(expiresAt), plan: PLAN_ENUMS[plan] });
+}
