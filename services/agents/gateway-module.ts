@@ -13,7 +13,12 @@ import {
   type GatewayKeyRecord,
   type GatewayKeysContext,
 } from './handlers/gateway-keys.ts';
-import { getGatewayRegistry, type GatewayRegistryContext, type RegistryVersionRecord } from './handlers/gateway-registry.ts';
+import {
+  bumpRegistryVersion,
+  getGatewayRegistry,
+  type GatewayRegistryContext,
+  type RegistryVersionRecord,
+} from './handlers/gateway-registry.ts';
 import {
   createMcpServer,
   deleteMcpServer,
@@ -42,6 +47,10 @@ export function gatewayModule(records: RecordStore, now: () => number) {
   const registry: GatewayRegistryContext = { state, servers: servers.servers, keys: keys.keys, now };
   return {
     services: [McpServersService, GatewayKeysService, GatewayRegistryService],
+    /** A deleted organization's servers go at once: the replicas stop serving them, their names are free. */
+    async closeOrganization(organizationId: string): Promise<void> {
+      if ((await servers.servers.deleteMany({ organizationId })) > 0) await bumpRegistryVersion(state);
+    },
     routes(router: ConnectRouter) {
       router.service(McpServersService, {
         createMcpServer: (req) => createMcpServer(servers, req),

@@ -239,6 +239,7 @@ export function createAgentsModule(
   contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
   const gateway = gatewayModule(stores.records, deps?.now ?? Date.now);
+  contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
       AgentsService,

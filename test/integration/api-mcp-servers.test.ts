@@ -371,4 +371,38 @@ describe('MCP servers through the API', () => {
       expect(targets.some((target: string) => target.includes(action === 'createMcpServer' ? 'mcp-servers' : first.json.id))).toBe(true);
     }
   });
+
+  it('stops serving a deleted organization’s servers at once and frees their names', async () => {
+    const doomed = await obtainAccessToken(platform, { resource: api });
+    const doomedOrg = doomed.organizationId;
+    const doomedKey = (await call(`/organizations/${doomedOrg}/api-keys`, { token: doomed.access_token, body: { name: 'agent' } })).json
+      .secret;
+    const made = await call(`/organizations/${doomedOrg}/mcp-servers`, {
+      token: doomed.access_token,
+      body: { name: 'doomed', url: backend.url },
+    });
+    expect(made.status).toBe(201);
+    expect(
+      (
+        await eventually(
+          () => mcpPost('doomed', { 'x-api-key': doomedKey }),
+          (r) => r.status === 200,
+        )
+      ).status,
+    ).toBe(200);
+
+    const slug = (await call(`/organizations/${doomedOrg}`, { token: doomed.access_token })).json.slug;
+    expect((await call(`/organizations/${doomedOrg}?confirm=${slug}`, { token: doomed.access_token, method: 'DELETE' })).status).toBe(202);
+    // The gateway forgets the server within a poll (until then, no credential of a deleted organization works: 401).
+    expect(
+      (
+        await eventually(
+          () => mcpPost('doomed'),
+          (r) => r.status === 404,
+        )
+      ).status,
+    ).toBe(404);
+    const reused = await call(servers(), { token: owner.access_token, body: { name: 'doomed', url: backend.url } });
+    expect(reused.status).toBe(201);
+  });
 });
