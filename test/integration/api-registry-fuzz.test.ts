@@ -169,7 +169,9 @@ function caseFor(op: Json, method: string): fc.Arbitrary<Case> {
       ]),
   );
   const query = Object.fromEntries(
-    params.filter((p) => p.in === 'query').map((p) => [p.name, fc.oneof(anyValue(p.schema, p.name).map(String))]),
+    params
+      .filter((p) => p.in === 'query')
+      .map((p) => [p.name, anyValue(p.schema, p.name).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))]),
   );
   const schema = op.requestBody?.content?.['application/json']?.schema;
   const body = schema
