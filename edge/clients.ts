@@ -14,6 +14,8 @@ import { GatewayKeysService } from '../gen/mindgate/agents/v1/gateway_keys_pb.js
 import { GatewayRegistryService } from '../gen/mindgate/agents/v1/gateway_registry_pb.js';
 import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
+import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
+import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainPassService } from '../gen/mindgate/billing/v1/brain_pass_pb.js';
 import { CheckoutService } from '../gen/mindgate/billing/v1/checkout_pb.js';
@@ -51,6 +53,10 @@ export interface ServiceClients {
   gatewayKeys: Client<typeof GatewayKeysService>;
   /** The versioned registry snapshot each gateway replica polls (served by the agents service). */
   gatewayRegistry: Client<typeof GatewayRegistryService>;
+  /** Investigations: threads and their messages (served by the agents service). */
+  threads: Client<typeof ThreadsService>;
+  /** Runs on threads, their queue and leases (served by the agents service). */
+  runs: Client<typeof RunsService>;
   billing: Client<typeof BillingService>;
   /** Checkouts and the payment provider's webhooks (served by the billing service). */
   checkouts: Client<typeof CheckoutService>;
@@ -121,6 +127,8 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     mcpServers: client(McpServersService, 'agents'),
     gatewayKeys: client(GatewayKeysService, 'agents'),
     gatewayRegistry: client(GatewayRegistryService, 'agents'),
+    threads: client(ThreadsService, 'agents'),
+    runs: client(RunsService, 'agents'),
     billing: client(BillingService, 'billing'),
     checkouts: client(CheckoutService, 'billing'),
     invoices: client(InvoicesService, 'billing'),

@@ -25,6 +25,7 @@ import { readGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
 import { readMailConfig, type MailConfig } from './mail/config.ts';
+import { readRunnerConfig, type RunnerConfig } from './runs/config.ts';
 
 export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
 
@@ -59,6 +60,8 @@ export interface EdgeConfig {
   auth: AuthConfig;
   /** Outgoing mail: SMTP or the outbox file, and the queue's retries (edge/mail/config.ts). */
   mail: MailConfig;
+  /** The LLM runner of investigations: the model provider and the queue (edge/runs/config.ts). */
+  runner: RunnerConfig;
   /** The Agents API (edge/api/config.ts). */
   api: ApiConfig;
   /** The public Web API and site (edge/web/config.ts). */
@@ -117,6 +120,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     metrics: readMetricsConfig(env),
     auth: readAuthConfig(env),
     mail: readMailConfig(env),
+    runner: readRunnerConfig(env),
     api: readApiConfig(env),
     web: readWebConfig(env),
     gateway: readGatewayConfig(env),

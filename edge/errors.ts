@@ -31,6 +31,9 @@ const STATUS_BY_REASON: Record<string, number> = {
   'last-owner': 409,
   'sign-in-throttled': 429,
   'invalid-credentials': 401,
+  'lease-lost': 409,
+  'run-finished': 409,
+  'run-active': 409,
   'plan-limit': 403,
   'subscription-state': 409,
 };

@@ -19,6 +19,7 @@ import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
 import { createMailQueue } from './mail/queue.ts';
 import { createMailTransport } from './mail/transport.ts';
+import { createRunner } from './runs/runner.ts';
 
 export interface Platform {
   ctx: AppContext;
@@ -159,6 +160,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const edge = await startEdge(ctx);
     metadata.listening(edge.listeners.auth.url);
     mail.start();
+    const { url: llmUrl } = config.runner;
+    const runner = llmUrl
+      ? createRunner({ clients, config: { ...config.runner, url: llmUrl }, logger: logger.child({ component: 'runner' }) })
+      : undefined;
+    runner?.start();
     const urls = Object.fromEntries(Object.entries(edge.listeners).map(([name, l]) => [name, l.url])) as Record<SurfaceName, string>;
     return {
       ctx,
@@ -169,7 +175,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
-        await Promise.all([edge.close(graceMs), mail.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await Promise.all([edge.close(graceMs), mail.stop(), runner?.stop(), ...servers.map((s) => s.close(graceMs))]);
         await metricsListener?.close();
         if (!options.stores) await stores.close();
       },

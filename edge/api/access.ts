@@ -58,6 +58,8 @@ const admin: Access = { role: 'admin', machines: false };
 const automatable: Access = { role: 'admin', machines: true };
 /** The operator's own settings (gateway keys): signed-in owners and admins of the operator's organization. */
 const operator: Access = { role: 'admin', machines: false, operator: true };
+/** An investigation's work: members start and steer it, and so may automation with a "write" key. */
+const work: Access = { role: 'member', machines: true };
 /** A signed-in user's own account. */
 const account: Access = { role: 'viewer', machines: false, user: true };
 
@@ -113,6 +115,22 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   listGatewayKeys: operator,
   rotateGatewayKey: operator,
   revokeGatewayKey: operator,
+  createThread: work,
+  listThreads: read,
+  getThread: read,
+  updateThread: work,
+  postThreadMessage: work,
+  listThreadMessages: read,
+  createRun: work,
+  listRuns: read,
+  getRun: read,
+  cancelRun: work,
+  retryRun: work,
+  listRunSteps: read,
+  claimRun: work,
+  heartbeatRun: work,
+  reportRunStep: work,
+  completeRun: work,
   getCurrentUser: account,
   updateCurrentUser: account,
   deleteCurrentUser: account,

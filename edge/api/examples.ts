@@ -33,6 +33,68 @@ const confidentialClient = {
   secret_rotated_at: null,
 };
 
+const THREAD = 'thr_Qm8x2LkP0aZr7Tn4Vw1s';
+const RUN = 'run_Zt3pK9qW1xLm7Ns0Ve2a';
+const LEASE = '3b0f2c4e-8a1d-4f6b-9c2e-7d5a1b3c9e0f';
+const thread = {
+  id: THREAD,
+  organization_id: ORG,
+  title: 'Checkout latency above 2 s since 09:40',
+  status: 'open',
+  created_by: USER,
+  message_count: 2,
+  created_at: AT,
+  updated_at: AT,
+};
+const threadMessage = {
+  id: 'msg_b2VwQ1x9LmT0aRk4Zs7n',
+  thread_id: THREAD,
+  role: 'user',
+  content: 'p99 of /checkout doubled after the 09:35 deploy. What changed?',
+  author: USER,
+  run_id: null,
+  created_at: AT,
+};
+const run = {
+  id: RUN,
+  organization_id: ORG,
+  thread_id: THREAD,
+  status: 'succeeded',
+  executor: 'llm',
+  instructions: '',
+  agent_id: 'llm:edge-0:1f2e3d4c',
+  attempt: 1,
+  lease_expires_at: null,
+  timeout_seconds: 3600,
+  usage: { input_tokens: 1840, output_tokens: 312, tool_calls: 1, duration_ms: 6210 },
+  model: 'gpt-4o-mini',
+  output: 'The 09:35 deploy lowered the payment client timeout; roll back its config.',
+  error: '',
+  step_count: 3,
+  created_by: USER,
+  retry_of: null,
+  created_at: AT,
+  started_at: AT,
+  finished_at: AT,
+};
+const runStep = {
+  index: 1,
+  kind: 'brain_read',
+  name: 'brain_recall',
+  ok: true,
+  arguments: { tool_call_id: 'call_1', arguments: '{"task":"checkout latency after a deploy"}' },
+  result: {
+    context: '…',
+    memories: [{ namespace: 'knowledge', key: 'runbooks/checkout-latency', title: 'Checkout latency after deploys' }],
+  },
+  error: '',
+  input_tokens: 0,
+  output_tokens: 0,
+  attempt: 1,
+  started_at: AT,
+  finished_at: AT,
+};
+
 const professionalPlan = {
   key: 'professional',
   name: 'Professional',
@@ -47,6 +109,101 @@ const professionalPlan = {
     api_requests_per_minute: 3000,
     runs_per_month: 10000,
   },
+};
+
+// The memory graph's examples tell one story: a memory on Checkout's dependencies asserts two
+// relationships (Checkout depends on the Payments API, which stores its data in the Ledger), and
+// disagrees with a runbook.
+const MEMORY_TITLE = 'Checkout dependencies';
+const MEMORY_CONTENT = 'Checkout calls the Payments API synchronously for every order; the Payments API stores its records in the Ledger.';
+const memory = {
+  namespace: 'knowledge',
+  key: 'services/checkout',
+  title: MEMORY_TITLE,
+  content: MEMORY_CONTENT,
+  tags: ['architecture'],
+  entities: ['Checkout', 'Payments API', 'Ledger'],
+  version: 2,
+  created_at: AT,
+  updated_at: LATER,
+  written_by: { client_id: 'mindgate-api', user_id: USER, client_name: 'Mindgate API' },
+  feedback: { worked: 3, failed: 0 },
+  supersedes: null,
+  superseded_by: null,
+};
+const memoryFields = {
+  title: MEMORY_TITLE,
+  content: MEMORY_CONTENT,
+  tags: ['architecture'],
+  entities: ['Checkout', 'Payments API', 'Ledger'],
+  relationships: [
+    { subject: 'Checkout', predicate: 'depends_on', object: 'Payments API' },
+    { subject: 'Payments API', predicate: 'stores_data_in', object: 'Ledger' },
+  ],
+};
+const CONTRADICTION_ID = 'ctr_sx4kzrjk2i3ro5nsmlf3';
+const RESOLUTION = 'Checkout calls the Payments API synchronously; the runbook was written before the queue was removed.';
+
+const checkout = {
+  id: 'checkout',
+  name: 'Checkout',
+  kind: 'service',
+  aliases: [],
+  description: "The web shop's order checkout.",
+  version: 1,
+  relationship_count: 1,
+  created_at: AT,
+  updated_at: AT,
+};
+const paymentsApi = {
+  id: 'payments-api',
+  name: 'Payments API',
+  kind: 'service',
+  aliases: ['PGW', 'Payments'],
+  description: 'Takes the card payment of every order.',
+  version: 3,
+  relationship_count: 2,
+  created_at: AT,
+  updated_at: LATER,
+};
+const ledger = {
+  id: 'ledger',
+  name: 'Ledger',
+  kind: 'component',
+  aliases: [],
+  description: '',
+  version: 1,
+  relationship_count: 1,
+  created_at: AT,
+  updated_at: AT,
+};
+const citation = {
+  namespace: 'knowledge',
+  key: 'services/checkout',
+  version: 2,
+  origin: 'explicit',
+  title: MEMORY_TITLE,
+  asserted_at: LATER,
+};
+const dependsOn = {
+  id: 'rel_ani4pjqnttcz7stzzl64bcit6l',
+  subject_id: 'checkout',
+  subject_name: 'Checkout',
+  predicate: 'depends_on',
+  object_id: 'payments-api',
+  object_name: 'Payments API',
+  citations: [citation],
+  citation_count: 1,
+  created_at: AT,
+};
+const storesDataIn = {
+  ...dependsOn,
+  id: 'rel_6drrgsbkey3gcydk7yjycq7e2r',
+  subject_id: 'payments-api',
+  subject_name: 'Payments API',
+  predicate: 'stores_data_in',
+  object_id: 'ledger',
+  object_name: 'Ledger',
 };
 
 export const EXAMPLES: Record<string, unknown> = {
@@ -228,6 +385,56 @@ export const EXAMPLES: Record<string, unknown> = {
     grants_revoked: 2,
     sessions_ended: 1,
   },
+  Memory: memory,
+  MemoryWrite: { memory, outcome: 'updated', contradictions: [CONTRADICTION_ID] },
+  MemorySearch: { results: [{ memory, score: 0.83, warning: null }], searched_memories: 1240 },
+  MemoryFeedbackResult: { updated: [{ namespace: 'knowledge', key: 'services/checkout', worked: 4, failed: 0 }], missing: [] },
+  Contradiction: {
+    id: CONTRADICTION_ID,
+    kind: 'contradiction',
+    status: 'resolved',
+    text: 'One memory says Checkout calls the Payments API synchronously; the other that Checkout queues payments while the Payments API is down.',
+    memories: ['knowledge/services/checkout', 'knowledge/runbooks/payments-outage'],
+    entities: [],
+    resolution: RESOLUTION,
+    created_at: LATER,
+  },
+  OpenQuestion: {
+    id: 'q_o5xajvd4xvyu2omel2ez',
+    kind: 'question',
+    status: 'open',
+    text: 'Which team owns the Ledger?',
+    memories: ['knowledge/services/checkout'],
+    entities: ['Ledger'],
+    resolution: '',
+    created_at: LATER,
+  },
+  Entity: paymentsApi,
+  EntityDetail: { ...paymentsApi, outgoing: [storesDataIn], incoming: [dependsOn], outgoing_total: 1, incoming_total: 1 },
+  EntityMatches: { matches: [{ entity: paymentsApi, matched: 'Payments API', score: 0.8 }] },
+  MergedEntity: { entity: paymentsApi, moved_relationships: 1 },
+  Relationship: dependsOn,
+  EntityPaths: {
+    from: checkout,
+    to: ledger,
+    paths: [
+      {
+        entity_ids: ['checkout', 'payments-api', 'ledger'],
+        steps: [
+          { relationship: dependsOn, reversed: false },
+          { relationship: storesDataIn, reversed: false },
+        ],
+      },
+    ],
+    truncated: false,
+  },
+  AffectedEntities: {
+    root: paymentsApi,
+    direction: 'impact',
+    predicates: ['depends_on', 'calls', 'runs_on', 'deployed_to', 'stores_data_in', 'part_of'],
+    affected: [{ entity: checkout, depth: 1, path: [{ relationship: dependsOn, reversed: true }] }],
+    truncated: false,
+  },
   UpdateUser: { name: 'Ada King' },
   DeleteUser: { confirm: 'ada@example.com' },
   CreateOrganization: { name: 'Acme Research', slug: 'acme-research' },
@@ -249,6 +456,50 @@ export const EXAMPLES: Record<string, unknown> = {
     cancel_url: 'https://app.example.com/billing',
   },
   ...REGISTRY_EXAMPLES,
+  CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
+  UpdateMemory: { ...memoryFields, expected_version: 1 },
+  MemoryFeedback: {
+    outcome: 'worked',
+    memories: [{ namespace: 'knowledge', key: 'services/checkout' }],
+    note: 'Traced a failed order with it.',
+  },
+  ResolveItem: { status: 'resolved', resolution: RESOLUTION },
+  UpdateEntity: { aliases: ['PGW', 'Payments'], description: 'Takes the card payment of every order.' },
+  MergeEntities: { source_entity_id: 'payments' },
+  AssertRelationship: {
+    subject: 'Checkout',
+    predicate: 'depends_on',
+    object: 'Payments API',
+    memory: { namespace: 'knowledge', key: 'services/checkout' },
+  },
+  Thread: thread,
+  ThreadMessage: threadMessage,
+  CreateThread: { title: 'Checkout latency above 2 s since 09:40', message: 'What changed around 09:35?' },
+  UpdateThread: { status: 'resolved' },
+  PostThreadMessage: { content: 'The deploy at 09:35 changed the payment client timeout.' },
+  Run: run,
+  RunStep: runStep,
+  CreateRun: { executor: 'llm', instructions: 'Find the cause and propose a fix.', timeout_seconds: 900 },
+  CancelRun: { reason: 'resolved by hand' },
+  ClaimRun: { agent_id: 'oncall-bot@host-7', lease_seconds: 120 },
+  ClaimedRun: {
+    run: {
+      ...run,
+      status: 'running',
+      executor: 'external',
+      agent_id: 'oncall-bot@host-7',
+      lease_expires_at: LATER,
+      output: '',
+      step_count: 0,
+      finished_at: null,
+    },
+    lease_id: LEASE,
+    steps: [],
+    messages: [threadMessage],
+  },
+  RunHeartbeat: { lease_id: LEASE, lease_seconds: 120 },
+  ReportRunStep: { lease_id: LEASE, kind: 'tool_call', name: 'grafana/query', ok: true, arguments: { q: 'p99' }, result: { value: 2.3 } },
+  CompleteRun: { lease_id: LEASE, status: 'succeeded', output: 'The 09:35 deploy lowered the timeout.' },
 };
 
 /**

@@ -63,20 +63,7 @@ export const EntitySchema = z
     created_at: z.string().nullable(),
     updated_at: z.string().nullable(),
   })
-  .meta({
-    title: 'Entity',
-    example: {
-      id: 'payments-api',
-      name: 'Payments API',
-      kind: 'service',
-      aliases: ['PGW'],
-      description: '',
-      version: 2,
-      relationship_count: 3,
-      created_at: '2026-11-20T09:14:00.000Z',
-      updated_at: '2026-11-21T10:00:00.000Z',
-    },
-  });
+  .meta({ title: 'Entity' });
 
 const CitationSchema = z
   .object({
@@ -245,7 +232,7 @@ const UpdateEntitySchema = z
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { error: 'give name, kind, aliases or description' })
-  .meta({ title: 'UpdateEntity', example: { kind: 'service', aliases: ['PGW', 'payments gateway'] } });
+  .meta({ title: 'UpdateEntity' });
 
 function updateEntityRoute({ ctx, limit }: RouteDeps): RestRoute {
   return {
@@ -280,10 +267,7 @@ function updateEntityRoute({ ctx, limit }: RouteDeps): RestRoute {
   };
 }
 
-const MergeSchema = z
-  .object({ source_entity_id: EntityId })
-  .strict()
-  .meta({ title: 'MergeEntities', example: { source_entity_id: 'payments' } });
+const MergeSchema = z.object({ source_entity_id: EntityId }).strict().meta({ title: 'MergeEntities' });
 
 function mergeEntitiesRoute({ ctx, limit }: RouteDeps): RestRoute {
   const Merged = z.object({ entity: EntitySchema, moved_relationships: z.int() }).meta({ title: 'MergedEntity' });
@@ -374,15 +358,7 @@ const AssertSchema = z
     memory: z.object({ namespace: NamespaceName, key: MemoryKey }).strict(),
   })
   .strict()
-  .meta({
-    title: 'AssertRelationship',
-    example: {
-      subject: 'Checkout',
-      predicate: 'depends_on',
-      object: 'Payments API',
-      memory: { namespace: 'knowledge', key: 'services/checkout' },
-    },
-  });
+  .meta({ title: 'AssertRelationship' });
 
 function assertRelationshipRoute({ ctx, limit }: RouteDeps): RestRoute {
   return {

@@ -9,6 +9,7 @@ import { Router, type RouteContext } from '../http/router.ts';
 import { SCOPES } from '../oauth/provider.ts';
 import { machineScope, rolesAllowed } from './access.ts';
 import { createAuthenticator } from './auth.ts';
+import { createDashboardCors } from './cors.ts';
 import { exampleFor, EXAMPLES } from './examples.ts';
 import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
@@ -156,6 +157,7 @@ export function createApiSurface(ctx: AppContext): Surface {
   return {
     name: 'api',
     router,
+    before: createDashboardCors(new URL(ctx.config.publicUrls.web).origin),
     close: () => deletion.worker.stop(),
     notFound(c) {
       sendProblem(c.res, { type: problemType(404), title: 'Not Found', status: 404, detail: `No route for ${c.path}`, instance: c.path });

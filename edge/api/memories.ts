@@ -41,7 +41,7 @@ const NamespaceName = z.enum(['knowledge', 'episodes']).meta({ description: 'kno
 const Key = z
   .string()
   .regex(/^[A-Za-z0-9._:/-]{1,200}$/, { error: 'must be a memory key (1-200 of A-Z a-z 0-9 . _ : / -)' })
-  .meta({ example: 'deploy/api-steps' });
+  .meta({ example: 'services/checkout' });
 const memoryParams = z.object({ organization_id: OrganizationId, namespace: NamespaceName, key: Key });
 const nsEnum = (n: 'knowledge' | 'episodes') => (n === 'knowledge' ? Namespace.KNOWLEDGE : Namespace.EPISODES);
 const nsName = (n: Namespace) => (n === Namespace.EPISODES ? 'episodes' : 'knowledge');
@@ -62,24 +62,7 @@ export const MemorySchema = z
     supersedes: z.string().nullable(),
     superseded_by: z.string().nullable(),
   })
-  .meta({
-    title: 'Memory',
-    example: {
-      namespace: 'knowledge',
-      key: 'deploy/api-steps',
-      title: 'How we deploy the API',
-      content: 'Run the release pipeline, wait for canary checks, promote.',
-      tags: ['ops'],
-      entities: ['API'],
-      version: 3,
-      created_at: '2026-11-20T09:14:00.000Z',
-      updated_at: '2026-11-22T10:00:00.000Z',
-      written_by: { client_id: 'mindgate-api', user_id: 'usr_3hT9', client_name: 'Mindgate dashboard' },
-      feedback: { worked: 4, failed: 0 },
-      supersedes: null,
-      superseded_by: null,
-    },
-  });
+  .meta({ title: 'Memory' });
 
 const ref = (r: { namespace: Namespace; key: string } | undefined) => (r ? `${nsName(r.namespace)}/${r.key}` : null);
 const memoryJson = (m: Memory) => ({
@@ -124,22 +107,14 @@ const Fields = {
 const CreateMemorySchema = z
   .object({ namespace: NamespaceName, key: Key, ...Fields })
   .strict()
-  .meta({
-    title: 'CreateMemory',
-    example: {
-      namespace: 'knowledge',
-      key: 'services/checkout',
-      content: 'Checkout depends on the Payments API.',
-      entities: ['Checkout', 'Payments API'],
-    },
-  });
+  .meta({ title: 'CreateMemory' });
 const UpdateMemorySchema = z
   .object({
     ...Fields,
     expected_version: z.int().min(1).meta({ description: 'The version you read: the update applies only to it (412 otherwise).' }),
   })
   .strict()
-  .meta({ title: 'UpdateMemory', example: { content: 'Checkout depends on the Payments API and Ledger.', expected_version: 1 } });
+  .meta({ title: 'UpdateMemory' });
 const WriteResult = z.object({ memory: MemorySchema, outcome: z.string(), contradictions: z.array(z.string()) }).meta({
   title: 'MemoryWrite',
   description: 'outcome: created, updated or unchanged; contradictions: ids of contradictions the write opened.',
@@ -364,10 +339,7 @@ const FeedbackSchema = z
     note: z.string().max(1_000).optional(),
   })
   .strict()
-  .meta({
-    title: 'MemoryFeedback',
-    example: { outcome: 'failed', memories: [{ namespace: 'knowledge', key: 'deploy/api-steps' }], note: 'the canary step is gone' },
-  });
+  .meta({ title: 'MemoryFeedback' });
 
 function feedbackRoute({ ctx, limit }: RouteDeps): RestRoute {
   const Result = z
@@ -412,21 +384,22 @@ function feedbackRoute({ ctx, limit }: RouteDeps): RestRoute {
 }
 
 const STATUS = ['unspecified', 'open', 'resolved', 'dismissed', 'obsolete'];
-const ItemSchema = z
-  .object({
-    id: z.string(),
-    kind: z.string(),
-    status: z.string(),
-    text: z.string(),
-    memories: z.array(z.string()),
-    entities: z.array(z.string()),
-    resolution: z.string(),
-    created_at: z.string().nullable(),
-  })
-  .meta({
-    title: 'MemoryItem',
-    description: 'A contradiction (text: why the memories disagree) or an open question (text: the question).',
-  });
+const ItemSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  status: z.string(),
+  text: z.string(),
+  memories: z.array(z.string()),
+  entities: z.array(z.string()),
+  resolution: z.string(),
+  created_at: z.string().nullable(),
+});
+// One shape for both kinds; each kind's routes title it (Contradiction, OpenQuestion), so that the
+// OpenAPI document shows each with an example of its own kind.
+const ITEM_DESCRIPTION = {
+  contradictions: 'A contradiction between memories (text: why they disagree).',
+  questions: 'An open question (text: the question).',
+};
 const contradictionJson = (x: Contradiction) => ({
   id: x.id,
   kind: 'contradiction',
@@ -451,13 +424,14 @@ const questionJson = (x: OpenQuestion) => ({
 const ResolveSchema = z
   .object({ status: z.enum(['resolved', 'dismissed']), resolution: z.string().trim().min(1, { error: 'must not be empty' }).max(2_000) })
   .strict()
-  .meta({
-    title: 'ResolveItem',
-    example: { status: 'resolved', resolution: 'The 45-minute figure is current; the other memory was updated.' },
-  });
+  .meta({ title: 'ResolveItem' });
 
 function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questions'): RestRoute[] {
   const one = kind === 'contradictions' ? 'Contradiction' : 'Question';
+  const Item = ItemSchema.meta({
+    title: kind === 'contradictions' ? 'Contradiction' : 'OpenQuestion',
+    description: ITEM_DESCRIPTION[kind],
+  });
   const Id = z
     .string()
     .regex(kind === 'contradictions' ? /^ctr_[a-z2-7]{20}$/ : /^q_[a-z2-7]{20}$/, { error: `must be a ${one.toLowerCase()} id` });
@@ -484,7 +458,7 @@ function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questio
     summary: `Get a ${one.toLowerCase()}`,
     tags,
     params,
-    responses: { '200': json(ItemSchema, `The ${one.toLowerCase()}.`), ...errors, '404': 'NotFound' },
+    responses: { '200': json(Item, `The ${one.toLowerCase()}.`), ...errors, '404': 'NotFound' },
     handler: async (c) => {
       const item = await read(c, c.input.params.organization_id, idOf(c));
       if (!item) throw new NotFoundError(`${one.toLowerCase()} ${idOf(c)} does not exist`);
@@ -501,7 +475,7 @@ function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questio
       tags,
       params,
       responses: {
-        '200': json(ItemSchema, `The ${one.toLowerCase()} as stored.`),
+        '200': json(Item, `The ${one.toLowerCase()} as stored.`),
         ...errors,
         '404': 'NotFound',
         '412': 'PreconditionFailed',

@@ -20,6 +20,9 @@ import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
+import { threadRoutes } from './threads.ts';
+import { runRoutes } from './runs.ts';
+import { runLeaseRoutes } from './run-leases.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
 import { memoryRoutes } from './memories.ts';
@@ -158,6 +161,9 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...gatewayKeyRoutes(deps),
     ...integrationRoutes(deps),
     ...userRoutes(deps),
+    ...threadRoutes(deps),
+    ...runLeaseRoutes(deps),
+    ...runRoutes(deps),
     ...billingSubscriptionRoutes(deps),
     ...billingCheckoutRoutes(deps),
     ...billingInvoiceRoutes(deps),

@@ -52,7 +52,7 @@ export const RECALL_CONTEXT_TOOL = {
     keys: z.array(refSchema).optional().describe('memories you know you need'),
     namespaces: z.array(namespaceSchema).optional().describe('default both'),
     token_budget: z.number().int().min(200).max(20_000).optional().describe('default 2000'),
-    limit: z.number().int().min(1).max(50).optional().describe('memories at most, default 12'),
+    limit: z.number().int().min(1).max(50).optional().describe('default 12'),
     after: isoTime.optional().describe('event time ≥'),
     before: isoTime.optional().describe('event time <'),
   }),
@@ -80,8 +80,8 @@ export const SEARCH_MEMORIES_TOOL = {
     limit: z.number().int().min(1).max(50).optional().describe('default 10'),
     tags: z.array(z.string()).optional().describe('all required'),
     entities: names.optional().describe('any of'),
-    updated_after: isoTime.optional().describe('ISO 8601'),
-    updated_before: isoTime.optional().describe('ISO 8601'),
+    updated_after: isoTime.optional(),
+    updated_before: isoTime.optional(),
     after: isoTime.optional().describe('event time ≥'),
     before: isoTime.optional().describe('event time <'),
     token_budget: z.number().int().min(100).max(50_000).optional(),
@@ -94,7 +94,7 @@ export const FETCH_MEMORIES_TOOL = {
   title: 'Fetch memories, contradictions or questions',
   description: 'Read whole memories by key (with their namespace), or contradictions (ctr_…) and questions (q_…) by id.',
   inputSchema: z.object({
-    namespace: namespaceSchema.optional().describe('of the keys'),
+    namespace: namespaceSchema.optional(),
     keys: z.array(keySchema).optional(),
     ids: z.array(z.string()).optional(),
   }),
@@ -125,6 +125,9 @@ export const WRITE_ITEM_SCHEMA = z.object({
   allow_duplicate: z.boolean().optional(),
 });
 
+/** One relationship a write states (manage_memories `relationships`), checked by the handler. */
+export const RELATIONSHIP_SCHEMA = z.object({ subject: z.string(), predicate: z.string(), object: z.string() }).strict();
+
 export const MANAGE_MEMORIES_TOOL = {
   title: 'Write memories; flag and resolve contradictions and questions',
   description:
@@ -143,19 +146,17 @@ export const MANAGE_MEMORIES_TOOL = {
     tags: z.array(z.string()).optional(),
     entities: names.optional(),
     event_time: isoTime.optional().describe('when it happened (default now)'),
-    expected_version: z.number().int().min(0).optional().describe('version you read (update, delete)'),
+    expected_version: z.number().int().min(0).optional(),
     supersedes: refSchema.optional().describe('the memory this write corrects'),
     allow_duplicate: z.boolean().optional(),
-    relationships: z
-      .array(z.object({ subject: z.string(), predicate: z.string(), object: z.string() }))
-      .optional()
-      .describe('e.g. {subject:"Checkout",predicate:"depends_on",object:"Payments API"}'),
+    // Listed loosely (fewer tokens); the handler checks each against RELATIONSHIP_SCHEMA.
+    relationships: z.array(z.record(z.string(), z.string())).optional().describe('{subject,predicate,object}'),
     memories: z.array(refSchema).optional().describe('flag_contradiction (2+), ask_question'),
     reason: z.string().optional(),
     question: z.string().optional(),
     id: z.string().optional(),
-    status: choice(['resolved', 'dismissed'], 'resolved = settled, dismissed = not real').optional(),
-    resolution: z.string().optional().describe('how it was settled, or the answer'),
+    status: choice(['resolved', 'dismissed'], 'dismissed = not real').optional(),
+    resolution: z.string().optional().describe('or the answer'),
     items: z.array(z.record(z.string(), z.unknown())).max(100).optional().describe('several memories: create/update fields each'),
   }),
   outputSchema: z.object({

@@ -3,7 +3,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ItemStatus, type PutMemoryResponse, WriteOutcome } from '../../gen/mindgate/brain/v1/brain_pb.js';
-import type { ManageMemoriesArgs } from './brain-tool-definitions.ts';
+import { type ManageMemoriesArgs, RELATIONSHIP_SCHEMA } from './brain-tool-definitions.ts';
 import {
   contradictionJson,
   duplicateJson,
@@ -36,6 +36,8 @@ function refusedWrite(args: ManageMemoriesArgs): CallToolResult | undefined {
     return toolError('update needs expected_version >= 1; use create for a new key.');
   const eventTime = isoArgument('event_time', args.event_time);
   if (typeof eventTime === 'object') return eventTime;
+  const bad = (args.relationships ?? []).findIndex((r) => !RELATIONSHIP_SCHEMA.safeParse(r).success);
+  if (bad >= 0) return toolError(`relationships[${bad}] must be {subject, predicate, object}, each a string, and nothing else.`);
   return undefined;
 }
 
@@ -120,7 +122,7 @@ function write({ brain, organizationId, source }: BrainToolContext, args: Manage
     allowDuplicate: args.allow_duplicate ?? false,
     supersedes: args.supersedes ? toRef(args.supersedes) : undefined,
     eventTime: args.event_time === undefined ? undefined : toTimestamp(Date.parse(args.event_time)),
-    relationships: args.relationships ?? [],
+    relationships: (args.relationships ?? []).map((r) => RELATIONSHIP_SCHEMA.parse(r)),
   });
 }
 

@@ -9,6 +9,7 @@ import { sendJson, sendProblem } from '../http/respond.ts';
 import type { RouteContext } from '../http/router.ts';
 import { Router } from '../http/router.ts';
 import { toHttpError } from '../errors.ts';
+import { mountDashboard } from '../dashboard/index.ts';
 import { createWebApiRoutes, isApiPath, resolveApiAlias } from './api.ts';
 import { registerCheckoutPages } from './checkout-page.ts';
 import { loadContent } from './content.ts';
@@ -99,6 +100,7 @@ export async function createWebSurface(ctx: AppContext): Promise<Surface> {
 
   const router = new Router();
   router.get('/health', ({ res }) => sendJson(res, 200, { status: 'ok', service: 'web' }));
+  await mountDashboard(router, ctx, logger);
   mountApiRoutes(router, apiRoutes, {
     onInvalid: sendInvalid,
     baseUrl,

@@ -1,5 +1,6 @@
-// The agents service: agents, and identity — users (accounts and how they sign in),
-// organizations and their members, teams, invitations, API keys and the audit log. One process
+// The agents service: agents, their investigations (threads and runs), and identity — users
+// (accounts and how they sign in), organizations and their members, teams, invitations, API keys
+// and the audit log. One process
 // owns all of these collections; the edge reaches them only through the services below.
 import type { ConnectRouter } from '@connectrpc/connect';
 import { AgentsService } from '../../gen/mindgate/agents/v1/agents_pb.js';
@@ -9,6 +10,8 @@ import { TeamsService } from '../../gen/mindgate/agents/v1/teams_pb.js';
 import { ApiKeysService } from '../../gen/mindgate/agents/v1/api_keys_pb.js';
 import { OrganizationsService } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import { UsersService } from '../../gen/mindgate/agents/v1/users_pb.js';
+import { RunsService } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { ThreadsService } from '../../gen/mindgate/agents/v1/threads_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
 import type { ServiceDeps } from '../modules.ts';
 import { withMemberLimit } from './handlers/member-limit.ts';
@@ -66,6 +69,30 @@ import { authenticateUser, createUser, getUser, updateUser, type UsersContext } 
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
 import { gatewayModule } from './gateway-module.ts';
+import {
+  createThread,
+  getThread,
+  listMessages,
+  listThreads,
+  postMessage,
+  updateThread,
+  type CounterRecord,
+  type MessageRecord,
+  type ThreadRecord,
+  type ThreadsContext,
+} from './handlers/threads.ts';
+import {
+  cancelRun,
+  createRun,
+  getRun,
+  listRuns,
+  listSteps,
+  retryRun,
+  type RunRecord,
+  type RunsContext,
+  type StepRecord,
+} from './handlers/runs.ts';
+import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
 
@@ -77,6 +104,7 @@ interface Contexts {
   teams: TeamsContext;
   keys: ApiKeysContext;
   users: UsersContext;
+  runs: RunsContext;
   deletion: OrganizationDeletionContext;
 }
 
@@ -125,8 +153,11 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     teams: teams.teams,
     now,
   };
-  // What an organization's deletion purges: team members before teams and memberships, the audit log last.
-  const owned = [teamMembers, teams.teams, invitations.invitations, orgs.memberships, agents.agents, audit.events];
+  // What an organization's deletion purges: investigations (steps before their runs, messages
+  // before their threads), team members before teams and memberships, the audit log last.
+  const runs = openRuns(stores, now);
+  const investigations = [runs.steps, runs.runs, runs.threads.messages, runs.threads.counters, runs.threads.threads];
+  const owned = [...investigations, teamMembers, teams.teams, invitations.invitations, orgs.memberships, agents.agents, audit.events];
   const deletion: OrganizationDeletionContext = {
     organizations: orgs.organizations as RecordCollection<RecordDoc>,
     apiKeys: keys.apiKeys as RecordCollection<RecordDoc>,
@@ -140,8 +171,62 @@ function openContexts(stores: Stores, config: ModuleConfig, now: () => number): 
     teams,
     keys,
     users: openUsers(stores, config, orgs, now),
+    runs,
     deletion,
   };
+}
+
+/** Investigations: threads, their messages, and the runs working on them with their steps. */
+function openRuns(stores: Stores, now: () => number): RunsContext {
+  const records = stores.records;
+  const threads: ThreadsContext = {
+    threads: records.collection<ThreadRecord>('threads', {
+      indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'status', 'createdAt'] }],
+    }),
+    messages: records.collection<MessageRecord>('thread_messages', {
+      indexes: [{ fields: ['threadId', 'seq'] }, { fields: ['organizationId'] }],
+    }),
+    counters: records.collection<CounterRecord>('thread_message_counters', { indexes: [{ fields: ['organizationId'] }] }),
+    now,
+  };
+  return {
+    runs: records.collection<RunRecord>('runs', {
+      indexes: [
+        { fields: ['executor', 'dueAt'] },
+        { fields: ['executor', 'organizationId', 'dueAt'] },
+        { fields: ['organizationId', 'createdAt'] },
+        { fields: ['organizationId', 'threadId', 'createdAt'] },
+        { fields: ['organizationId', 'status', 'createdAt'] },
+      ],
+    }),
+    steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }, { fields: ['organizationId'] }] }),
+    threads,
+    now,
+  };
+}
+
+function investigationRoutes(router: ConnectRouter, c: Contexts): void {
+  const t = c.runs.threads;
+  router.service(ThreadsService, {
+    createThread: (req) => createThread(t, req),
+    getThread: (req) => getThread(t, req),
+    listThreads: (req) => listThreads(t, req),
+    updateThread: (req) => updateThread(t, req),
+    postMessage: (req) => postMessage(t, req),
+    listMessages: (req) => listMessages(t, req),
+  });
+  router.service(RunsService, {
+    createRun: (req) => createRun(c.runs, req),
+    getRun: (req) => getRun(c.runs, req),
+    listRuns: (req) => listRuns(c.runs, req),
+    cancelRun: (req) => cancelRun(c.runs, req),
+    retryRun: (req) => retryRun(c.runs, req),
+    claimRun: (req) => claimRun(c.runs, req),
+    heartbeatRun: (req) => heartbeatRun(c.runs, req),
+    reportStep: (req) => reportStep(c.runs, req),
+    completeRun: (req) => completeRun(c.runs, req),
+    listSteps: (req) => listSteps(c.runs, req),
+  });
 }
 
 /** The account collections, under the names the authorization server gave them when it wrote them itself. */
@@ -250,11 +335,14 @@ export function createAgentsModule(
       InvitationsService,
       TeamsService,
       ...gateway.services,
+      ThreadsService,
+      RunsService,
     ],
     routes: (router) => {
       gateway.routes(router);
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
+      investigationRoutes(router, contexts);
     },
     // Only the records store: this service keeps no vectors.
     probe: () => stores.probe(['records']),

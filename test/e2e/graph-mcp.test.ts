@@ -126,6 +126,12 @@ describe('entity-graph tools over MCP', () => {
     });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('relationships[0].subject');
+    const malformed = await client.callTool({
+      name: 'manage_memories',
+      arguments: { action: 'create', namespace: 'knowledge', key: 'teams/y', content: 'y', relationships: [{ subject: 'A', calls: 'B' }] },
+    });
+    expect(malformed.isError).toBe(true);
+    expect(text(malformed)).toContain('relationships[0] must be {subject, predicate, object}');
     await client.close();
   });
 

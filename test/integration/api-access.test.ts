@@ -27,6 +27,8 @@ const FILL: Record<string, string> = {
   server_id: 'mcs_nothing',
   integration: 'nothing',
   key_id_gateway: 'gk0000000000000000',
+  thread_id: 'thr_nothing',
+  run_id: 'run_nothing',
   checkout_id: 'chk_nothingnothingnothingnot',
   entity_id: 'no-such-entity',
   relationship_id: 'rel_aaaaaaaaaaaaaaaaaaaaaaaaaa',

@@ -95,7 +95,9 @@ describe('refused credentials', () => {
     const cheaper = Buffer.from(canonicalize({ amount: '1', currency: 'usd', recipient: 'us' })!).toString('base64url');
     await expectProblem(await post(pay({ ...c, request: cheaper })), 402, 'invalid-challenge');
     await expectProblem(await post(pay({ ...c, expires: new Date(now() + 3_600_000).toISOString() })), 402, 'invalid-challenge');
-    await expectProblem(await post(pay({ ...c, id: `${c.id.slice(0, -1)}A` })), 402, 'invalid-challenge');
+    // One character changed where every bit counts (the last one of base64url carries padding bits).
+    const forged = `${c.id.slice(0, 5)}${c.id[5] === 'A' ? 'B' : 'A'}${c.id.slice(6)}`;
+    await expectProblem(await post(pay({ ...c, id: forged })), 402, 'invalid-challenge');
     await expectProblem(await post('Payment not-base64url!'), 402, 'malformed-credential');
     await expectProblem(await post(`Payment ${Buffer.from('{"payload":{}}').toString('base64url')}`), 402, 'malformed-credential');
     await expectProblem(await post(pay({ ...c, method: 'bitcoin' })), 400, 'method-unsupported');

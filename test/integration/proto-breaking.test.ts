@@ -53,7 +53,7 @@ function change(dir: string, from: string, to: string, message: string): void {
 const renumber = (dir: string) => change(dir, 'uint64 max_memories = 3;', 'uint64 max_memories = 40;', 'renumber a field');
 const comment = (dir: string) => change(dir, 'message Entitlements {', 'message Entitlements {\n  // More words.', 'comment');
 
-const restore = (dir: string) => change(dir, 'uint64 max_memories = 4;', 'uint64 max_memories = 3;', 'restore the field number');
+const restore = (dir: string) => change(dir, 'uint64 max_memories = 40;', 'uint64 max_memories = 3;', 'restore the field number');
 
 function check(dir: string, env: Record<string, string> = {}) {
   const run = spawnSync('bash', ['scripts/check-proto-breaking.sh'], { cwd: dir, env: { ...gitEnv, ...env }, encoding: 'utf8' });

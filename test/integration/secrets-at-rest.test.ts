@@ -171,9 +171,10 @@ describe('the key-encryption key', () => {
     expect(sealing()).toEqual({ keyId: a.id, resealed: 0 });
     const rotating = await start({ KEY_ENCRYPTION_KEY_FILE: b.file, KEY_ENCRYPTION_KEY_PREVIOUS_FILE: a.file });
     try {
-      // The signing and cookie keys, the confidential client, the gateway's client, and the public
-      // client that signed the user in (no secret, but marked with the key it was written under).
-      expect(sealing()).toEqual({ keyId: b.id, resealed: 5 });
+      // The signing and cookie keys, the confidential client, the gateway's client, the dashboard's
+      // client, and the public client that signed the user in (no secret, but marked with the key
+      // it was written under).
+      expect(sealing()).toEqual({ keyId: b.id, resealed: 6 });
       expect(await (await fetch(`${rotating.ctx.config.publicUrls.auth}/jwks`)).json()).toEqual(jwks);
       expect(await clientCredentials(rotating, client)).toBe(200);
     } finally {

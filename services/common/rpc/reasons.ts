@@ -19,6 +19,12 @@ export const REASONS = {
   signInThrottled: 'sign-in-throttled',
   /** The e-mail address or the password is not correct. */
   invalidCredentials: 'invalid-credentials',
+  /** A run's executor no longer holds its lease (expired and taken over, or the run ended). */
+  leaseLost: 'lease-lost',
+  /** The run has already finished (cancel). */
+  runFinished: 'run-finished',
+  /** The run is still queued or running (retry). */
+  runActive: 'run-active',
   /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */
   planLimit: 'plan-limit',
   /** The subscription is not in a state that allows the change (nothing to cancel, a checkout needed). */

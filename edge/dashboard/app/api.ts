@@ -1,0 +1,77 @@
+// The Agents API as the dashboard calls it: the bearer token from auth.ts, one retry after a
+// refresh when the token has expired, and every failure as an ApiProblem (RFC 9457) that the
+// screens show as it is.
+import { accessToken, refresh } from './auth.ts';
+import type { DashboardSettings } from './settings.ts';
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: { loc: (string | number)[]; msg: string }[];
+}
+
+export class ApiProblem extends Error {
+  readonly problem: ProblemDocument;
+  constructor(problem: ProblemDocument) {
+    super(problem.detail ?? problem.title);
+    this.name = 'ApiProblem';
+    this.problem = problem;
+  }
+}
+
+export interface ApiAnswer<T> {
+  status: number;
+  data: T;
+  etag: string | null;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  ifMatch?: string;
+  /** Sent as Idempotency-Key, so that a retried creation creates nothing twice. */
+  idempotencyKey?: string;
+}
+
+async function problemOf(res: Response): Promise<ApiProblem> {
+  const body = (await res.json().catch(() => undefined)) as Partial<ProblemDocument> | undefined;
+  return new ApiProblem({
+    type: body?.type ?? 'about:blank',
+    title: body?.title ?? res.statusText ?? 'Request failed',
+    status: body?.status ?? res.status,
+    detail: body?.detail,
+    errors: body?.errors,
+  });
+}
+
+export interface Api {
+  call<T>(method: string, path: string, options?: CallOptions): Promise<ApiAnswer<T>>;
+}
+
+export function createApi(settings: DashboardSettings): Api {
+  async function send(method: string, path: string, options: CallOptions): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${accessToken() ?? ''}` };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.ifMatch) headers['if-match'] = options.ifMatch;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    try {
+      return await fetch(`${settings.apiUrl}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
+    } catch {
+      throw new ApiProblem({ type: 'about:blank', title: 'The Agents API could not be reached', status: 0, detail: settings.apiUrl });
+    }
+  }
+  return {
+    async call<T>(method: string, path: string, options: CallOptions = {}) {
+      let res = await send(method, path, options);
+      if (res.status === 401 && (await refresh(settings))) res = await send(method, path, options);
+      if (!res.ok) throw await problemOf(res);
+      const data = res.status === 204 ? undefined : await res.json();
+      return { status: res.status, data: data as T, etag: res.headers.get('etag') };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// The frame of every screen: a skip link, the organization the session acts for with the
+// caller's role, switching organization and signing out, the navigation, and the routed page.
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { AREAS } from './areas.ts';
+import { signIn, signOut } from './auth.ts';
+import { can } from './roles.ts';
+import { useSession } from './session.tsx';
+import { Page } from './ui.tsx';
+
+function NotFound() {
+  return (
+    <Page title="Not found">
+      <p>There is no dashboard page here.</p>
+    </Page>
+  );
+}
+
+function Navigation() {
+  const { settings, organization } = useSession();
+  const { path } = useLocation();
+  return (
+    <nav aria-label="Dashboard">
+      <ul>
+        {AREAS.filter((a) => !a.needs || can(organization.role, a.needs)).map((a) => {
+          const href = `${settings.basePath}${a.path}`;
+          return (
+            <li key={a.path}>
+              <a href={href} aria-current={path === href ? 'page' : undefined}>
+                {a.label}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
+function Header() {
+  const { settings, me, organization, memberships } = useSession();
+  return (
+    <header>
+      <p class="brand">Mindgate</p>
+      <p class="acting">
+        <span>{organization.organization_name}</span> <span class="role">({organization.role})</span>
+      </p>
+      <button
+        type="button"
+        onClick={() => void signIn(settings, settings.basePath)}
+        title={`You belong to ${memberships.length} organization(s); the sign-in asks which one to act for.`}
+      >
+        Switch organization
+      </button>
+      <p class="who">{me.email}</p>
+      <button type="button" onClick={() => void signOut(settings)}>
+        Sign out
+      </button>
+    </header>
+  );
+}
+
+export function Layout() {
+  const { settings } = useSession();
+  return (
+    <LocationProvider>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      <div class="frame">
+        <Navigation />
+        <main id="main" tabIndex={-1}>
+          <Router>
+            {[
+              ...AREAS.map((a) => <Route key={a.path} path={`${settings.basePath}${a.path}`} component={a.page} />),
+              <Route key="404" default component={NotFound} />,
+            ]}
+          </Router>
+        </main>
+      </div>
+    </LocationProvider>
+  );
+}

@@ -1,0 +1,163 @@
+// The Brain's memories, both namespaces: the newest first page by page, or a search ranked as
+// the agents' searches are; members and above write one and delete one (at the version shown,
+// so a memory changed meanwhile is not deleted blindly).
+import { useState } from 'preact/hooks';
+import { can } from '../roles.ts';
+import { useSession } from '../session.tsx';
+import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
+
+interface Memory {
+  namespace: string;
+  key: string;
+  title: string;
+  content: string;
+  tags: string[];
+  version: number;
+  updated_at: string | null;
+  written_by: { client_id: string; user_id: string; client_name: string };
+  feedback: { worked: number; failed: number };
+}
+
+const NAMESPACES = ['knowledge', 'episodes'] as const;
+
+function MemoryCard({ memory, score, onDelete }: { memory: Memory; score?: number; onDelete?: (m: Memory) => void }) {
+  return (
+    <article class="memory" aria-label={memory.title || memory.key}>
+      <h2>{memory.title || memory.key}</h2>
+      <p class="meta">
+        <code>{memory.key}</code> · version {memory.version} · {when(memory.updated_at)} · by {memory.written_by.client_name || 'unknown'}{' '}
+        <code>{memory.written_by.user_id}</code> · worked {memory.feedback.worked}, failed {memory.feedback.failed}
+        {score !== undefined && ` · score ${score.toFixed(3)}`}
+      </p>
+      <p class="content">{memory.content}</p>
+      {memory.tags.length > 0 && <p class="meta">Tags: {memory.tags.join(', ')}</p>}
+      {onDelete && (
+        <button type="button" class="danger" onClick={() => onDelete(memory)}>
+          Delete {memory.key}
+        </button>
+      )}
+    </article>
+  );
+}
+
+function WriteMemory({ path, namespace, after }: { path: string; namespace: string; after: () => void }) {
+  const { api } = useSession();
+  const [key, setKey] = useState('');
+  const [title, setTitle] = useState('');
+  const [content, setContent] = useState('');
+  const action = useAction(after);
+  const write = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await api.call('POST', path, { body: { namespace, key, title, content }, idempotencyKey: crypto.randomUUID() });
+      setKey('');
+      setTitle('');
+      setContent('');
+      return `Memory ${key} written.`;
+    });
+  };
+  return (
+    <details>
+      <summary>Write a memory in {namespace}</summary>
+      <form onSubmit={write} class="stacked-form">
+        <label>
+          Key
+          <input required maxLength={200} value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        </label>
+        <label>
+          Title
+          <input maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+        </label>
+        <label>
+          Content
+          <textarea required rows={4} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Write memory
+        </button>
+      </form>
+      <ProblemAlert problem={action.problem} />
+      <p role="status">{action.notice}</p>
+    </details>
+  );
+}
+
+export function MemoriesPage() {
+  const { api, organization } = useSession();
+  const base = `/organizations/${organization.organization_id}/memories`;
+  const [namespace, setNamespace] = useState<(typeof NAMESPACES)[number]>('knowledge');
+  const [query, setQuery] = useState('');
+  const [searched, setSearched] = useState('');
+  const [version, setVersion] = useState(0);
+  const list = usePaged<Memory>(`${base}?namespace=${namespace}&page_size=20`, 'memories');
+  const search = useResource<{ results: { memory: Memory; score: number }[] }>(
+    searched ? `${base}/search?${new URLSearchParams({ q: searched, namespace, limit: '20' })}` : null,
+    version,
+  );
+  const refresh = () => {
+    list.reload();
+    setVersion((v) => v + 1);
+  };
+  const action = useAction(refresh);
+  const mayWrite = can(organization.role, 'deleteMemory');
+  const remove = (m: Memory) => {
+    if (!confirmed(`Delete the memory ${m.key}? Agents will no longer find it.`)) return;
+    void action.run(async () => {
+      await api.call('DELETE', `${base}/${m.namespace}/${encodeURIComponent(m.key)}?expected_version=${m.version}`);
+      return `Memory ${m.key} deleted.`;
+    });
+  };
+  const onDelete = mayWrite ? remove : undefined;
+
+  return (
+    <Page title="Memories">
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSearched(query.trim());
+        }}
+      >
+        <label>
+          Namespace
+          <select value={namespace} onChange={(e) => setNamespace(e.currentTarget.value as (typeof NAMESPACES)[number])}>
+            {NAMESPACES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Search
+          <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      {mayWrite && <WriteMemory path={base} namespace={namespace} after={refresh} />}
+      <ProblemAlert problem={list.problem ?? search.problem ?? action.problem} />
+      <p role="status">{action.notice}</p>
+      {searched ? (
+        <>
+          <p>
+            Results for “{searched}”, best first.{' '}
+            <button type="button" onClick={() => setSearched('')}>
+              Show all
+            </button>
+          </p>
+          {search.data?.results.map((r) => (
+            <MemoryCard key={r.memory.key} memory={r.memory} score={r.score} onDelete={onDelete} />
+          ))}
+        </>
+      ) : (
+        <>
+          {list.items.map((m) => (
+            <MemoryCard key={m.key} memory={m} onDelete={onDelete} />
+          ))}
+          {!list.loading && list.items.length === 0 && !list.problem && <p>No memories in {namespace} yet.</p>}
+          <MoreButton paged={list} label="More memories" />
+        </>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,171 @@
+// Runs are durable work: the LLM runner lives in edge processes (here real `node edge/main.ts`
+// replicas reaching the agents service and the Brain over gRPC), and the queue with its leases in
+// the agents service's records store. A replica killed (SIGKILL) in the middle of a run leaves it
+// to another, which takes it over when the lease expires and resumes from the recorded steps
+// without doing them again; replicas working the queue side by side never run one run twice.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { startChatServer, type ChatRequest, type ChatReply, type ChatServer } from '../support/chat-server.ts';
+import { startTestPlatform, testEnv, type TestPlatform } from '../support/platform.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const token = 'a-shared-internal-token-of-at-least-32-chars';
+const ORG = 'org_durable1';
+let platform: TestPlatform;
+let model: ChatServer;
+const replicas: { child: ChildProcess; dataDir: string; exited: Promise<unknown> }[] = [];
+/** Threads whose first model call after the Brain answered hangs, once (the replica is killed then). */
+const hangOnce = new Set<string>();
+
+function script(req: ChatRequest): ChatReply {
+  const question = req.messages.find((m) => m.role === 'user')?.content ?? '';
+  const tool = req.messages.find((m) => m.role === 'tool');
+  if (!tool) return { toolCalls: [{ id: `call_${question.length}`, name: 'brain_recall', arguments: { task: question } }] };
+  if (hangOnce.delete(question)) return 'hang';
+  return { content: `Answer to "${question}": ${tool.content}` };
+}
+
+/** Starts an edge replica whose internal services are the test platform's, with the runner on. */
+async function startReplica(): Promise<ChildProcess> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-runner-'));
+  const grpc = platform.grpc;
+  const child = spawn(process.execPath, ['edge/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      ...testEnv(dataDir, { LOG_LEVEL: 'info' }),
+      INTERNAL_TOKEN: token,
+      AGENTS_SERVICE_ADDR: grpc.agents!,
+      BRAIN_SERVICE_ADDR: grpc.brain!,
+      ENTITY_GRAPH_SERVICE_ADDR: grpc['entity-graph']!,
+      BILLING_SERVICE_ADDR: grpc.billing!,
+      LLM_URL: model.url,
+      RUNNER_LEASE_SECONDS: '5',
+      RUNNER_POLL_MS: '100',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  replicas.push({ child, dataDir, exited });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`replica did not start: ${stderr}`)), 90_000);
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.includes('LLM runner started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    exited.then(() => reject(new Error(`replica exited: ${stderr}`)));
+  });
+  return child;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting: ${JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function queueRun(question: string) {
+  const { thread } = await platform.ctx.clients.threads.createThread({
+    organizationId: ORG,
+    title: question,
+    message: question,
+    createdBy: 'usr_test',
+  });
+  const { run } = await platform.ctx.clients.runs.createRun({ organizationId: ORG, threadId: thread!.threadId, createdBy: 'usr_test' });
+  return { threadId: thread!.threadId, runId: run!.runId };
+}
+
+const getRun = (runId: string) => platform.ctx.clients.runs.getRun({ organizationId: ORG, runId }).then((r) => r.run!);
+
+beforeAll(async () => {
+  model = await startChatServer(script);
+  platform = await startTestPlatform({ INTERNAL_TOKEN: token });
+  await platform.ctx.clients.brain.putMemory({
+    organizationId: ORG,
+    namespace: Namespace.KNOWLEDGE,
+    key: 'runbooks/disk-full',
+    title: 'Disk full on the database host',
+    content: 'When the database disk fills, rotate the WAL archive and raise the volume.',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  for (const { child, dataDir, exited } of replicas) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  await platform?.stop();
+  await model?.close();
+});
+
+describe('durable runs', () => {
+  it('survives the kill of the replica running it: another takes it over and resumes without redoing steps', async () => {
+    const first = await startReplica();
+    const question = 'The database disk is full';
+    hangOnce.add(question);
+    const { threadId, runId } = await queueRun(question);
+    // The first replica asked the model, recalled from the Brain, and now waits on the model.
+    const held = await until(
+      () => getRun(runId),
+      (r) => r.stepCount === 2 && model.requests.length === 2,
+    );
+    expect(held).toMatchObject({ status: RunStatus.RUNNING, attempt: 1 });
+    first.kill('SIGKILL');
+    await replicas[0]!.exited;
+
+    await startReplica();
+    const done = await until(
+      () => getRun(runId),
+      (r) => r.status === RunStatus.SUCCEEDED,
+    );
+    expect(done.attempt).toBe(2);
+    expect(done.agentId).not.toBe(held.agentId);
+    expect(done.output).toContain('rotate the WAL archive');
+    const { steps } = await platform.ctx.clients.runs.listSteps({ organizationId: ORG, runId });
+    expect(steps.map((s) => [s.kind, s.attempt])).toEqual([
+      [StepKind.MODEL_CALL, 1],
+      [StepKind.BRAIN_READ, 1],
+      [StepKind.MODEL_CALL, 2],
+    ]);
+    // The takeover replayed the recorded conversation to the model instead of starting over.
+    expect(model.requests).toHaveLength(3);
+    const resumed = model.requests[2]!.messages;
+    expect(resumed.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(resumed[3]!.content).toContain('rotate the WAL archive');
+    const { messages } = await platform.ctx.clients.threads.listMessages({ organizationId: ORG, threadId });
+    expect(messages.map((m) => m.content)).toEqual([question, done.output]);
+  }, 180_000);
+
+  it('never runs a run twice while two replicas work the queue', async () => {
+    await startReplica();
+    const before = model.requests.length;
+    const queued = await Promise.all(Array.from({ length: 8 }, (_, i) => queueRun(`Question number ${i}`)));
+    for (const { runId } of queued) {
+      const run = await until(
+        () => getRun(runId),
+        (r) => r.status === RunStatus.SUCCEEDED,
+      );
+      expect(run.attempt).toBe(1);
+      expect(run.stepCount).toBe(3);
+    }
+    const asked = model.requests.slice(before).map((r) => r.messages.find((m) => m.role === 'user')?.content);
+    // Two model calls per run, no more: no run was worked by both replicas.
+    for (let i = 0; i < 8; i += 1) expect(asked.filter((q) => q === `Question number ${i}`)).toHaveLength(2);
+  }, 180_000);
+});
