@@ -10,6 +10,9 @@ import { AuditService } from '../gen/mindgate/agents/v1/audit_pb.js';
 import { InvitationsService } from '../gen/mindgate/agents/v1/invitations_pb.js';
 import { TeamsService } from '../gen/mindgate/agents/v1/teams_pb.js';
 import { OrganizationsService } from '../gen/mindgate/agents/v1/organizations_pb.js';
+import { GatewayKeysService } from '../gen/mindgate/agents/v1/gateway_keys_pb.js';
+import { GatewayRegistryService } from '../gen/mindgate/agents/v1/gateway_registry_pb.js';
+import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
@@ -46,6 +49,12 @@ export interface ServiceClients {
   invitations: Client<typeof InvitationsService>;
   /** Teams and their members (served by the agents service). */
   teams: Client<typeof TeamsService>;
+  /** MCP servers of the gateway's registry managed through the Agents API (served by the agents service). */
+  mcpServers: Client<typeof McpServersService>;
+  /** The operator's gateway keys (served by the agents service). */
+  gatewayKeys: Client<typeof GatewayKeysService>;
+  /** The versioned registry snapshot each gateway replica polls (served by the agents service). */
+  gatewayRegistry: Client<typeof GatewayRegistryService>;
   /** Investigations: threads and their messages (served by the agents service). */
   threads: Client<typeof ThreadsService>;
   /** Runs on threads, their queue and leases (served by the agents service). */
@@ -121,6 +130,9 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     audit: client(AuditService, 'agents'),
     invitations: client(InvitationsService, 'agents'),
     teams: client(TeamsService, 'agents'),
+    mcpServers: client(McpServersService, 'agents'),
+    gatewayKeys: client(GatewayKeysService, 'agents'),
+    gatewayRegistry: client(GatewayRegistryService, 'agents'),
     threads: client(ThreadsService, 'agents'),
     runs: client(RunsService, 'agents'),
     billing: client(BillingService, 'billing'),

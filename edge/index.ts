@@ -29,6 +29,8 @@ const SURFACES: Record<SurfaceName, (ctx: AppContext) => Surface | Promise<Surfa
         surface.platformClients,
         ctx.logger.child({ component: 'oauth' }),
       );
+      // Servers managed through the Agents API are served from the first request on.
+      await surface.registrySync.ready;
     } catch (err) {
       await surface.close?.();
       throw err;

@@ -41,6 +41,8 @@ export interface Access {
   machines: boolean;
   /** A user below `role` may still call it on themselves (`user_id` in the path is theirs). */
   self?: boolean;
+  /** Only in the operator's organization (OPERATOR_ORGANIZATION_ID): the platform's own settings. */
+  operator?: boolean;
   /**
    * About the caller's own account (`/users/me`), outside any organization: any signed-in user,
    * whatever their role; never a machine.
@@ -54,6 +56,8 @@ const contribute: Access = { role: 'member', machines: true };
 const admin: Access = { role: 'admin', machines: false };
 /** Owner-and-admin work that automation may do too, with an "admin" key (teams, invitations, the audit log). */
 const automatable: Access = { role: 'admin', machines: true };
+/** The operator's own settings (gateway keys): signed-in owners and admins of the operator's organization. */
+const operator: Access = { role: 'admin', machines: false, operator: true };
 /** An investigation's work: members start and steer it, and so may automation with a "write" key. */
 const work: Access = { role: 'member', machines: true };
 /** A signed-in user's own account. */
@@ -99,6 +103,18 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   deleteConfidentialClient: admin,
   listAuditEvents: automatable,
   exportAuditEvents: automatable,
+  listMcpServers: read,
+  getMcpServer: read,
+  createMcpServer: automatable,
+  updateMcpServer: automatable,
+  deleteMcpServer: automatable,
+  testMcpServer: { role: 'member', machines: true },
+  listIntegrations: read,
+  installIntegration: automatable,
+  createGatewayKey: operator,
+  listGatewayKeys: operator,
+  rotateGatewayKey: operator,
+  revokeGatewayKey: operator,
   createThread: work,
   listThreads: read,
   getThread: read,
@@ -219,6 +235,9 @@ export async function authorize(
     return { ...caller, role: null };
   }
   if (caller.organizationId !== route.organizationId) throw new ForbiddenError('these credentials act for another organization');
+  if (access.operator && route.organizationId !== ctx.config.api.operatorOrganizationId) {
+    throw new ForbiddenError("only the operator's organization does this (OPERATOR_ORGANIZATION_ID)");
+  }
   if (caller.kind !== 'user') {
     if (!access.machines) throw new ForbiddenError('API keys and client credentials may not do this: sign in as a user');
     const needed = machineScope(access, route.method);

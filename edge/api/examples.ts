@@ -3,6 +3,8 @@
 // is its item's, in the list envelope). test/integration/api-openapi.test.ts checks that every
 // JSON body of every operation has one and that each one is valid against its schema; the
 // schema fuzzer also sends the request examples.
+import { REGISTRY_EXAMPLES } from './registry-examples.ts';
+
 const ORG = 'org_3hT9xQ2mZr8vKp1L';
 const USER = 'usr_8fJ2kLm4Pq9RsT1v';
 const AT = '2026-03-02T09:30:00.000Z';
@@ -524,6 +526,7 @@ export const EXAMPLES: Record<string, unknown> = {
     success_url: 'https://app.example.com/billing/done',
     cancel_url: 'https://app.example.com/billing',
   },
+  ...REGISTRY_EXAMPLES,
   CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
   UpdateMemory: { ...memoryFields, expected_version: 1 },
   MemoryFeedback: {

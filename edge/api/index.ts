@@ -247,6 +247,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
         api_key_scope: scope,
         self: access.self ?? false,
         user: access.user ?? false,
+        ...(access.operator ? { operator: true } : {}),
       };
       const machines = scope ? `with the ${scope} scope` : 'no';
       const who = access.user

@@ -36,6 +36,9 @@ import { billingSubscriptionRoutes } from './billing-subscription.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
 import { webhookEndpointRoutes } from './webhook-endpoints.ts';
+import { mcpServerRoutes } from './mcp-servers.ts';
+import { gatewayKeyRoutes } from './gateway-keys.ts';
+import { integrationRoutes } from './integrations/routes.ts';
 import {
   errors,
   iso,
@@ -156,6 +159,9 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...invitationRoutes(deps, createInvitationMail(ctx)),
     ...confidentialClientRoutes(deps),
     ...auditRoutes(deps),
+    ...mcpServerRoutes(deps),
+    ...gatewayKeyRoutes(deps),
+    ...integrationRoutes(deps),
     ...userRoutes(deps),
     ...threadRoutes(deps),
     ...runLeaseRoutes(deps),

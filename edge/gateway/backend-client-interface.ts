@@ -3,6 +3,7 @@
 // 502, 503 and 504. Two implementations: backend-client.ts (the gateway's own, the default) and
 // backend-client-undici.ts (undici behind the same port); GATEWAY_BACKEND_CLIENT picks one, and
 // test/integration/gateway-backend-client.test.ts runs the same suite against both.
+import type net from 'node:net';
 import type tls from 'node:tls';
 import type { Readable } from 'node:stream';
 
@@ -54,6 +55,8 @@ export interface BackendClientOptions {
   maxHeadBytes?: number;
   /** Extra TLS options (a private CA, say) for https backends. */
   tls?: tls.ConnectionOptions;
+  /** Resolves the backend's host name (an organization's server: public addresses only, backend-addresses.ts). */
+  lookup?: net.LookupFunction;
 }
 
 export interface BackendRequest {

@@ -53,7 +53,7 @@ export function createUndiciBackendClient(options: BackendClientOptions): Backen
     keepAliveMaxTimeout: keepAliveMs,
     keepAliveTimeoutThreshold: 1_000,
     maxHeaderSize: maxHeadBytes,
-    connect: options.tls ? { ...options.tls } : undefined,
+    connect: options.tls || options.lookup ? { ...options.tls, ...(options.lookup ? { lookup: options.lookup } : {}) } : undefined,
   });
   pool.on('connect', () => open++);
   pool.on('disconnect', () => open--);

@@ -99,6 +99,8 @@ class Pool {
   readonly port: number;
   readonly hostHeader: string;
   readonly tls: tls.ConnectionOptions | undefined;
+  /** Resolves the host name (an organization's server: public addresses only, backend-addresses.ts). */
+  readonly lookup: net.LookupFunction | undefined;
   readonly maxConnections: number;
   readonly connectTimeoutMs: number;
   readonly responseTimeoutMs: number;
@@ -123,6 +125,7 @@ class Pool {
     this.port = Number(url.port) || (this.secure ? 443 : 80);
     this.hostHeader = url.host;
     this.tls = options.tls;
+    this.lookup = options.lookup;
     this.maxConnections = options.connections;
     this.connectTimeoutMs = options.connectTimeoutMs;
     this.responseTimeoutMs = options.responseTimeoutMs;
@@ -288,9 +291,10 @@ class Connection {
           port,
           servername: net.isIP(hostname) ? undefined : hostname,
           ALPNProtocols: ['http/1.1'],
+          lookup: pool.lookup,
           ...pool.tls,
         })
-      : net.connect({ host: hostname, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 30_000 });
+      : net.connect({ host: hostname, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 30_000, lookup: pool.lookup });
     if (secure) this.socket.setNoDelay(true);
     this.socket.once(secure ? 'secureConnect' : 'connect', () => this.connected());
     this.socket.on('data', (chunk: Buffer) => this.received(chunk));

@@ -4,6 +4,15 @@ import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, readBool, readEnum, readInt, readString, type Env } from '../../services/common/config.ts';
+import { RESERVED_SERVER_NAMES, SERVER_NAME_PATTERN } from '../../services/common/gateway-server-names.ts';
+import {
+  hasUpstreamEndpoints,
+  httpUrl,
+  SERVER_FIELDS,
+  UPSTREAM_ENDPOINTS_MESSAGE,
+  UPSTREAM_FIELDS,
+  type UpstreamEntry,
+} from './server-schema.ts';
 
 /** The upstream identity provider behind a server's OAuth facade, and the gateway's client there. */
 export interface UpstreamOAuthConfig {
@@ -50,6 +59,14 @@ export type GatewayServerAuth =
    */
   | { kind: 'external'; authorizationServer: string };
 
+/** Which tools of a server the gateway lets through (tool-policy.ts). */
+export interface ToolPolicyConfig {
+  /** When not empty, only these tools (a name ending with `*` is a prefix). */
+  allow: string[];
+  /** Never these tools. */
+  deny: string[];
+}
+
 export interface GatewayServerConfig {
   name: string;
   /** Backend base URL; undefined when the server is served in-process (see mountLocal). */
@@ -59,6 +76,14 @@ export interface GatewayServerConfig {
   /** Scopes named in challenges and metadata. */
   scopes: string[];
   auth: GatewayServerAuth;
+  /** Tools the gateway filters from tools/list and refuses in tools/call; none when absent. */
+  toolPolicy?: ToolPolicyConfig;
+  /**
+   * Servers managed through the Agents API (managed-servers.ts): their id, the organization that
+   * alone may use them (undefined: shared with every organization), and whether they are enabled.
+   * Servers of the servers file have none of these: they are shared and always enabled.
+   */
+  managed?: { id: string; owner?: string; enabled: boolean };
 }
 
 export interface GatewayConfig {
@@ -66,8 +91,12 @@ export interface GatewayConfig {
   servers: GatewayServerConfig[];
   /** The server the root well-known forms and root /authorize, /token, /register describe. */
   defaultServer: string;
-  /** Operator keys accepted in X-Gateway-Key. */
+  /** Operator keys accepted in X-Gateway-Key (beside those created through the Agents API). */
   keys: string[];
+  /** How often each replica asks the agents service whether the managed registry changed. */
+  registryPollMs: number;
+  /** Organizations' servers may reach loopback, private and link-local addresses (backend-addresses.ts). */
+  allowPrivateBackends: boolean;
   /** HMAC/encryption secrets of the facade (first one signs; all verify). Empty: generated. */
   stateSecrets: string[];
   maxBodyBytes: number;
@@ -91,24 +120,7 @@ export interface GatewayConfig {
 export const BACKEND_CLIENTS = ['builtin', 'undici'] as const;
 export type BackendClientKind = (typeof BACKEND_CLIENTS)[number];
 
-/** Names that routes of the gateway itself occupy at the root. */
-export const RESERVED_SERVER_NAMES = new Set([
-  '.',
-  '..',
-  '.well-known',
-  'health',
-  // The probes every listener answers first (edge/http/probes.ts).
-  'livez',
-  'readyz',
-  'openapi.json',
-  'docs',
-  'authorize',
-  'token',
-  'register',
-  'callback',
-]);
-
-export const SERVER_NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
+export { RESERVED_SERVER_NAMES, SERVER_NAME_PATTERN };
 
 /** The registry without a servers file: just the Brain, served by this platform. */
 export const BRAIN_SERVER: GatewayServerConfig = {
@@ -126,6 +138,8 @@ export function readGatewayConfig(env: Env): GatewayConfig {
     servers,
     defaultServer,
     keys: readList(env, 'GATEWAY_KEYS', 16),
+    registryPollMs: readInt(env, 'GATEWAY_REGISTRY_POLL_MS', 1_000, { min: 50, max: 60_000 }),
+    allowPrivateBackends: readBool(env, 'GATEWAY_ALLOW_PRIVATE_BACKENDS', false),
     stateSecrets: readList(env, 'GATEWAY_STATE_SECRET', 32),
     maxBodyBytes: readInt(env, 'GATEWAY_MAX_BODY_BYTES', 4 * 1_048_576, { min: 1_024, max: 1_073_741_824 }),
     connectTimeoutMs: readInt(env, 'GATEWAY_CONNECT_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
@@ -155,56 +169,25 @@ function readList(env: Env, name: string, minLength: number): string[] {
 
 // --- the servers file --------------------------------------------------------------------------
 
-const httpUrl = z.string().refine((value) => {
-  try {
-    const u = new URL(value);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.hash;
-  } catch {
-    return false;
-  }
-}, 'expected an http(s) URL without credentials or fragment');
-
-const scopeList = z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'invalid scope token'));
-
 const upstreamSchema = z
   .object({
-    issuer: httpUrl.optional(),
-    authorization_endpoint: httpUrl.optional(),
-    token_endpoint: httpUrl.optional(),
-    client_id: z.string().min(1),
+    ...UPSTREAM_FIELDS,
     client_secret: z.string().min(1).optional(),
     client_secret_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .optional(),
-    token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
-    scopes: scopeList.optional(),
-    resource: z.string().min(1).optional(),
-    audience: z.string().min(1).optional(),
-    extra_authorize_params: z.record(z.string(), z.string()).optional(),
   })
   .strict()
-  .refine((u) => u.issuer || (u.authorization_endpoint && u.token_endpoint), {
-    message: 'needs issuer, or both authorization_endpoint and token_endpoint',
-  })
+  .refine(hasUpstreamEndpoints, { message: UPSTREAM_ENDPOINTS_MESSAGE })
   .refine((u) => !(u.client_secret && u.client_secret_env), { message: 'client_secret and client_secret_env are exclusive' });
 
 const serverSchema = z
   .object({
-    name: z
-      .string()
-      .regex(SERVER_NAME_PATTERN, 'must match [A-Za-z0-9._-]+')
-      .refine((n) => !RESERVED_SERVER_NAMES.has(n), 'is reserved by the gateway'),
+    ...SERVER_FIELDS,
     url: httpUrl.optional(),
     local: z.boolean().optional(),
-    mcp_path: z
-      .string()
-      .regex(/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, 'must be a relative path such as "mcp"')
-      .refine((p) => p.split('/').every((seg) => seg !== '.' && seg !== '..'), 'must not contain . or .. segments')
-      .optional(),
-    scopes: scopeList.optional(),
     oauth: upstreamSchema.optional(),
-    authorization_server: z.union([z.literal('platform'), httpUrl]).optional(),
   })
   .strict()
   .refine((s) => Boolean(s.url) !== Boolean(s.local), { message: 'needs exactly one of url or local: true' })
@@ -216,6 +199,48 @@ const fileSchema = z
     servers: z.array(serverSchema).min(1),
   })
   .strict();
+
+/** What an entry of the servers file (or an API body of the same shape) says about authorization. */
+export interface AuthEntry {
+  scopes?: string[];
+  oauth?: UpstreamEntry;
+  authorization_server?: string;
+}
+
+/** The authorization of an entry, with the client secret it names (from the file or the environment). */
+export function authOfEntry(s: AuthEntry, secret: string | undefined, fail: (message: string) => never): GatewayServerAuth {
+  if (s.oauth) {
+    const o = s.oauth;
+    const method = o.token_endpoint_auth_method ?? (secret ? 'client_secret_basic' : 'none');
+    if (method !== 'none' && !secret) fail(`${method} needs client_secret or client_secret_env`);
+    return {
+      kind: 'facade',
+      upstream: {
+        issuer: o.issuer?.replace(/\/+$/, ''),
+        authorizationEndpoint: o.authorization_endpoint,
+        tokenEndpoint: o.token_endpoint,
+        clientId: o.client_id,
+        clientSecret: secret,
+        tokenEndpointAuthMethod: method,
+        scopes: o.scopes ?? s.scopes ?? ['openid', 'profile', 'email', 'offline_access'],
+        resource: o.resource,
+        audience: o.audience,
+        extraAuthorizeParams: o.extra_authorize_params ?? {},
+      },
+    };
+  }
+  if (s.authorization_server === 'platform') return { kind: 'platform' };
+  if (s.authorization_server) {
+    return { kind: 'external', authorizationServer: s.authorization_server.replace(/\/+$/, '') || s.authorization_server };
+  }
+  return { kind: 'none' };
+}
+
+/** The scopes a server names when its entry lists none. */
+export function defaultScopes(auth: GatewayServerAuth): string[] {
+  if (auth.kind === 'facade') return auth.upstream.scopes;
+  return auth.kind === 'none' ? [] : BRAIN_SERVER.scopes;
+}
 
 function readServersFile(file: string, env: Env): { servers: GatewayServerConfig[]; defaultServer: string } {
   const fail = (message: string): never => {
@@ -249,42 +274,19 @@ function readServersFile(file: string, env: Env): { servers: GatewayServerConfig
   for (const [i, s] of doc.servers.entries()) {
     if (seen.has(s.name)) fail(`servers[${i}].name: duplicate server "${s.name}"`);
     seen.add(s.name);
-    let auth: GatewayServerAuth = { kind: 'none' };
-    if (s.oauth) {
-      const o = s.oauth;
-      const method = o.token_endpoint_auth_method ?? (o.client_secret || o.client_secret_env ? 'client_secret_basic' : 'none');
-      let secret = o.client_secret;
-      if (o.client_secret_env) {
-        secret = readString(env, o.client_secret_env);
-        if (!secret) fail(`servers[${i}].oauth.client_secret_env: ${o.client_secret_env} is not set`);
-      }
-      if (method !== 'none' && !secret) fail(`servers[${i}].oauth: ${method} needs client_secret or client_secret_env`);
-      auth = {
-        kind: 'facade',
-        upstream: {
-          issuer: o.issuer?.replace(/\/+$/, ''),
-          authorizationEndpoint: o.authorization_endpoint,
-          tokenEndpoint: o.token_endpoint,
-          clientId: o.client_id,
-          clientSecret: secret,
-          tokenEndpointAuthMethod: method,
-          scopes: o.scopes ?? s.scopes ?? ['openid', 'profile', 'email', 'offline_access'],
-          resource: o.resource,
-          audience: o.audience,
-          extraAuthorizeParams: o.extra_authorize_params ?? {},
-        },
-      };
-    } else if (s.authorization_server === 'platform') {
-      auth = { kind: 'platform' };
-    } else if (s.authorization_server) {
-      auth = { kind: 'external', authorizationServer: s.authorization_server.replace(/\/+$/, '') || s.authorization_server };
+    let secret = s.oauth?.client_secret;
+    if (s.oauth?.client_secret_env) {
+      secret = readString(env, s.oauth.client_secret_env);
+      if (!secret) fail(`servers[${i}].oauth.client_secret_env: ${s.oauth.client_secret_env} is not set`);
     }
+    const auth = authOfEntry(s, secret, (message) => fail(`servers[${i}].oauth: ${message}`));
     servers.push({
       name: s.name,
       url: s.url,
       mcpPath: s.mcp_path ?? 'mcp',
-      scopes: s.scopes ?? (auth.kind === 'facade' ? auth.upstream.scopes : auth.kind === 'none' ? [] : BRAIN_SERVER.scopes),
+      scopes: s.scopes ?? defaultScopes(auth),
       auth,
+      toolPolicy: s.tool_policy && { allow: s.tool_policy.allow ?? [], deny: s.tool_policy.deny ?? [] },
     });
   }
   // The Brain is always there, served by this platform, unless the file describes it itself.

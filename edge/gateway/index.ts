@@ -21,7 +21,11 @@ import { createFacadeCrypto } from './oauth/tokens.ts';
 import { createUpstreamClient, type UpstreamClient } from './oauth/upstream.ts';
 import { buildGatewayOpenApi, GATEWAY_VERSION } from './openapi.ts';
 import { createProxy } from './proxy.ts';
-import { createServerRegistry, type LocalHandler, type ServerRegistry } from './registry.ts';
+import { createGatewayKeyring } from './keyring.ts';
+import { createConnectionTickets } from './connection-test.ts';
+import { createOrganizationAccess } from './organization-access.ts';
+import { createServerRegistry, type LocalHandler, type RegistryChange, type ServerRegistry } from './registry.ts';
+import { startRegistrySync, type RegistrySync } from './registry-sync.ts';
 
 export { GATEWAY_VERSION };
 export type { GatewayAuthMode, GatewayServer, LocalHandler, LocalRequest, ServerRegistry } from './registry.ts';
@@ -39,6 +43,8 @@ export interface GatewaySurface extends Surface {
    * `platform`: the platform registers them at start (edge/index.ts), before the facade is used.
    */
   platformClients: PlatformClient[];
+  /** Polls the servers and keys managed through the Agents API; `ready` once the first poll is applied. */
+  registrySync: RegistrySync;
 }
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
@@ -62,6 +68,24 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
       upstreams.set(server.name, createUpstreamClient(platformUpstream(server, ctx.config.publicUrls.auth, client), ctx.now));
     }
   }
+  // Managed servers come and go: their facade's upstream client follows them.
+  const followUpstreams = (change: RegistryChange) => {
+    for (const name of change.removed) upstreams.delete(name);
+    for (const server of change.updated) {
+      if (server.upstream) upstreams.set(server.name, createUpstreamClient(server.upstream, ctx.now));
+      else upstreams.delete(server.name);
+    }
+  };
+  const keyring = createGatewayKeyring(config.keys, ctx.now);
+  const registrySync = startRegistrySync({
+    client: ctx.clients.gatewayRegistry,
+    registry,
+    keyring,
+    kek: ctx.keyEncryption,
+    intervalMs: config.registryPollMs,
+    logger: logger.child({ component: 'gateway-registry' }),
+    onChange: followUpstreams,
+  });
   const facade: FacadeDeps = {
     registry,
     crypto: createFacadeCrypto(stateSecrets),
@@ -71,7 +95,13 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
     logger,
     now: ctx.now,
   };
-  const proxy = createProxy({ registry, config, publicUrl, logger });
+  const organizations = createOrganizationAccess({
+    apiKeys: ctx.clients.apiKeys,
+    tokens: ctx.tokens,
+    tickets: createConnectionTickets(stateSecrets, ctx.now),
+    now: ctx.now,
+  });
+  const proxy = createProxy({ registry, config, keyring, organizations, publicUrl, logger });
   const openapi = JSON.stringify(buildGatewayOpenApi({ publicUrl, defaultServer: config.defaultServer }));
 
   const router = new Router();
@@ -99,6 +129,7 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
     router,
     registry,
     platformClients,
+    registrySync,
     before: (ctx) => handleCors(ctx) || proxy.tryDirect(ctx),
     notFound: ({ res }) => sendGatewayError(res, 404, 'not_found', 'Not Found'),
     methodNotAllowed: ({ res }, allowed) =>
@@ -113,7 +144,10 @@ export function createGatewaySurface(ctx: AppContext, options: GatewaySurfaceOpt
       if (e.internal) logger.error({ requestId, err }, 'gateway request failed');
       sendGatewayError(res, e.status, e.code, e.message);
     },
-    close: () => registry.close(),
+    close: () => {
+      registrySync.close();
+      return registry.close();
+    },
   };
 }
 

@@ -350,12 +350,19 @@ function proxyPaths(): Doc {
     op(`proxy_${method}`, `Proxy ${method.toUpperCase()} to the backend`, {
       tag: 'Proxy',
       description:
-        "Streams the request to the backend of `server_name` and its response back (SSE event by event). `Authorization` passes through unchanged; `X-Gateway-Key` is the operator alternative and is never forwarded. A backend 401 challenge is rewritten to name the gateway metadata. The platform's own cookies are never forwarded, nor set by a backend; header names with an underscore are dropped. Paths under `/{server_name}/oauth` belong to the OAuth facade and are never proxied (404).",
+        "Streams the request to the backend of `server_name` and its response back (SSE event by event). `Authorization` passes through unchanged; `X-Gateway-Key` is the operator alternative and is never forwarded. A server an organization owns admits only that organization: an API key of it in `X-Api-Key` (removed before forwarding), or, for a server authorized by the platform, a platform token for it naming the organization; the backend gets `X-Gateway-Organization`. A server's tool policy filters `tools/list` results and answers calls of other tools with a JSON-RPC error. A backend 401 challenge is rewritten to name the gateway metadata. The platform's own cookies are never forwarded, nor set by a backend; header names with an underscore are dropped. Paths under `/{server_name}/oauth` belong to the OAuth facade and are never proxied (404).",
       security: [{ BearerToken: [] }, { GatewayKey: [] }],
       parameters: [SERVER_NAME, PATH],
       responses: {
         200: { description: 'The backend response, passed through.' },
-        401: json(ref('GatewayError'), 'No credentials for a server that uses OAuth, or a bad gateway key; carries `WWW-Authenticate`.'),
+        401: json(
+          ref('GatewayError'),
+          'No credentials for a server that uses OAuth (carries `WWW-Authenticate`), a bad gateway key, or no valid credential of the organization that owns the server.',
+        ),
+        403: json(
+          ref('GatewayError'),
+          'The credentials are of another organization than the one that owns the server (`forbidden_organization`).',
+        ),
         404: json(ref('GatewayError'), "Unknown server, a path under `/{server_name}/oauth` (or the backend's own 404, unchanged)."),
         408: json(
           ref('GatewayError'),
@@ -364,6 +371,10 @@ function proxyPaths(): Doc {
         413: json(ref('GatewayError'), 'Body too large.'),
         422: V422,
         502: json(ref('GatewayError'), 'The backend is unreachable.'),
+        503: json(
+          ref('GatewayError'),
+          'The server is disabled (`server_disabled`), or its backend is busy (`backend_busy`, with `Retry-After`).',
+        ),
         504: json(ref('GatewayError'), 'The backend did not answer in time.'),
       },
     });

@@ -4,20 +4,28 @@
 // it arrives, with backpressure both ways (backend-client.ts). This is the hot path: no
 // per-request URL parsing, no stream.pipeline, no logging beyond the listener's one line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { secretsEqual } from '../../services/common/rpc/interceptors.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { RouteContext } from '../http/router.ts';
 import { RequestValidationError, sendValidationError } from '../http/validation.ts';
 import type { GatewayConfig } from './config.ts';
-import type { BackendError, Exchange, ResponseHandler } from './backend-client.ts';
-import { isCorsHeader } from './cors.ts';
-import { setsPlatformCookie, withoutPlatformCookies } from './platform-cookies.ts';
+import type { GatewayKeyring } from './keyring.ts';
+import type { OrganizationAccess } from './organization-access.ts';
+import { Readable } from 'node:stream';
+import { BodyTooLargeError, sendJson } from '../http/respond.ts';
+import { inspectRequest } from './tool-filter.ts';
+import { ToolPolicyHandler, type ToolPolicyRequest } from './tool-policy-handler.ts';
+import { withoutPlatformCookies } from './platform-cookies.ts';
+import { ProxyHandler } from './proxy-handler.ts';
 import { sendGatewayError, serverNameError } from './errors.ts';
-import { buildChallenge, type GatewayAuthMode, type GatewayServer, type ServerRegistry } from './registry.ts';
+import type { GatewayAuthMode, GatewayServer, ServerRegistry } from './registry.ts';
 
 export interface ProxyOptions {
   registry: ServerRegistry;
+  /** Who may use a server an organization owns. */
+  organizations: OrganizationAccess;
   config: GatewayConfig;
+  /** The operator keys accepted in X-Gateway-Key. */
+  keyring: GatewayKeyring;
   /** `{base_url}`: its scheme and host are what X-Forwarded-Proto and -Host announce. */
   publicUrl: string;
   logger: Logger;
@@ -45,6 +53,8 @@ const DROP_REQUEST = new Set([
   'http2-settings',
   'x-gateway-key',
   'x-gateway-authenticated',
+  'x-gateway-organization',
+  'x-mindgate-connection-test',
   'x-request-id',
   'x-forwarded-for',
   'x-forwarded-host',
@@ -108,18 +118,20 @@ export function createProxy(options: ProxyOptions): Proxy {
 /** The proxy's settings, and its steps from a request to the backend exchange. */
 class StreamingProxy {
   private readonly registry: ServerRegistry;
+  private readonly organizations: OrganizationAccess;
   private readonly config: GatewayConfig;
+  private readonly keyring: GatewayKeyring;
   private readonly logger: Logger;
-  private readonly keys: readonly string[];
   private readonly forwardedProto: string;
   private readonly forwardedHost: string;
   private readonly maxBody: number;
 
   constructor(options: ProxyOptions) {
     this.registry = options.registry;
+    this.organizations = options.organizations;
     this.config = options.config;
+    this.keyring = options.keyring;
     this.logger = options.logger;
-    this.keys = options.config.keys;
     const publicUrl = new URL(options.publicUrl);
     this.forwardedProto = publicUrl.protocol.slice(0, -1);
     this.forwardedHost = publicUrl.host;
@@ -127,37 +139,24 @@ class StreamingProxy {
   }
 
   handle(ctx: RouteContext): void {
-    const { req, res } = ctx;
+    const res = ctx.res;
     const name = ctx.params.server;
     const bad = serverNameError(name);
     if (bad) return sendValidationError(res, bad);
     const server = this.registry.get(name);
     if (!server) return unknownServer(res, name);
+    if (!server.enabled) return sendGatewayError(res, 503, 'server_disabled', `Server ${name} is disabled by its owner.`);
 
     // The raw remainder after `/{server}`: '' for `/{server}`, '/' for `/{server}/`.
     const path = ctx.path;
     const slash = path.indexOf('/', 1);
     const rest = slash === -1 ? '' : path.slice(slash);
     if (refusedPath(res, rest)) return;
+    // A server an organization owns admits only that organization, unless an operator key is given.
+    if (server.owner !== undefined && ctx.req.headers['x-gateway-key'] === undefined) return this.admitToOwned(ctx, server, rest);
     const auth = this.authenticate(ctx, server);
     if (auth === undefined) return;
-
-    const q = req.url!.indexOf('?');
-    const search = q === -1 ? '' : req.url!.slice(q);
-    if (server.local) return this.serveLocal(ctx, server, rest, search, auth);
-    if (!server.backend) {
-      return sendGatewayError(res, 503, 'backend_unavailable', `Server ${name} is not available on this gateway.`);
-    }
-    const bodyLength = this.bodyLength(ctx);
-    if (bodyLength === undefined) return;
-    this.forward(ctx, server, rest + search, auth, bodyLength);
-  }
-
-  /** Checks X-Gateway-Key in constant time against every configured key. */
-  private keyIsValid(given: string): boolean {
-    let ok = false;
-    for (const key of this.keys) ok = secretsEqual(given, key) || ok;
-    return ok;
+    this.dispatch(ctx, server, rest, auth, undefined);
   }
 
   /** How the request is authenticated; undefined when it was answered (401) instead. */
@@ -166,7 +165,7 @@ class StreamingProxy {
     const headers = req.headers;
     const key = headers['x-gateway-key'];
     if (key !== undefined) {
-      if (typeof key !== 'string' || this.keys.length === 0 || !this.keyIsValid(key)) {
+      if (typeof key !== 'string' || !this.keyring.any || !this.keyring.isValid(key)) {
         sendGatewayError(
           res,
           401,
@@ -189,6 +188,42 @@ class StreamingProxy {
       return undefined;
     }
     return 'none';
+  }
+
+  /** A server an organization owns: only that organization's credentials (organization-access.ts). */
+  private admitToOwned(ctx: RouteContext, server: GatewayServer, rest: string): void {
+    const { req, res } = ctx;
+    this.organizations
+      .check(req.headers, server)
+      .then((result) => {
+        if (res.destroyed) return;
+        if (!result.ok) return sendGatewayError(res, result.status, result.error, result.detail, result.headers);
+        // The platform's key was for the gateway; the backend gets the organization instead.
+        if (result.via === 'api-key') delete req.headers['x-api-key'];
+        this.dispatch(ctx, server, rest, req.headers.authorization !== undefined ? 'bearer' : 'none', result.organizationId);
+      })
+      .catch((err: unknown) => {
+        this.logger.warn({ requestId: ctx.requestId, server: server.name, err: (err as Error).message }, 'organization check failed');
+        if (!res.headersSent) sendGatewayError(res, 503, 'unavailable', 'The platform could not check the credentials; retry shortly.');
+      });
+  }
+
+  /** An admitted request: to the local handler, or to the backend (through the tool policy, if any). */
+  private dispatch(ctx: RouteContext, server: GatewayServer, rest: string, auth: GatewayAuthMode, organization: string | undefined): void {
+    const { req, res } = ctx;
+    const q = req.url!.indexOf('?');
+    const search = q === -1 ? '' : req.url!.slice(q);
+    if (server.local) return this.serveLocal(ctx, server, rest, search, auth);
+    if (!server.backend) {
+      return sendGatewayError(res, 503, 'backend_unavailable', `Server ${server.name} is not available on this gateway.`);
+    }
+    const bodyLength = this.bodyLength(ctx);
+    if (bodyLength === undefined) return;
+    const mcp = server.toolPolicy !== undefined && rest === server.mcpEndpoint;
+    if (mcp && req.method === 'POST') return this.forwardWithToolPolicy(ctx, server, rest + search, auth, organization);
+    // The MCP endpoint's GET stream may replay a tools/list result: its answer is read too.
+    const policy = mcp ? { denied: [], batch: false, readsAnswer: true } : undefined;
+    this.forward(ctx, server, rest + search, auth, bodyLength, organization, policy);
   }
 
   /** A server the platform serves in this process (the Brain): no backend exchange. */
@@ -225,19 +260,56 @@ class StreamingProxy {
     return headers['transfer-encoding'] !== undefined ? -1 : 0;
   }
 
-  private forward(ctx: RouteContext, server: GatewayServer, pathAndQuery: string, auth: GatewayAuthMode, bodyLength: number): void {
+  /**
+   * A POST to the MCP endpoint of a server with a tool policy: the body is read and checked first;
+   * calls of tools the policy does not allow are answered here and never forwarded.
+   */
+  private forwardWithToolPolicy(
+    ctx: RouteContext,
+    server: GatewayServer,
+    pathAndQuery: string,
+    auth: GatewayAuthMode,
+    organization?: string,
+  ): void {
+    const { req, res } = ctx;
+    collectBody(req, this.maxBody, (err, raw) => {
+      if (res.destroyed) return;
+      if (err) return sendGatewayError(res, 413, 'payload_too_large', err.message, { connection: 'close' });
+      const verdict = inspectRequest(raw!, server.toolPolicy!, server.name);
+      if (verdict.answerAlone) return sendJson(res, 200, verdict.batch ? verdict.denied : verdict.denied[0]);
+      this.forward(ctx, server, pathAndQuery, auth, raw!.length, organization, {
+        body: verdict.body ?? raw!,
+        denied: verdict.denied,
+        batch: verdict.batch,
+        readsAnswer: verdict.readsAnswer,
+      });
+    });
+  }
+
+  private forward(
+    ctx: RouteContext,
+    server: GatewayServer,
+    pathAndQuery: string,
+    auth: GatewayAuthMode,
+    bodyLength: number,
+    organization: string | undefined,
+    policy?: ToolPolicyRequest,
+  ): void {
     const { req, res } = ctx;
     const backend = server.backend!;
     let target = backend.basePath + pathAndQuery;
     if (target.charCodeAt(0) !== 47 /* '/' */) target = `/${target}`;
-    const handler = new ProxyHandler(req, res, server, this.logger, ctx.requestId, req.headers.origin !== undefined);
+    const cors = req.headers.origin !== undefined;
+    const handler = policy?.readsAnswer
+      ? new ToolPolicyHandler(req, res, server, this.logger, ctx.requestId, cors, { ...policy, maxBytes: this.maxBody })
+      : new ProxyHandler(req, res, server, this.logger, ctx.requestId, cors);
     handler.exchange = backend.client.request(
       {
         method: req.method!,
         path: target,
-        headerLines: this.headerLines(ctx, server, auth),
-        body: bodyLength === 0 ? null : req,
-        bodyLength,
+        headerLines: this.headerLines(ctx, server, auth, organization, policy?.readsAnswer === true),
+        body: policy?.body ? Readable.from([policy.body]) : bodyLength === 0 ? null : req,
+        bodyLength: policy?.body ? policy.body.length : bodyLength,
         maxBodyBytes: this.maxBody,
       },
       handler,
@@ -249,8 +321,17 @@ class StreamingProxy {
     });
   }
 
-  /** The header lines the backend gets: the client's end-to-end ones, then the gateway's own. */
-  private headerLines(ctx: RouteContext, server: GatewayServer, auth: GatewayAuthMode): string {
+  /**
+   * The header lines the backend gets: the client's end-to-end ones, then the gateway's own.
+   * An answer the tool policy reads must come unencoded (`readsAnswer`: no Accept-Encoding).
+   */
+  private headerLines(
+    ctx: RouteContext,
+    server: GatewayServer,
+    auth: GatewayAuthMode,
+    organization: string | undefined,
+    readsAnswer: boolean,
+  ): string {
     const req = ctx.req;
     const src = req.headers;
     const connectionTokens = src.connection;
@@ -267,6 +348,7 @@ class StreamingProxy {
     let lines = '';
     for (const name in src) {
       if (DROP_REQUEST.has(name) || named?.has(name) || isUnderscoreName(name)) continue;
+      if (readsAnswer && name === 'accept-encoding') continue;
       let value = src[name]!;
       // The gateway's and the other listeners' cookies are for them, never for a backend.
       if (name === 'cookie') {
@@ -283,6 +365,7 @@ class StreamingProxy {
     lines += `x-forwarded-proto: ${this.forwardedProto}\r\nx-forwarded-host: ${this.forwardedHost}\r\n`;
     lines += `x-forwarded-prefix: ${server.prefix}\r\nx-request-id: ${ctx.requestId}\r\n`;
     if (auth === 'gateway-key') lines += 'x-gateway-authenticated: key\r\n';
+    if (organization !== undefined) lines += `x-gateway-organization: ${organization}\r\n`;
     return lines;
   }
 
@@ -328,138 +411,25 @@ function refusedPath(res: ServerResponse, rest: string): boolean {
   );
   return true;
 }
+/** Reads a request body of at most `limit` bytes (a small JSON-RPC message usually comes in one chunk). */
+function collectBody(req: IncomingMessage, limit: number, done: (err: BodyTooLargeError | undefined, body?: Buffer) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return done(new BodyTooLargeError(limit));
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) return void chunks.push(chunk);
+    req.off('data', onData).off('end', onEnd).resume();
+    done(new BodyTooLargeError(limit));
+  };
+  const onEnd = () => done(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  req.on('data', onData).on('end', onEnd);
+}
 
 export function unknownServer(res: ServerResponse, name: string): void {
   sendGatewayError(res, 404, 'unknown_server', `No MCP server named ${name} is registered on this gateway.`);
-}
-
-/** Relays one backend response to the client, chunk by chunk. */
-class ProxyHandler implements ResponseHandler {
-  exchange: Exchange | undefined;
-  private aborted = false;
-  private readonly req: IncomingMessage;
-  private readonly res: ServerResponse;
-  private readonly server: GatewayServer;
-  private readonly logger: Logger;
-  private readonly requestId: string;
-  private readonly cors: boolean;
-
-  constructor(req: IncomingMessage, res: ServerResponse, server: GatewayServer, logger: Logger, requestId: string, cors: boolean) {
-    this.req = req;
-    this.res = res;
-    this.server = server;
-    this.logger = logger;
-    this.requestId = requestId;
-    this.cors = cors;
-  }
-
-  /** The client went away: the backend request is closed too. */
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.exchange?.abort();
-  }
-
-  onHead(status: number, reason: string, headers: string[]): void {
-    const res = this.res;
-    if (res.destroyed) return this.abort();
-    if ((status === 401 || status === 403) && this.server.usesOAuth) {
-      let challenge: string | undefined;
-      for (let i = headers.length - 2; i >= 0; i -= 2) {
-        if (headers[i] === 'www-authenticate') {
-          challenge = challenge === undefined ? headers[i + 1] : `${headers[i + 1]}, ${challenge}`;
-          headers.splice(i, 2);
-        }
-      }
-      headers.push('www-authenticate', rewriteChallenge(challenge, this.server, status));
-    }
-    // The gateway's CORS headers (set before routing) replace the backend's own, and its
-    // X-Accel-Buffering replaces the backend's (both were sent: `no, no`).
-    // A backend may not set, overwrite or clear the platform's cookies (platform-cookies.ts),
-    // nor wipe the whole site's (Clear-Site-Data: "cookies" would sign the user out of the
-    // authorization server on the same host too).
-    const cors = this.cors;
-    for (let i = headers.length - 2; i >= 0; i -= 2) {
-      const name = headers[i]!;
-      if (
-        name === 'x-accel-buffering' ||
-        name === 'clear-site-data' ||
-        (cors && isCorsHeader(name)) ||
-        (name === 'set-cookie' && setsPlatformCookie(headers[i + 1]!))
-      ) {
-        headers.splice(i, 2);
-      }
-    }
-    headers.push('x-accel-buffering', 'no');
-    res.writeHead(status, reason || undefined, headers);
-    // Headers go out now for streams, so that a client sees the stream open before any event.
-    for (let i = 0; i < headers.length; i += 2) {
-      if (headers[i] === 'content-type') {
-        if (headers[i + 1]!.startsWith('text/event-stream')) res.flushHeaders();
-        break;
-      }
-    }
-  }
-
-  onData(chunk: Buffer, last: boolean): boolean {
-    // The last chunk of a sized body goes out with end(): one write, and less work in Node.
-    if (last) {
-      this.res.end(chunk);
-      return true;
-    }
-    if (this.res.write(chunk)) return true;
-    this.res.once('drain', () => this.exchange?.resume());
-    return false;
-  }
-
-  onEnd(): void {
-    if (!this.res.writableEnded) this.res.end();
-  }
-
-  onError(err: BackendError): void {
-    const res = this.res;
-    if (err.code === 'body_too_large') {
-      if (!res.headersSent) {
-        sendGatewayError(res, 413, 'payload_too_large', 'The request body is too large.', { connection: 'close' });
-      } else {
-        res.destroy();
-      }
-      this.req.resume();
-      return;
-    }
-    if (this.aborted) return;
-    if (res.headersSent) {
-      this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend stream failed');
-      res.destroy();
-      return;
-    }
-    this.logger.warn({ requestId: this.requestId, server: this.server.name, code: err.code, err: err.message }, 'backend request failed');
-    if (err.code === 'queue_timeout') {
-      // Every connection to the backend is busy: a short wait, then a clear "try again".
-      sendGatewayError(res, 503, 'backend_busy', `Server ${this.server.name} is busy; try again shortly.`, { 'retry-after': '1' });
-    } else if (err.code === 'connect_timeout' || err.code === 'response_timeout' || err.code === 'idle_timeout') {
-      sendGatewayError(res, 504, 'gateway_timeout', `Server ${this.server.name} did not answer in time.`);
-    } else {
-      sendGatewayError(res, 502, 'bad_gateway', `Server ${this.server.name} is unreachable.`);
-    }
-  }
-}
-
-/**
- * A backend's challenge names the backend's own metadata; clients must see the gateway's.
- * The error, its description and the scopes of the backend's challenge are kept.
- */
-export function rewriteChallenge(original: string | undefined, server: GatewayServer, status: number): string {
-  const header = original ?? '';
-  const extra: Record<string, string> = {};
-  let scope: string | undefined;
-  const param = /([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g;
-  for (let m = param.exec(header); m; m = param.exec(header)) {
-    const key = m[1].toLowerCase();
-    const value = (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1');
-    if (key === 'error' || key === 'error_description') extra[key] = value;
-    else if (key === 'scope') scope = value;
-  }
-  if (status === 403 && !extra.error) extra.error = 'insufficient_scope';
-  return buildChallenge(server.resourceMetadataUrl, scope ? scope.split(' ').filter(Boolean) : server.config.scopes, extra);
 }

@@ -12,6 +12,7 @@ import { FormError, registerInteractions } from './interactions.ts';
 import { loadAuthKeys } from './keys.ts';
 import { messagePage, PAGE_HEADERS } from './pages.ts';
 import { createAuthServer, type AuthServer } from './provider.ts';
+import { createPlatformResourceCheck } from '../gateway/platform-resources.ts';
 import { createRevocationStore, type RevocationStore } from './revocations.ts';
 import { createTokenVerifier, isJwtShaped, type AccessTokenClaims, type TokenVerifier } from './verify.ts';
 
@@ -52,6 +53,7 @@ export async function createAuthSurface(ctx: AppContext): Promise<Surface> {
     revocations,
     logger: ctx.logger.child({ component: 'oauth' }),
     now: ctx.now,
+    isGatewayResource: createPlatformResourceCheck(ctx),
   });
   const verifier = createTokenVerifier({ issuer: ctx.config.publicUrls.auth, jwks: keys.publicJwks, revocations, now: ctx.now });
   const callback = server.provider.callback();

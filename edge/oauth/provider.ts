@@ -44,6 +44,8 @@ export interface AuthServerOptions {
   revocations: RevocationStore;
   logger: Logger;
   now: () => number;
+  /** Resources beyond the REST API and the Brain: the gateway's servers authorized by `platform`. */
+  isGatewayResource?: (indicator: string) => Promise<boolean>;
 }
 
 export type AuthServer = ReturnType<typeof createAuthServer>;
@@ -126,7 +128,7 @@ function buildConfiguration({ options, resources, grants, adapters }: Configurat
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     routes: ROUTES,
-    features: features(config, resources),
+    features: features(config, resources, options.isGatewayResource),
     extraClientMetadata: organizationMetadata(ownOrigins),
     extraTokenClaims: (ctx, token) => tokenClaims(grants, accounts, ctx, token),
     // The gateway's facade names the client it acts for (edge/gateway/oauth/authorize.ts).
@@ -161,7 +163,11 @@ function buildConfiguration({ options, resources, grants, adapters }: Configurat
   };
 }
 
-function features(config: EdgeConfig, resources: { api: string; brain: string }): Configuration['features'] {
+function features(
+  config: EdgeConfig,
+  resources: { api: string; brain: string },
+  isGatewayResource?: (indicator: string) => Promise<boolean>,
+): Configuration['features'] {
   return {
     devInteractions: { enabled: false },
     userinfo: { enabled: false },
@@ -184,13 +190,17 @@ function features(config: EdgeConfig, resources: { api: string; brain: string })
         ctx.body = logoutSuccessPage(ctx.oidc.client?.clientName);
       },
     },
-    resourceIndicators: resourceIndicatorsFeature(config.auth.accessTokenTtl, resources),
+    resourceIndicators: resourceIndicatorsFeature(config.auth.accessTokenTtl, resources, isGatewayResource),
   };
 }
 
 type Features = NonNullable<Configuration['features']>;
 
-function resourceIndicatorsFeature(accessTokenTtl: number, resources: { api: string; brain: string }): Features['resourceIndicators'] {
+function resourceIndicatorsFeature(
+  accessTokenTtl: number,
+  resources: { api: string; brain: string },
+  isGatewayResource: (indicator: string) => Promise<boolean> = async () => false,
+): Features['resourceIndicators'] {
   const allowedResources = new Set([resources.api, resources.brain]);
   return {
     enabled: true,
@@ -198,7 +208,9 @@ function resourceIndicatorsFeature(accessTokenTtl: number, resources: { api: str
     // A token request without `resource` gets the resource that was authorized.
     useGrantedResource: async () => true,
     getResourceServerInfo: async (ctx, indicator, client) => {
-      if (!allowedResources.has(indicator)) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+      if (!allowedResources.has(indicator) && !(await isGatewayResource(indicator))) {
+        throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+      }
       if (ctx.oidc.route === 'token' && client.grantTypeAllowed('client_credentials') && !organizationOf(client)) {
         throw new errors.InvalidTarget('this client acts for no organization');
       }

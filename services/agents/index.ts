@@ -72,6 +72,7 @@ import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './
 import { authenticateUser, createUser, getUser, updateUser, type UsersContext } from './handlers/users.ts';
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
+import { gatewayModule } from './gateway-module.ts';
 import {
   createThread,
   getThread,
@@ -367,6 +368,9 @@ export function createAgentsModule(
     logger,
     now,
   });
+  // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
+  const gateway = gatewayModule(stores.records, now);
+  contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
       AgentsService,
@@ -376,12 +380,14 @@ export function createAgentsModule(
       AuditService,
       InvitationsService,
       TeamsService,
+      ...gateway.services,
       ThreadsService,
       RunsService,
       EventOutboxService,
       ...webhooks.services,
     ],
     routes: (router) => {
+      gateway.routes(router);
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);

@@ -1,12 +1,14 @@
 // Gateway benchmark: the same backend driven directly and through every proxy in one run.
-//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=turn|sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof] [--no-nginx]
+//   ./node_modules/.bin/node test/bench/gateway.bench.ts [--duration=8] [--connections=32,128] [--rounds=3] [--log=turn|sync|buffered|off] [--semi-space=MB] [--pretenuring] [--cpu-prof] [--no-nginx] [--no-undici] [--baseline=<checkout>]
 // The processes share the machine's cores, as in production on a small host: the load
 // generator (autocannon, here), the backend (plain Node HTTP) and the proxy under test. Proxies:
 // the gateway (the real surface, with routing, credential handling, path checks and one pino
 // access line per request) once with each backend client (GATEWAY_BACKEND_CLIENT=builtin and
 // =undici), a bare tuned Node proxy (undici + .pipe(), nothing else) as the floor of Node here,
 // and nginx (one worker, upstream keep-alive, no buffering: test/bench/gateway-bench-nginx.ts)
-// as the reference proxy, when it is installed (scripts/install-test-tools.sh).
+// as the reference proxy, when it is installed (scripts/install-test-tools.sh). The gateway is
+// also driven at a server with a tool policy (whose MCP messages it parses: tool-filter.ts), and,
+// with --baseline, the gateway of another checkout (main, say) runs beside it as a reference.
 // Prints throughput, p50 and p99 latency, the gateway's CPU time per request (process.cpuUsage
 // of its process, over the run) and the ratio to direct; then SSE forwarding latency; with
 // --cpu-prof, where the gateway's CPU goes.
@@ -56,6 +58,8 @@ const BODY = JSON.stringify({
     _meta: { progressToken: 'bench-progress-token-0001' },
   },
 }).padEnd(300, ' ');
+// A tools/list request: through a server with a tool policy, its answer is read and filtered.
+const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }).padEnd(300, ' ');
 const HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
@@ -64,7 +68,7 @@ const HEADERS = {
 };
 
 async function start(file: string, argv: string[], execArgv: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(path.join(here, file), argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
+  const child = fork(path.resolve(here, file), argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });
     rl.once('line', resolve);
@@ -94,6 +98,11 @@ const gatewayUndici = await start(
   SEMI_SPACE ? [`--max-semi-space-size=${SEMI_SPACE}`] : [],
 );
 const bare = await start('gateway-bench-bare.ts', [`http://127.0.0.1:${backend.port}`]);
+// The gateway of another checkout (its own bench server, same arguments): before/after in one run.
+const baselineDir = args.get('baseline');
+const baseline = baselineDir
+  ? await start(path.resolve(baselineDir, 'test/bench/gateway-bench-server.ts'), gatewayArgs('builtin'), gatewayExecArgv)
+  : undefined;
 const nginxBinary = args.has('no-nginx') ? undefined : findNginx();
 if (!nginxBinary && !args.has('no-nginx')) console.log('nginx is not installed (scripts/install-test-tools.sh): its row is left out');
 const nginx = nginxBinary ? await startNginx(nginxBinary, backend.port) : undefined;
@@ -101,8 +110,11 @@ const targets: Record<string, string> = {
   direct: `http://127.0.0.1:${backend.port}/mcp`,
   ...(nginx ? { nginx: `http://127.0.0.1:${nginx.port}/mcp` } : {}),
   'bare proxy (undici)': `http://127.0.0.1:${bare.port}/mcp`,
-  'gateway (undici)': `http://127.0.0.1:${gatewayUndici.port}/bench/mcp`,
+  ...(args.has('no-undici') ? {} : { 'gateway (undici)': `http://127.0.0.1:${gatewayUndici.port}/bench/mcp` }),
+  ...(baseline ? { 'gateway (baseline)': `http://127.0.0.1:${baseline.port}/bench/mcp` } : {}),
   gateway: `http://127.0.0.1:${gateway.port}/bench/mcp`,
+  'gateway + tool policy': `http://127.0.0.1:${gateway.port}/bench-policy/mcp`,
+  'gateway + policy, tools/list': `http://127.0.0.1:${gateway.port}/bench-policy/mcp#list`,
 };
 /** CPU time (µs) of each proxy's processes so far. */
 const childCpu = (child: ChildProcess) => async () => {
@@ -114,11 +126,15 @@ const cpuOf: Record<string, (() => Promise<number>) | undefined> = {
   nginx: nginx ? async () => nginx.cpu() : undefined,
   'bare proxy (undici)': childCpu(bare.child),
   'gateway (undici)': childCpu(gatewayUndici.child),
+  'gateway (baseline)': baseline ? childCpu(baseline.child) : undefined,
   gateway: childCpu(gateway.child),
+  'gateway + tool policy': childCpu(gateway.child),
+  'gateway + policy, tools/list': childCpu(gateway.child),
 };
 
-async function load(url: string, connections: number, duration: number): Promise<AutocannonResult> {
-  return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body: BODY, pipelining: 1 });
+async function load(target: string, connections: number, duration: number): Promise<AutocannonResult> {
+  const [url, body] = target.endsWith('#list') ? [target.slice(0, -5), LIST_BODY] : [target, BODY];
+  return autocannon({ url, connections, duration, method: 'POST', headers: HEADERS, body, pipelining: 1 });
 }
 
 console.log(
@@ -216,6 +232,8 @@ const sseTargets: [string, string][] = [
   ...(nginx ? [['nginx', `http://127.0.0.1:${nginx.port}`] as [string, string]] : []),
   ['gateway (undici)', `http://127.0.0.1:${gatewayUndici.port}/bench`],
   ['gateway', `http://127.0.0.1:${gateway.port}/bench`],
+  // The SSE endpoint is this server's MCP path: every event goes through the tool filter.
+  ['gateway + policy', `http://127.0.0.1:${gateway.port}/bench-policy-sse`],
 ];
 for (const [name, base] of sseTargets) {
   const s = await sse(`${base}/sse?count=200&gap=5`);
@@ -225,9 +243,9 @@ for (const [name, base] of sseTargets) {
 backend.child.disconnect();
 bare.child.disconnect();
 await nginx?.stop();
-const exited = Promise.all([gateway, gatewayUndici].map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
-gateway.child.disconnect();
-gatewayUndici.child.disconnect();
+const gateways = [gateway, gatewayUndici, ...(baseline ? [baseline] : [])];
+const exited = Promise.all(gateways.map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
+for (const { child } of gateways) child.disconnect();
 await exited;
 
 if (PROFILE) summarizeProfile(profileDir);

@@ -46,10 +46,11 @@ export interface McpBackend {
 }
 
 export interface McpBackendOptions {
-  issuer: string;
-  jwksUri: string;
+  /** The IdP whose tokens the backend verifies; without it, the backend asks for no token. */
+  issuer?: string;
+  jwksUri?: string;
   /** The audience tokens must carry (the resource this backend is). */
-  audience: string;
+  audience?: string;
   /** `sse`: stateful sessions answering with SSE streams; `json`: stateless JSON responses. */
   mode: 'sse' | 'json';
   name: string;
@@ -62,7 +63,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 export async function startMcpBackend(options: McpBackendOptions): Promise<McpBackend> {
-  const jwks = createRemoteJWKSet(new URL(options.jwksUri));
+  const jwks = options.jwksUri ? createRemoteJWKSet(new URL(options.jwksUri)) : undefined;
   const seen: SeenRequest[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const opened = deferred();
@@ -75,7 +76,7 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       try {
-        const { payload } = await jwtVerify(token, jwks, { issuer: options.issuer, audience: options.audience });
+        const { payload } = await jwtVerify(token, jwks!, { issuer: options.issuer, audience: options.audience });
         return {
           token,
           clientId: String(payload.client_id ?? ''),
@@ -118,11 +119,13 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
   const app = createMcpExpressApp();
   let url = '';
   const auth = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) =>
-    requireBearerAuth({ verifier, resourceMetadataUrl: `${url}/.well-known/oauth-protected-resource/mcp` })(
-      req as never,
-      res as never,
-      next,
-    );
+    !jwks
+      ? next()
+      : requireBearerAuth({ verifier, resourceMetadataUrl: `${url}/.well-known/oauth-protected-resource/mcp` })(
+          req as never,
+          res as never,
+          next,
+        );
 
   if (options.mode === 'json') {
     app.post('/mcp', auth, async (req, res) => {

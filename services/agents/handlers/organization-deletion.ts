@@ -20,10 +20,17 @@ export interface OrganizationDeletionContext {
   apiKeys: RecordCollection<RecordDoc>;
   /** Everything else keyed by organizationId, in the order it is purged. */
   owned: RecordCollection<RecordDoc>[];
+  /**
+   * What must stop with the organization at once, not batch by batch (its MCP servers, which the
+   * gateway would otherwise go on serving): run before the organization record goes, so a repeat
+   * of an interrupted deletion runs them again.
+   */
+  closeWith?: ((organizationId: string) => Promise<void>)[];
 }
 
 export async function deleteOrganization(ctx: OrganizationDeletionContext, req: DeleteOrganizationRequest) {
   const organizationId = requireOrganization(req.organizationId);
+  for (const close of ctx.closeWith ?? []) await close(organizationId);
   await ctx.apiKeys.deleteMany({ organizationId });
   const existed = await ctx.organizations.delete(organizationId);
   return create(DeleteOrganizationResponseSchema, { existed });
