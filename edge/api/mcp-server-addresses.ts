@@ -1,8 +1,8 @@
 // The addresses an organization's MCP server may name, checked when it is saved
-// (edge/gateway/backend-addresses.ts says why): every URL of its settings must resolve, and only
+// (services/common/net/address-policy.ts says why): every URL of its settings must resolve, and only
 // to public addresses, unless the operator allows private ones (GATEWAY_ALLOW_PRIVATE_BACKENDS).
 import type { GatewayConfig } from '../gateway/config.ts';
-import { addressesOf, hostOf, isPrivateAddress } from '../gateway/backend-addresses.ts';
+import { addressesOf, hostOf, isPrivateAddress } from '../../services/common/net/address-policy.ts';
 import { RequestValidationError, type ValidationErrorItem } from '../http/validation.ts';
 import type { CreateMcpServerBody } from './mcp-server-schemas.ts';
 

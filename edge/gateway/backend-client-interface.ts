@@ -55,7 +55,7 @@ export interface BackendClientOptions {
   maxHeadBytes?: number;
   /** Extra TLS options (a private CA, say) for https backends. */
   tls?: tls.ConnectionOptions;
-  /** Resolves the backend's host name (an organization's server: public addresses only, backend-addresses.ts). */
+  /** Resolves the backend's host name (an organization's server: public addresses only, services/common/net/address-policy.ts). */
   lookup?: net.LookupFunction;
 }
 

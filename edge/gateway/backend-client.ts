@@ -99,7 +99,7 @@ class Pool {
   readonly port: number;
   readonly hostHeader: string;
   readonly tls: tls.ConnectionOptions | undefined;
-  /** Resolves the host name (an organization's server: public addresses only, backend-addresses.ts). */
+  /** Resolves the host name (an organization's server: public addresses only, services/common/net/address-policy.ts). */
   readonly lookup: net.LookupFunction | undefined;
   readonly maxConnections: number;
   readonly connectTimeoutMs: number;

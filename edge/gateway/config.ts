@@ -95,7 +95,7 @@ export interface GatewayConfig {
   keys: string[];
   /** How often each replica asks the agents service whether the managed registry changed. */
   registryPollMs: number;
-  /** Organizations' servers may reach loopback, private and link-local addresses (backend-addresses.ts). */
+  /** Organizations' servers may reach loopback, private and link-local addresses (services/common/net/address-policy.ts). */
   allowPrivateBackends: boolean;
   /** HMAC/encryption secrets of the facade (first one signs; all verify). Empty: generated. */
   stateSecrets: string[];

@@ -12,7 +12,10 @@ import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { createUndiciBackendClient } from './backend-client-undici.ts';
 import type { GatewayConfig, GatewayServerConfig, UpstreamOAuthConfig } from './config.ts';
 import { compileToolPolicy, type ToolPolicy } from './tool-policy.ts';
-import { hostOf, isPrivateAddress, publicOnlyLookup } from './backend-addresses.ts';
+import { guardedLookup, hostOf, isPrivateAddress } from '../../services/common/net/address-policy.ts';
+
+/** Connections to an organization's server go only to public addresses (address-policy.ts). */
+const PUBLIC_ONLY_LOOKUP = guardedLookup(false);
 
 /** How the gateway let a request through to a server. */
 export type GatewayAuthMode = 'bearer' | 'gateway-key' | 'api-key' | 'none';
@@ -235,14 +238,14 @@ function createBackend(url: string, config: GatewayConfig, publicOnly = false): 
       responseTimeoutMs: config.responseTimeoutMs,
       idleTimeoutMs: config.idleTimeoutMs,
       queueTimeoutMs: config.backendQueueTimeoutMs,
-      lookup: publicOnly ? publicOnlyLookup : undefined,
+      lookup: publicOnly ? PUBLIC_ONLY_LOOKUP : undefined,
     }),
   };
 }
 
 /**
  * The backend of a managed server: an organization's may reach public addresses only, unless the
- * operator allows private ones (backend-addresses.ts); none when its URL is a private IP literal.
+ * operator allows private ones (services/common/net/address-policy.ts); none when its URL is a private IP literal.
  */
 function managedBackend(sc: GatewayServerConfig, config: GatewayConfig): Backend | undefined {
   if (!sc.url) return undefined;

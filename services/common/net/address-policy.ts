@@ -1,5 +1,6 @@
-// Which addresses the platform may send requests to on a customer's behalf. A URL an organization
-// registers (a webhook endpoint) makes the platform connect wherever it leads, from inside the
+// Which addresses the platform may send requests to on a customer's behalf: the one policy for
+// every URL an organization registers (a webhook endpoint, an MCP server the gateway proxies to,
+// edge/gateway/registry.ts). Such a URL makes the platform connect wherever it leads, from inside the
 // platform's network: loopback, private, link-local (cloud metadata at 169.254.169.254), shared
 // and reserved addresses would open the platform's own services to it. Unless the operator allows
 // them, such addresses are refused when the URL is saved (its host name resolved then) and again
