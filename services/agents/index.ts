@@ -19,6 +19,7 @@ import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts'
 import { loadKeyEncryption } from '../common/key-encryption.ts';
 import type { ServiceDeps } from '../modules.ts';
 import { withMemberLimit } from './handlers/member-limit.ts';
+import { withRunLimit } from './handlers/run-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
 import type { Stores } from '../common/stores.ts';
@@ -360,6 +361,7 @@ export function createAgentsModule(
   const contexts = openContexts(stores, config, logger, now);
   // The plan's max_members, asked of the billing service (none for a module built without it).
   contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
+  contexts.runs = withRunLimit(contexts.runs, deps, logger);
   const webhooks = webhooksModule({
     collections: contexts.webhooks,
     outbox: contexts.events,

@@ -1,4 +1,5 @@
-// Entitlements enforced, with a catalogue whose Starter plan is small (3 memories, 2 members): a
+// Entitlements enforced, with a catalogue whose Starter plan is small (3 memories, 2 members, 2
+// runs a month): a
 // Starter organization hits its memory limit with an error that names the plan and the limit (the
 // MCP tool's error text through the MCP SDK client, RESOURCE_EXHAUSTED over gRPC with grpc-js), loses
 // none of the memories it was told were stored, and may still update them; invitations stop at the
@@ -29,7 +30,8 @@ fs.writeFileSync(
   fs
     .readFileSync(DEFAULT_PLANS_FILE, 'utf8')
     .replace('max_memories: 100000', 'max_memories: 3')
-    .replace('max_members: 10', 'max_members: 2'),
+    .replace('max_members: 10', 'max_members: 2')
+    .replace('runs_per_month: 100', 'runs_per_month: 2'),
 );
 
 let offset = 0;
@@ -94,6 +96,22 @@ const FACTS = [
   'The staging database is refreshed from production every Sunday night at two.',
   'On-call engineers hand over at nine in the morning with a written summary.',
 ];
+
+describe('runs_per_month on Starter', () => {
+  it('queues runs up to the limit, refuses the next with 403 plan-limit naming the plan and the limit', async () => {
+    const org = owner.organizationId;
+    const token = owner.access_token;
+    const thread = await call(`/organizations/${org}/threads`, { token, body: { title: 'Limits' } });
+    expect(thread.status, JSON.stringify(thread.json)).toBe(201);
+    const run = () => call(`/organizations/${org}/threads/${thread.json.id}/runs`, { token, body: { executor: 'external' } });
+    for (let i = 0; i < 2; i += 1) expect((await run()).status).toBe(201);
+    const refused = await run();
+    expect(refused.status).toBe(403);
+    expect(refused.json.type).toMatch(/problem\/plan-limit$/);
+    expect(refused.json.detail).toContain('the Starter plan allows 2 runs a month');
+    // Counted from the runs of this calendar month (UTC): a new month starts from 0 (run-limit.ts).
+  });
+});
 
 describe('max_memories on Starter', () => {
   it('stores up to the limit, then refuses the next new memory naming the plan and the limit', async () => {

@@ -90,6 +90,8 @@ export interface RunsContext {
   steps: RecordCollection<StepRecord>;
   threads: ThreadsContext;
   now: () => number;
+  /** The plan's runs_per_month (run-limit.ts); absent: no limit (a module built without billing). */
+  runLimit?: (organizationId: string) => Promise<void>;
 }
 
 export const FINISHED = new Set([RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.TIMED_OUT]);
@@ -164,6 +166,7 @@ interface NewRun {
 }
 
 async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
+  await ctx.runLimit?.(spec.organizationId);
   const now = ctx.now();
   const run: RunRecord = {
     _id: newId('run'),
