@@ -7,7 +7,8 @@ import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { RequestValidationError } from '../http/validation.ts';
 import { requestCountry } from './billing-config.ts';
-import { bodyFields, CheckoutSchema, checkoutJson, INTERVALS } from './billing-json.ts';
+import { CheckoutSchema, checkoutJson, INTERVALS } from './billing-json.ts';
+import { bodyFields } from './service-fields.ts';
 import { INTERVAL_ENUM, PLAN_ENUM } from './billing-subscription.ts';
 import { errors, json, notFoundAs404, OrganizationId, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
 

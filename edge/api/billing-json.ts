@@ -12,25 +12,7 @@ import {
 } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { CheckoutStatus, type Checkout } from '../../gen/mindgate/billing/v1/checkout_pb.js';
 import { InvoiceStatus, type Invoice } from '../../gen/mindgate/billing/v1/invoices_pb.js';
-import { Code, ConnectError } from '@connectrpc/connect';
-import { RequestValidationError } from '../http/validation.ts';
 import { iso } from './rest-route.ts';
-
-/**
- * Runs a billing call, answering the service's INVALID_ARGUMENT on one of `fields` ("interval: ...")
- * as the 422 of that field of the body, where the caller can fix it.
- */
-export async function bodyFields<T>(fields: Record<string, (string | number)[]>, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) throw err;
-    const match = /^([a-z_]+):\s*(.*)$/s.exec(err.rawMessage);
-    const loc = match ? fields[match[1]] : undefined;
-    if (!loc) throw err;
-    throw new RequestValidationError([{ type: 'value_error', loc: ['body', ...loc], msg: match![2] }]);
-  }
-}
 
 export const PLAN_KEYS = ['starter', 'professional'] as const;
 export const INTERVALS = ['month', 'year'] as const;

@@ -9,7 +9,8 @@ import { sendJson } from '../http/respond.ts';
 import { RequestValidationError } from '../http/validation.ts';
 import { callerOf } from './access.ts';
 import { requestCountry } from './billing-config.ts';
-import { bodyFields, INTERVALS, PLAN_KEYS, PlanSchema, planJson, SubscriptionSchema, subscriptionJson } from './billing-json.ts';
+import { INTERVALS, PLAN_KEYS, PlanSchema, planJson, SubscriptionSchema, subscriptionJson } from './billing-json.ts';
+import { bodyFields } from './service-fields.ts';
 import { ETAG_HEADER, ifMatch, quoteEtag } from './etag.ts';
 import { errors, json, listEnvelope, orgParams, pageQuery, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
 

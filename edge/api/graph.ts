@@ -35,6 +35,8 @@ import {
   type RouteDeps,
 } from './rest-route.ts';
 import { requireWholeMemory } from './memory-access.ts';
+import { requestFields } from './service-fields.ts';
+import { nonBlank } from './text-fields.ts';
 
 const tags = ['Memory graph'];
 const EntityId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, { error: 'must be an entity id (lower-case letters, digits, dashes)' });
@@ -42,12 +44,30 @@ const RelationshipId = z.string().regex(/^rel_[a-z2-7]{26}$/, { error: 'must be 
 const Kind = z.enum(KIND_LIST).meta({ description: 'What sort of thing the entity is.' });
 const NamespaceName = z.enum(['knowledge', 'episodes']);
 const MemoryKey = z.string().regex(/^[A-Za-z0-9._:/-]{1,200}$/, { error: 'must be a memory key (1-200 of A-Z a-z 0-9 . _ : / -)' });
-const EntityName = z.string().trim().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' });
-const Predicate = z.string().trim().min(1, { error: 'must not be empty' }).max(64, { error: 'must be at most 64 characters' }).meta({
-  description:
-    'depends_on, calls, runs_on, owned_by, member_of, part_of, deployed_to, stores_data_in, alerts_to, replaced_by, or your own.',
-  example: 'depends_on',
-});
+/** A name, alias or id of an entity: the service trims it. */
+export const EntityName = nonBlank(200);
+/**
+ * A predicate as the service normalizes it (services/entity-graph/vocabulary.ts): lower-cased,
+ * spaces and dashes made underscores; what is left must start with a letter.
+ */
+export const Predicate = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_ -]{0,63}$/, { error: 'must be a letter, then up to 63 letters, digits, underscores, spaces or dashes' })
+  .meta({
+    description:
+      'depends_on, calls, runs_on, owned_by, member_of, part_of, deployed_to, stores_data_in, alerts_to, replaced_by, or your own (spaces and dashes become _, letters lower-case).',
+    example: 'depends_on',
+  });
+/** A memory as `namespace/key`, the way the API names memories elsewhere (supersedes, feedback). */
+const MemoryRef = z
+  .string()
+  .regex(/^(knowledge|episodes)\/[A-Za-z0-9._:/-]{1,200}$/, { error: 'must be a memory as namespace/key (knowledge/... or episodes/...)' })
+  .meta({ description: 'A memory as namespace/key.', example: 'knowledge/services/checkout' });
+const memoryOf = (ref: string | undefined) => {
+  const at = ref?.indexOf('/') ?? -1;
+  return ref && at > 0 ? { memoryNamespace: ref.slice(0, at), memoryKey: ref.slice(at + 1) } : { memoryNamespace: '', memoryKey: '' };
+};
+const MEMORY_FIELDS = { memory_namespace: ['query', 'memory'], memory_key: ['query', 'memory'] };
 const entityParams = z.object({ organization_id: OrganizationId, entity_id: EntityId });
 const relationshipParams = z.object({ organization_id: OrganizationId, relationship_id: RelationshipId });
 
@@ -232,7 +252,7 @@ const UpdateEntitySchema = z
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { error: 'give name, kind, aliases or description' })
-  .meta({ title: 'UpdateEntity' });
+  .meta({ title: 'UpdateEntity', minProperties: 1 });
 
 function updateEntityRoute({ ctx, limit }: RouteDeps): RestRoute {
   return {
@@ -249,16 +269,19 @@ function updateEntityRoute({ ctx, limit }: RouteDeps): RestRoute {
       handler: async (c) => {
         await requireWholeMemory(ctx, c);
         const body = await readJson(c, UpdateEntitySchema, limit);
+        const fields = { name: ['body', 'name'], aliases: ['body', 'aliases'], description: ['body', 'description'] };
         const res = await notFoundAs404(() =>
-          ctx.clients.entityGraph.updateEntity({
-            organizationId: c.input.params.organization_id,
-            entityId: c.input.params.entity_id,
-            name: body.name,
-            kind: kindEnum(body.kind ?? ''),
-            aliases: body.aliases ? create(AliasListSchema, { values: body.aliases }) : undefined,
-            description: body.description,
-            expectedVersion: expectedVersionOf(ifMatch(c.req.headers['if-match'])),
-          }),
+          requestFields(fields, () =>
+            ctx.clients.entityGraph.updateEntity({
+              organizationId: c.input.params.organization_id,
+              entityId: c.input.params.entity_id,
+              name: body.name,
+              kind: kindEnum(body.kind ?? ''),
+              aliases: body.aliases ? create(AliasListSchema, { values: body.aliases }) : undefined,
+              description: body.description,
+              expectedVersion: expectedVersionOf(ifMatch(c.req.headers['if-match'])),
+            }),
+          ),
         );
         sendJson(c.res, 200, entityJson(res.entity!), { etag: quoteEtag(String(res.entity!.version)) });
       },
@@ -308,15 +331,14 @@ function listRelationshipsRoute({ ctx }: RouteDeps): RestRoute {
     path: '/organizations/:organization_id/graph/relationships',
     operationId: 'listRelationships',
     summary: 'List relationships',
-    description: 'Oldest first, filtered by subject, object, predicate or the memory citing them (memory_namespace with memory_key).',
+    description: 'Oldest first, filtered by subject, object, predicate or the memory citing them (`memory`, as namespace/key).',
     tags,
     params: orgParams,
     query: pageQuery.extend({
       subject_id: EntityId.optional(),
       object_id: EntityId.optional(),
       predicate: Predicate.optional(),
-      memory_namespace: NamespaceName.optional(),
-      memory_key: MemoryKey.optional(),
+      memory: MemoryRef.optional(),
     }),
     responses: {
       '200': json(listEnvelope('relationships', RelationshipSchema, 'RelationshipList'), 'One page of relationships.'),
@@ -325,25 +347,23 @@ function listRelationshipsRoute({ ctx }: RouteDeps): RestRoute {
     handler: async (c) => {
       await requireWholeMemory(ctx, c);
       const q = c.input.query;
-      if ((q.memory_namespace === undefined) !== (q.memory_key === undefined)) {
-        throw new RequestValidationError([
-          {
-            type: 'value_error',
-            loc: ['query', q.memory_key ? 'memory_namespace' : 'memory_key'],
-            msg: 'give memory_namespace and memory_key together',
-          },
-        ]);
-      }
+      const fields = {
+        ...MEMORY_FIELDS,
+        subject_id: ['query', 'subject_id'],
+        object_id: ['query', 'object_id'],
+        predicate: ['query', 'predicate'],
+      };
       const res = await listing(() =>
-        ctx.clients.entityGraph.listRelationships({
-          organizationId: c.input.params.organization_id,
-          subjectId: q.subject_id ?? '',
-          objectId: q.object_id ?? '',
-          predicate: q.predicate ?? '',
-          memoryNamespace: q.memory_namespace ?? '',
-          memoryKey: q.memory_key ?? '',
-          ...pageArgs(q),
-        }),
+        requestFields(fields, () =>
+          ctx.clients.entityGraph.listRelationships({
+            organizationId: c.input.params.organization_id,
+            subjectId: q.subject_id ?? '',
+            objectId: q.object_id ?? '',
+            predicate: q.predicate ?? '',
+            ...memoryOf(q.memory),
+            ...pageArgs(q),
+          }),
+        ),
       );
       sendPage(c, 'relationships', res.relationships.map(relationshipJson), res.nextPageToken);
     },
@@ -382,16 +402,19 @@ function assertRelationshipRoute({ ctx, limit }: RouteDeps): RestRoute {
           throw new RequestValidationError([
             { type: 'value_error', loc: ['body', 'memory'], msg: 'no memory of the organization has this namespace and key' },
           ]);
-        const res = await ctx.clients.entityGraph.assertRelationship({
-          organizationId,
-          subject: body.subject,
-          predicate: body.predicate,
-          object: body.object,
-          memoryNamespace: body.memory.namespace,
-          memoryKey: body.memory.key,
-          memoryVersion: memories[0].version,
-          memoryTitle: memories[0].title,
-        });
+        const fields = { subject: ['body', 'subject'], predicate: ['body', 'predicate'], object: ['body', 'object'] };
+        const res = await requestFields(fields, () =>
+          ctx.clients.entityGraph.assertRelationship({
+            organizationId,
+            subject: body.subject,
+            predicate: body.predicate,
+            object: body.object,
+            memoryNamespace: body.memory.namespace,
+            memoryKey: body.memory.key,
+            memoryVersion: memories[0].version,
+            memoryTitle: memories[0].title,
+          }),
+        );
         sendJson(c.res, 201, relationshipJson(res.relationship!));
       },
     }),
@@ -407,21 +430,18 @@ function retractRelationshipRoute({ ctx }: RouteDeps): RestRoute {
     operationId: 'retractRelationship',
     summary: 'Retract a relationship',
     description:
-      "Removes every citation (the relationship is gone), or with memory_namespace and memory_key only that memory's. A later write of a memory that states it asserts it again.",
+      "Removes every citation (the relationship is gone), or with `memory` (namespace/key) only that memory's. A later write of a memory that states it asserts it again.",
     tags,
     params: relationshipParams,
-    query: z.object({ memory_namespace: NamespaceName.optional(), memory_key: MemoryKey.optional() }),
+    query: z.object({ memory: MemoryRef.optional() }),
     responses: { '204': { description: 'Retracted.' }, ...notFound },
     handler: async (c) => {
       await requireWholeMemory(ctx, c);
       const { organization_id: organizationId, relationship_id: relationshipId } = c.input.params;
       await notFoundAs404(() =>
-        ctx.clients.entityGraph.retractRelationship({
-          organizationId,
-          relationshipId,
-          memoryNamespace: c.input.query.memory_namespace ?? '',
-          memoryKey: c.input.query.memory_key ?? '',
-        }),
+        requestFields(MEMORY_FIELDS, () =>
+          ctx.clients.entityGraph.retractRelationship({ organizationId, relationshipId, ...memoryOf(c.input.query.memory) }),
+        ),
       );
       c.res.writeHead(204).end();
     },
@@ -458,16 +478,19 @@ function pathsRoute({ ctx }: RouteDeps): RestRoute {
     handler: async (c) => {
       await requireWholeMemory(ctx, c);
       const q = c.input.query;
+      const fields = { from: ['query', 'from'], to: ['query', 'to'], predicates: ['query', 'predicate'] };
       const res = await notFoundAs404(() =>
-        ctx.clients.entityGraph.findPaths({
-          organizationId: c.input.params.organization_id,
-          from: q.from,
-          to: q.to,
-          maxDepth: q.max_depth,
-          maxPaths: q.max_paths,
-          predicates: q.predicate ?? [],
-          direction: q.forward === 'true' ? Direction.FORWARD : Direction.ANY,
-        }),
+        requestFields(fields, () =>
+          ctx.clients.entityGraph.findPaths({
+            organizationId: c.input.params.organization_id,
+            from: q.from,
+            to: q.to,
+            maxDepth: q.max_depth,
+            maxPaths: q.max_paths,
+            predicates: q.predicate ?? [],
+            direction: q.forward === 'true' ? Direction.FORWARD : Direction.ANY,
+          }),
+        ),
       );
       sendJson(c.res, 200, {
         from: entityJson(res.from!),
@@ -509,14 +532,16 @@ function affectedRoute({ ctx }: RouteDeps): RestRoute {
       await requireWholeMemory(ctx, c);
       const q = c.input.query;
       const res = await notFoundAs404(() =>
-        ctx.clients.entityGraph.getAffectedEntities({
-          organizationId: c.input.params.organization_id,
-          entity: c.input.params.entity_id,
-          direction: q.direction === 'dependencies' ? Direction.DEPENDENCIES : Direction.IMPACT,
-          maxDepth: q.max_depth,
-          limit: q.limit,
-          predicates: q.predicate ?? [],
-        }),
+        requestFields({ predicates: ['query', 'predicate'] }, () =>
+          ctx.clients.entityGraph.getAffectedEntities({
+            organizationId: c.input.params.organization_id,
+            entity: c.input.params.entity_id,
+            direction: q.direction === 'dependencies' ? Direction.DEPENDENCIES : Direction.IMPACT,
+            maxDepth: q.max_depth,
+            limit: q.limit,
+            predicates: q.predicate ?? [],
+          }),
+        ),
       );
       sendJson(c.res, 200, {
         root: entityJson(res.root!),

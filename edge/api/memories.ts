@@ -34,7 +34,10 @@ import {
   type RestRoute,
   type RouteDeps,
 } from './rest-route.ts';
+import { EntityName, Predicate } from './graph.ts';
 import { brainOf } from './memory-access.ts';
+import { bodyFields, requestFields } from './service-fields.ts';
+import { nonBlank } from './text-fields.ts';
 
 const tags = ['Memories'];
 const NamespaceName = z.enum(['knowledge', 'episodes']).meta({ description: 'knowledge: reusable learnings; episodes: what happened.' });
@@ -89,14 +92,12 @@ function sourceOf(c: AnyApiRouteContext) {
     : { clientId: `${caller.kind}:${caller.subject}`, userId: '', clientName: 'Mindgate API' };
 }
 
-const Relationship = z
-  .object({ subject: z.string().min(1).max(200), predicate: z.string().min(1).max(64), object: z.string().min(1).max(200) })
-  .strict();
+const Relationship = z.object({ subject: EntityName, predicate: Predicate, object: EntityName }).strict();
 const Fields = {
   title: z.string().max(300).optional(),
-  content: z.string().min(1, { error: 'must not be empty' }).max(32_000),
-  tags: z.array(z.string().min(1).max(64)).max(32).optional(),
-  entities: z.array(z.string().min(1).max(200)).max(64).optional(),
+  content: nonBlank(32_000),
+  tags: z.array(nonBlank(64)).max(32).optional(),
+  entities: z.array(nonBlank(200)).max(64).optional(),
   relationships: z
     .array(Relationship)
     .max(64)
@@ -128,19 +129,23 @@ async function writeMemory(
   body: z.output<typeof UpdateMemorySchema> | z.output<typeof CreateMemorySchema>,
   expected: number,
 ) {
-  const res = await (await brainOf(deps.ctx, c)).putMemory({
-    organizationId: c.input.params.organization_id,
-    namespace: nsEnum(namespace),
-    key,
-    title: body.title ?? '',
-    content: body.content,
-    tags: body.tags ?? [],
-    entities: body.entities ?? [],
-    relationships: body.relationships ?? [],
-    allowDuplicate: body.allow_duplicate ?? false,
-    expectedVersion: BigInt(expected),
-    source: sourceOf(c),
-  });
+  const brain = await brainOf(deps.ctx, c);
+  const fields = { content: ['content'], title: ['title'], tags: ['tags'], entities: ['entities'], relationships: ['relationships'] };
+  const res = await bodyFields(fields, () =>
+    brain.putMemory({
+      organizationId: c.input.params.organization_id,
+      namespace: nsEnum(namespace),
+      key,
+      title: body.title ?? '',
+      content: body.content,
+      tags: body.tags ?? [],
+      entities: body.entities ?? [],
+      relationships: body.relationships ?? [],
+      allowDuplicate: body.allow_duplicate ?? false,
+      expectedVersion: BigInt(expected),
+      source: sourceOf(c),
+    }),
+  );
   if (res.outcome === WriteOutcome.DUPLICATE) {
     throw new ConflictError(
       `not written: a similar memory exists (${res.duplicates.map((d) => ref(d.ref)).join(', ')}); update that one, or set allow_duplicate`,
@@ -196,11 +201,19 @@ function searchMemoriesRoute({ ctx }: RouteDeps): RestRoute {
     tags,
     params: orgParams,
     query: z.object({
-      q: z.string().trim().min(1, { error: 'must not be empty' }).max(2_000),
+      q: nonBlank(2_000),
       namespace: NamespaceName.default('knowledge'),
       limit: integerParam({ min: 1, max: 50, default: 10, description: 'Results at most.' }),
-      tag: z.array(z.string().max(64)).max(16).optional(),
-      entity: z.array(z.string().max(200)).max(16).optional(),
+      tag: z
+        .array(nonBlank(64))
+        .max(16)
+        .optional()
+        .meta({ description: 'Only memories with every one of these tags (repeat the parameter).' }),
+      entity: z
+        .array(nonBlank(200))
+        .max(16)
+        .optional()
+        .meta({ description: 'Only memories listing one of these entities (repeat the parameter).' }),
     }),
     responses: {
       '200': json(
@@ -212,14 +225,17 @@ function searchMemoriesRoute({ ctx }: RouteDeps): RestRoute {
     handler: async (c) => {
       const brain = await brainOf(ctx, c);
       const q = c.input.query;
-      const res = await brain.searchMemories({
-        organizationId: c.input.params.organization_id,
-        namespace: nsEnum(q.namespace),
-        query: q.q,
-        limit: q.limit,
-        tags: q.tag ?? [],
-        entities: q.entity ?? [],
-      });
+      const fields = { query: ['query', 'q'], tags: ['query', 'tag'], entities: ['query', 'entity'] };
+      const res = await requestFields(fields, () =>
+        brain.searchMemories({
+          organizationId: c.input.params.organization_id,
+          namespace: nsEnum(q.namespace),
+          query: q.q,
+          limit: q.limit,
+          tags: q.tag ?? [],
+          entities: q.entity ?? [],
+        }),
+      );
       sendJson(c.res, 200, {
         results: res.results.map((r) => ({
           memory: memoryJson(r.memory!),

@@ -144,6 +144,8 @@ function mountOne<R extends AnyApiRoute>(router: Router, route: R, options: Moun
       if (declared.has(name) && Array.isArray(value) && !multi.has(name)) {
         invalid.push({ in: 'query', name, reason: 'must be given at most once' });
       }
+      // A repeatable parameter given once is still a list of one.
+      if (multi.has(name) && !Array.isArray(value)) raw[name] = [value];
     }
     let params: Record<string, unknown> = {};
     let query: Record<string, unknown> = {};

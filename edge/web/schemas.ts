@@ -153,7 +153,7 @@ export const problem = z.object({
   detail: z.string().optional(),
   instance: z.string().optional(),
   'invalid-params': z
-    .array(z.object({ name: z.string(), in: z.enum(['path', 'query']), reason: z.string() }))
+    .array(z.object({ name: z.string(), in: z.enum(['path', 'query', 'body']), reason: z.string() }))
     .optional()
     .meta({ description: 'Each invalid parameter, with the reason (400 only).' }),
   'violated-policies': z.array(z.string()).optional().meta({ description: 'The rate-limit policies exceeded (429 only).' }),

@@ -46,11 +46,41 @@ const ADDRESS_BOUND = ['createWebhookEndpoint', 'updateWebhookEndpoint', 'create
   .map((id) => `\n[[operations]]\ninclude-operation-id = "${id}"\nchecks.positive_data_acceptance.enabled = false\n`)
   .join('');
 
+/**
+ * Refusals that depend on what is stored, which no schema can state; each is a documented response
+ * of its operation. Only that status is added to what a schema-valid request may get (the
+ * default: 2XX, 401, 403, 404), for that operation only.
+ */
+const STATE_BOUND = `
+# A memory's key is taken (create), or it is at another version than the one given (update, delete).
+[[operations]]
+include-operation-id = "deleteMemory"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "412"]
+
+# Writes also refuse a memory saying what another one already says (409, unless allow_duplicate).
+[[operations]]
+include-operation-id = ["createMemory", "updateMemory"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409", "412"]
+
+# The cited memory must exist in the organization; the merge's source must be another entity than
+# the one in the path (a path and a body field no schema can relate).
+[[operations]]
+include-operation-id = ["assertRelationship", "mergeEntities"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "422"]
+`;
+
 /** The OAuth facade's validity depends on state no schema states (registered clients, tickets, policy). */
 const STATEFUL_OAUTH = `
 [[operations]]
 include-path-regex = "^/(authorize|token|register)$"
 checks.positive_data_acceptance.enabled = false
+`;
+
+/** A Brain pass is bought by paying: without a payment credential the documented answer is 402. */
+const PAYMENT_BOUND = `
+[[operations]]
+include-operation-id = "buyBrainPass"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "402"]
 `;
 
 function toml(headers: Record<string, string>, organizationId?: string, extra = ''): string {
@@ -108,7 +138,7 @@ describe.skipIf(!st)('schema fuzzing (schemathesis)', () => {
 
   it('finds nothing wrong in the Agents API with an API key', async () => {
     const api = platform.ctx.config.publicUrls.api;
-    const config = toml({ 'x-api-key': apiKey }, owner.organizationId, SECRET_BOUND + ADDRESS_BOUND);
+    const config = toml({ 'x-api-key': apiKey }, owner.organizationId, SECRET_BOUND + ADDRESS_BOUND + STATE_BOUND);
     const { code, output } = await fuzz('api-key', config, `${api}/openapi.json`, exclude);
     expect(code, summary(output)).toBe(0);
   }, 300_000);
@@ -118,7 +148,7 @@ describe.skipIf(!st)('schema fuzzing (schemathesis)', () => {
     const headers = { Authorization: `Bearer ${owner.access_token}` };
     const { code, output } = await fuzz(
       'api-token',
-      toml(headers, owner.organizationId, SECRET_BOUND + ADDRESS_BOUND),
+      toml(headers, owner.organizationId, SECRET_BOUND + ADDRESS_BOUND + STATE_BOUND),
       `${api}/openapi.json`,
       exclude,
     );
@@ -133,7 +163,7 @@ describe.skipIf(!st)('schema fuzzing (schemathesis)', () => {
 
   it("finds nothing wrong in the Web API's OpenAPI document", async () => {
     const web = platform.ctx.config.publicUrls.web;
-    const { code, output } = await fuzz('web', toml({}), `${web}/openapi.json`);
+    const { code, output } = await fuzz('web', toml({}, undefined, PAYMENT_BOUND), `${web}/openapi.json`);
     expect(code, summary(output)).toBe(0);
   }, 300_000);
 });

@@ -102,10 +102,28 @@ describe('memory graph', () => {
     const missing = await call(g('/relationships'), { token: t, body: { ...body, memory: { namespace: 'knowledge', key: 'no/such' } } });
     expect(missing.status).toBe(422);
     expect(missing.json.errors[0].loc).toEqual(['body', 'memory']);
-    const byMemory = await call(g('/relationships?memory_namespace=knowledge&memory_key=services/checkout'), { token: t });
+    const byMemory = await call(g('/relationships?memory=knowledge/services/checkout'), { token: t });
     expect(byMemory.json.relationships.map((r: Json) => r.predicate).sort()).toEqual(['calls', 'depends_on']);
-    expect((await call(g(`/relationships/${asserted.json.id}`), { token: t, method: 'DELETE' })).status).toBe(204);
-    expect((await call(g(`/relationships/${asserted.json.id}`), { token: t, method: 'DELETE' })).status).toBe(404);
+    expect((await call(g('/relationships?memory=services/checkout'), { token: t })).status).toBe(422);
+    expect((await call(g('/relationships?predicate=-calls'), { token: t })).status).toBe(422);
+    const rel = (query = '') => g(`/relationships/${asserted.json.id}${query}`);
+    expect((await call(rel('?memory=knowledge/services/payments'), { token: t, method: 'DELETE' })).status).toBe(404);
+    expect((await call(rel('?memory=knowledge/services/checkout'), { token: t, method: 'DELETE' })).status).toBe(204);
+    expect((await call(rel(), { token: t, method: 'DELETE' })).status).toBe(404);
+  });
+
+  it("answers the service's refusal of a field as the 422 of that field", async () => {
+    const t = owner.access_token;
+    const memory = { namespace: 'knowledge', key: 'services/checkout' };
+    const same = await call(g('/relationships'), {
+      token: t,
+      body: { subject: 'Checkout', predicate: 'calls', object: 'checkout', memory },
+    });
+    expect(same.status).toBe(422);
+    expect(same.json.errors[0].loc).toEqual(['body', 'object']);
+    const blank = await call(g('/relationships'), { token: t, body: { subject: ' ', predicate: 'calls', object: 'Checkout', memory } });
+    expect(blank.status).toBe(422);
+    expect(blank.json.errors[0].loc).toEqual(['body', 'subject']);
   });
 
   it('answers paths and affected entities with cited steps', async () => {
@@ -118,6 +136,12 @@ describe('memory graph', () => {
     expect(affected.json.affected.map((a: Json) => `${a.entity.id}@${a.depth}`)).toEqual(['payments-api@1', 'checkout@2']);
     const deps = await call(g('/entities/checkout/affected?direction=dependencies&max_depth=1'), { token: t });
     expect(deps.json.affected.map((a: Json) => a.entity.id)).toEqual(['payments-api']);
+    // A repeatable parameter given once is a list of one.
+    const onlyRunsOn = await call(g('/entities/k8s-prod/affected?predicate=runs%20on'), { token: t });
+    expect(onlyRunsOn.json.affected.map((a: Json) => a.entity.id)).toEqual(['payments-api']);
+    const forward = await call(g('/paths?from=Checkout&to=k8s-prod&predicate=depends_on'), { token: t });
+    expect(forward.status).toBe(200);
+    expect(forward.json.paths).toEqual([]);
     expect((await call(g('/paths?from=Checkout'), { token: t })).status).toBe(422);
     expect((await call(g('/paths?from=Checkout&to=Nowhere'), { token: t })).status).toBe(404);
   });

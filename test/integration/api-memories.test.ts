@@ -55,6 +55,12 @@ describe('memories', () => {
     expect((await call(m('/memories?namespace=episodes'), { token: t })).json.memories).toEqual([]);
     const found = await call(m('/memories/search?q=release%20pipeline'), { token: t });
     expect(found.json.results[0].memory.key).toBe('deploy/api');
+    const byTag = await call(m('/memories/search?q=release%20pipeline&tag=ops'), { token: t });
+    expect(byTag.json.results.map((r: Json) => r.memory.key)).toEqual(['deploy/api']);
+    const blankTag = await call(m('/memories/search?q=release&tag=ops&tag=%20'), { token: t });
+    expect(blankTag.status).toBe(422);
+    const blank = await call(m('/memories'), { token: t, body: { namespace: 'knowledge', key: 'blank', content: ' \n' } });
+    expect(blank.status).toBe(422);
     const stale = await call(m('/memories/knowledge/deploy%2Fapi'), {
       token: t,
       method: 'PUT',

@@ -128,6 +128,12 @@ describe('checkout with the manual provider', () => {
     expect(free.status).toBe(422);
   });
 
+  it('has no Stripe webhook endpoint without a signing secret: 404, the documented answer', async () => {
+    const res = await call('/billing/webhooks/stripe', { rawBody: '{}', headers: { 'stripe-signature': 't=1,v1=00' } });
+    expect(res.status).toBe(404);
+    expect(res.json.detail).toMatch(/STRIPE_WEBHOOK_SECRET/);
+  });
+
   it('at the trial’s end: paid Professional with its first invoice, which the operator marks paid; the unpaid trial falls to Starter', async () => {
     const trialEnd = Date.parse((await read(owner, '/subscription')).json.trial_end);
     offset += 15 * DAY;
