@@ -62,6 +62,7 @@ export function buildWebOpenApi(apiRoutes: WebRoute[], discoveryRoutes: AnyApiRo
         headers: { 'Retry-After': { description: 'Seconds until the window resets.', schema: integer } },
       },
       ServerError: problem('The request failed on our side.'),
+      Gone: problem('A deprecated operation past its sunset date (`x-sunset`): removed; the detail names its successor.'),
     },
     commonHeaders: WEB_API_HEADERS,
     commonResponses: { '429': 'TooManyRequests', '500': 'ServerError' },

@@ -13,6 +13,7 @@ import { createLogger } from '../../services/common/log.ts';
 import { openStores } from '../../services/common/stores.ts';
 import { readStorageConfig } from '../../services/common/config.ts';
 import { startTestPlatform, testEnv } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -51,7 +52,7 @@ describe('DATA_DIR file modes', () => {
     const dataDir = freshDir();
     const child = spawn('/bin/sh', ['-c', 'umask 022 && exec "$0" edge/main.ts', process.execPath], {
       cwd: root,
-      env: { PATH: process.env.PATH, ...testEnv(dataDir), LOG_LEVEL: 'info' },
+      env: { ...inheritedEnv(), ...testEnv(dataDir), LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -11,6 +11,7 @@ import { userIdOf } from '../support/members.ts';
 import { authorize, obtainAccessToken, registerClient, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const token = 'a-shared-internal-token-of-at-least-32-chars';
@@ -23,7 +24,7 @@ beforeAll(async () => {
     cwd: root,
     // The throttling setting is the agents service's: the edge keeps the default of 10.
     env: {
-      PATH: process.env.PATH,
+      ...inheritedEnv(),
       DATA_DIR: agentsDir,
       AGENTS_GRPC_PORT: '0',
       INTERNAL_TOKEN: token,

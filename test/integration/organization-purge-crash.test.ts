@@ -18,6 +18,7 @@ import { createLogger } from '../../services/common/log.ts';
 import { openStores } from '../../services/common/stores.ts';
 import { obtainAccessToken, reservePorts } from '../support/oauth-client.ts';
 import { testEnv } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-purge-crash-'));
@@ -43,7 +44,7 @@ interface Started {
 function startProcess(): Promise<Started> {
   const proc = spawn(process.execPath, ['edge/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { ...inheritedEnv(), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   child = proc;

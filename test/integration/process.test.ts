@@ -7,6 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-process-'));
@@ -15,7 +16,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 function startCommand(env: Record<string, string>) {
   return spawnSync(process.execPath, ['edge/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, ...env },
+    env: { ...inheritedEnv(), ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -55,7 +56,7 @@ describe('npm start', () => {
   it('logs one line per listener, answers health checks and drains on SIGTERM', async () => {
     const child = spawn(process.execPath, ['edge/main.ts'], {
       cwd: root,
-      env: { PATH: process.env.PATH, ...testEnv(dataDir), LOG_LEVEL: 'info' },
+      env: { ...inheritedEnv(), ...testEnv(dataDir), LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -13,6 +13,7 @@ import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startChatServer, type ChatRequest, type ChatReply, type ChatServer } from '../support/chat-server.ts';
 import { startTestPlatform, testEnv, type TestPlatform } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const token = 'a-shared-internal-token-of-at-least-32-chars';
@@ -38,7 +39,7 @@ async function startReplica(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['edge/main.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH,
+      ...inheritedEnv(),
       ...testEnv(dataDir, { LOG_LEVEL: 'info' }),
       INTERNAL_TOKEN: token,
       AGENTS_SERVICE_ADDR: grpc.agents!,

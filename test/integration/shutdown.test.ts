@@ -20,6 +20,7 @@ import { createRpcRoutes, rpcRouterOptions } from '../../services/common/rpc/ser
 import { SERVICE_MODULES } from '../../services/modules.ts';
 import { grpc, loadServiceClient } from '../support/grpc-js.ts';
 import { startTestPlatform, testEnv } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const GRACE_MS = 6_000;
@@ -53,7 +54,7 @@ describe('SIGTERM with a health Watch and an SSE stream open', () => {
     const child = spawn(process.execPath, ['edge/main.ts'], {
       cwd: root,
       env: {
-        PATH: process.env.PATH,
+        ...inheritedEnv(),
         ...testEnv(dataDir),
         LOG_LEVEL: 'info',
         SHUTDOWN_GRACE_MS: String(GRACE_MS),

@@ -8,6 +8,7 @@ import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const token = 'a-shared-internal-token-of-at-least-32-chars';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   brain = spawn(process.execPath, ['services/brain/main.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH,
+      ...inheritedEnv(),
       DATA_DIR: brainDir,
       BRAIN_GRPC_PORT: '0',
       INTERNAL_TOKEN: token,

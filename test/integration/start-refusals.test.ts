@@ -10,6 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.ts';
 import { testEnv } from '../support/platform.ts';
+import { inheritedEnv } from '../support/child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-refusals-'));
@@ -30,7 +31,7 @@ interface Run {
 
 function run(entry: string, env: Record<string, string>, options: { uid?: number; gid?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry], { cwd: root, env: { PATH: process.env.PATH, ...env }, ...options });
+    const child = spawn(process.execPath, [entry], { cwd: root, env: { ...inheritedEnv(), ...env }, ...options });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

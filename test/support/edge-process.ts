@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { inheritedEnv } from './child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -23,7 +24,7 @@ export async function startEdgeProcess(env: Record<string, string>): Promise<Edg
   const child = spawn(process.execPath, ['edge/main.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH,
+      ...inheritedEnv(),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
       EMBEDDINGS_THREADS: '1',

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { inheritedEnv } from './child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -21,7 +22,7 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [`services/${service}/main.ts`], {
     cwd: root,
-    env: { PATH: process.env.PATH, EMBEDDINGS_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    env: { ...inheritedEnv(), EMBEDDINGS_THREADS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
