@@ -5,7 +5,7 @@ import type { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_g
 import type { ModuleConfig, ServiceName } from './common/config.ts';
 import type { Logger } from './common/log.ts';
 import type { RpcServiceModule } from './common/rpc/server.ts';
-import type { Stores } from './common/stores.ts';
+import type { RecordStores, Stores } from './common/stores.ts';
 import { createAgentsModule } from './agents/index.ts';
 import { createBillingModule } from './billing/index.ts';
 import { createBrainModule } from './brain/index.ts';
@@ -28,14 +28,18 @@ export interface ServiceDeps {
   entityGraph?: () => Client<typeof EntityGraphService>;
 }
 
-/** Every internal service, by the name used in configuration. */
-export const SERVICE_MODULES: Record<
-  ServiceName,
-  (stores: Stores, logger: Logger, config: ModuleConfig, deps: ServiceDeps) => RpcServiceModule
-> = {
-  brain: createBrainModule,
+type ModuleFactory<S> = (stores: S, logger: Logger, config: ModuleConfig, deps: ServiceDeps) => RpcServiceModule;
+
+/** The services that keep records only: as their own process they open no vectors and no model. */
+export const RECORD_SERVICE_MODULES: Record<Exclude<ServiceName, 'brain'>, ModuleFactory<RecordStores>> = {
   'entity-graph': (stores, logger, config) =>
     createEntityGraphModule(stores, logger, { extractor: createExtractor(config.entityGraph, logger) }),
   agents: createAgentsModule,
   billing: createBillingModule,
+};
+
+/** Every internal service, by the name used in configuration. */
+export const SERVICE_MODULES: Record<ServiceName, ModuleFactory<Stores>> = {
+  brain: createBrainModule,
+  ...RECORD_SERVICE_MODULES,
 };

@@ -22,7 +22,7 @@ import { withMemberLimit } from './handlers/member-limit.ts';
 import { withRunLimit } from './handlers/run-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
-import type { Stores } from '../common/stores.ts';
+import type { RecordStores } from '../common/stores.ts';
 import { listAgents, recordActivity, registerAgent, type AgentRecord, type AgentsContext } from './handlers/agents.ts';
 import {
   createApiKey,
@@ -120,7 +120,7 @@ interface Contexts {
 }
 
 /** Opens every collection of the service, with its indexes, once. */
-function openContexts(stores: Stores, config: ModuleConfig, logger: Logger, now: () => number): Contexts {
+function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger, now: () => number): Contexts {
   const records = stores.records;
   const memberships = records.collection<MembershipRecord>('memberships', {
     indexes: [{ fields: ['userId', 'createdAt'] }, { fields: ['organizationId'] }, { fields: ['organizationId', 'createdAt'] }],
@@ -214,7 +214,7 @@ function openContexts(stores: Stores, config: ModuleConfig, logger: Logger, now:
 }
 
 /** Investigations: threads, their messages, and the runs working on them with their steps. */
-function openRuns(stores: Stores, now: () => number): RunsContext {
+function openRuns(stores: RecordStores, now: () => number): RunsContext {
   const records = stores.records;
   const threads: ThreadsContext = {
     threads: records.collection<ThreadRecord>('threads', {
@@ -267,7 +267,7 @@ function investigationRoutes(router: ConnectRouter, c: Contexts): void {
 }
 
 /** The account collections, under the names the authorization server gave them when it wrote them itself. */
-function openUsers(stores: Stores, config: ModuleConfig, orgs: OrganizationsContext, now: () => number): UsersContext {
+function openUsers(stores: RecordStores, config: ModuleConfig, orgs: OrganizationsContext, now: () => number): UsersContext {
   const records = stores.records;
   return {
     users: records.collection('auth_users'),
@@ -352,7 +352,7 @@ function otherRoutes(router: ConnectRouter, c: Contexts): void {
 }
 
 export function createAgentsModule(
-  stores: Stores,
+  stores: RecordStores,
   logger: Logger,
   config: ModuleConfig,
   deps?: Pick<ServiceDeps, 'now' | 'billing'>,

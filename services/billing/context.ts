@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from '../common/log.ts';
 import { loadSecretFile } from '../common/secret-file.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
-import type { Stores } from '../common/stores.ts';
+import type { RecordStores } from '../common/stores.ts';
 import type { Catalogue } from './catalogue.ts';
 import type { CheckoutRecord } from './checkout-record.ts';
 import type { BillingConfig } from './config.ts';
@@ -53,7 +53,7 @@ export interface BillingContextOptions {
   now: () => number;
 }
 
-export function createBillingContext(stores: Stores, logger: Logger, options: BillingContextOptions): BillingContext {
+export function createBillingContext(stores: RecordStores, logger: Logger, options: BillingContextOptions): BillingContext {
   const { config, now } = options;
   const { catalogue } = config;
   const stripe = config.stripe ? createStripeClient(config.stripe) : undefined;

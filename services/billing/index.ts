@@ -9,7 +9,7 @@ import { InvoicesService } from '../../gen/mindgate/billing/v1/invoices_pb.js';
 import type { ModuleConfig } from '../common/config.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
-import type { Stores } from '../common/stores.ts';
+import type { RecordStores } from '../common/stores.ts';
 import type { ServiceDeps } from '../modules.ts';
 import { createBillingContext } from './context.ts';
 import { completePass, issueChallenges, settlePass } from './handlers/brain-pass.ts';
@@ -20,7 +20,7 @@ import { deleteSubscription } from './handlers/organization-billing.ts';
 import { getEntitlements, listPlans, resolveRegion, setPlan, startTrial } from './handlers/subscriptions.ts';
 import { handleProviderWebhook } from './handlers/webhooks.ts';
 
-export function createBillingModule(stores: Stores, logger: Logger, _config: ModuleConfig, deps: ServiceDeps): RpcServiceModule {
+export function createBillingModule(stores: RecordStores, logger: Logger, _config: ModuleConfig, deps: ServiceDeps): RpcServiceModule {
   const ctx = createBillingContext(stores, logger.child({ service: 'billing' }), {
     config: deps.billingConfig,
     dataDir: deps.dataDir,

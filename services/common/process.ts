@@ -71,7 +71,8 @@ const SAME_REQUEST_MS = 1_000;
 export function logStarted(logger: Logger, name: string, stores: StoresDescription): void {
   logger.info(
     { version: VERSION, ...stores },
-    `${name} ${VERSION} started: records in ${stores.records}; vectors in ${stores.vectors}; embeddings by ${stores.embeddings}`,
+    `${name} ${VERSION} started: records in ${stores.records}` +
+      (stores.vectors ? `; vectors in ${stores.vectors}; embeddings by ${stores.embeddings}` : ''),
   );
 }
 

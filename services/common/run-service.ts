@@ -8,20 +8,21 @@ import { startMetricsListener, type MetricsListener } from './metrics/listener.t
 import { createMetrics } from './metrics/registry.ts';
 import { logStarted, onShutdown, readConfigOrExit, startOrExit } from './process.ts';
 import { startRpcServer } from './rpc/server.ts';
-import { openStores } from './stores.ts';
-import { SERVICE_MODULES, type ServiceDeps } from '../modules.ts';
+import { openRecordStores, openStores } from './stores.ts';
+import { RECORD_SERVICE_MODULES, SERVICE_MODULES, type ServiceDeps } from '../modules.ts';
 import { createBillingClient } from '../billing/client.ts';
 import { readBillingConfig, type BillingConfig } from '../billing/config.ts';
 import { createEntityGraphClient } from '../entity-graph/client.ts';
 import type { Logger } from './log.ts';
-import type { Stores } from './stores.ts';
+import type { RpcServiceModule } from './rpc/server.ts';
+import type { RecordStores } from './stores.ts';
 
 /**
  * What the module needs beyond its stores: billing at BILLING_SERVICE_ADDR and the entity graph at
  * ENTITY_GRAPH_SERVICE_ADDR, or their code in this process over the same stores.
  */
 function serviceDeps(
-  stores: Stores,
+  stores: RecordStores,
   logger: Logger,
   config: ServiceConfig,
   billingConfig: BillingConfig,
@@ -36,19 +37,35 @@ function serviceDeps(
     billing: () =>
       (billing ??= createBillingClient({
         address: config.billingAddress,
-        module: () => SERVICE_MODULES.billing(stores, logger, config, deps),
+        module: () => RECORD_SERVICE_MODULES.billing(stores, logger, config, deps),
         internalToken,
         logger,
       })),
     entityGraph: () =>
       (graph ??= createEntityGraphClient({
         address: config.entityGraphAddress,
-        module: () => SERVICE_MODULES['entity-graph'](stores, logger, config, deps),
+        module: () => RECORD_SERVICE_MODULES['entity-graph'](stores, logger, config, deps),
         internalToken,
         logger,
       })),
   };
   return deps;
+}
+
+interface OpenedService {
+  stores: RecordStores;
+  /** The service's module over those stores. */
+  create(deps: ServiceDeps): RpcServiceModule;
+}
+
+/** The brain keeps vectors; every other service opens its records store alone (no embeddings model). */
+async function openService(name: ServiceName, config: ServiceConfig, logger: Logger): Promise<OpenedService> {
+  if (name === 'brain') {
+    const stores = await openStores(config.storage, { logger });
+    return { stores, create: (deps) => SERVICE_MODULES.brain(stores, logger, config, deps) };
+  }
+  const stores = await openRecordStores(config.storage, { logger });
+  return { stores, create: (deps) => RECORD_SERVICE_MODULES[name](stores, logger, config, deps) };
 }
 
 export async function runService(name: ServiceName): Promise<void> {
@@ -58,13 +75,13 @@ export async function runService(name: ServiceName): Promise<void> {
   const logger = createLogger({ level: config.logLevel, name });
   const metrics = createMetrics();
   const { stores, server, metricsListener } = await startOrExit(async () => {
-    const stores = await openStores(config.storage, { logger });
+    const { stores, create } = await openService(name, config, logger);
     let metricsListener: MetricsListener | undefined;
     try {
       if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
       const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
       const server = await startRpcServer({
-        module: SERVICE_MODULES[name](stores, logger, config, serviceDeps(stores, logger, config, billingConfig, internalToken)),
+        module: create(serviceDeps(stores, logger, config, billingConfig, internalToken)),
         host: config.host,
         port: config.port,
         settings: { host: 'GRPC_HOST', port: SERVICE_PORTS[name].variable },

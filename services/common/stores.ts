@@ -17,25 +17,37 @@ import { untilAnswered } from './store-start.ts';
 /** What a process stores in, for the start log: never a credential. */
 export interface StoresDescription {
   records: string;
-  vectors: string;
-  embeddings: string;
+  /** Absent in a process that keeps no vectors (the agents, billing and entity-graph services). */
+  vectors?: string;
+  embeddings?: string;
 }
 
 export type StoreName = 'records' | 'vectors';
 
-/** The stores a process uses; one set is shared by every service running in that process. */
-export interface Stores {
+/**
+ * The records store alone: what the agents, billing and entity-graph services use when each runs
+ * as its own process. They open no vector store and load no embeddings model.
+ */
+export interface RecordStores {
   records: RecordStore;
+  /** Which store this is (SQLite path or MongoDB hosts). */
+  description: StoresDescription;
+  /**
+   * Readiness: true when the records store answers a round trip within `READINESS_TIMEOUT_MS`.
+   * Results are reused for a second (readiness.ts).
+   */
+  probe(names?: 'records'[]): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The stores a process uses; one set is shared by every service running in that process. */
+export interface Stores extends RecordStores {
   vectors: VectorStore;
   embedder: Embedder;
   /** Which stores these are (SQLite path or MongoDB hosts, embedded or Qdrant, the embeddings). */
-  description: StoresDescription;
-  /**
-   * Readiness: true when the named stores (every one by default) answer a round trip within
-   * `READINESS_TIMEOUT_MS`. Results are reused for a second (readiness.ts).
-   */
+  description: Required<StoresDescription>;
+  /** Readiness of the named stores (every one by default), as for RecordStores. */
   probe(names?: StoreName[]): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 export interface OpenStoresOptions {
@@ -45,7 +57,7 @@ export interface OpenStoresOptions {
   now?: () => number;
 }
 
-export function describeStores(config: StorageConfig): StoresDescription {
+export function describeStores(config: StorageConfig): Required<StoresDescription> {
   const { embeddings } = config;
   return {
     records: config.mongodbUrl
@@ -71,30 +83,65 @@ function embeddingsUnavailable(err: unknown, url: string): unknown {
   return new StartRefusedError(`EMBEDDINGS_URL: ${url} refused the embeddings request: ${err.message}`);
 }
 
+interface StoreStart {
+  /** When waiting for MongoDB, Qdrant or an embeddings endpoint gives up (STORE_START_TIMEOUT_MS). */
+  deadline: number;
+  logger: Logger;
+}
+
 /**
- * Opens the stores: DATA_DIR checked and made private, the embedded files checked for damage,
- * MongoDB, Qdrant and an embeddings endpoint waited for up to STORE_START_TIMEOUT_MS. A store that
- * cannot be used stops the start with a StartRefusedError naming the file or setting.
+ * DATA_DIR checked and made private, the embedded records file checked for damage, MongoDB waited
+ * for until the deadline. With `vectors`, the embedded vectors file is checked too.
  */
-export async function openStores(config: StorageConfig, options: OpenStoresOptions): Promise<Stores> {
-  const now = options.now ?? Date.now;
+async function openRecords(
+  config: StorageConfig,
+  options: OpenStoresOptions,
+  vectors: boolean,
+): Promise<{ records: RecordStore; start: StoreStart }> {
   const { logger } = options;
   // Even with MongoDB and Qdrant, DATA_DIR may keep generated secrets: repaired when it exists,
   // created only for an embedded store (a container's root file system may be read-only).
-  preparePrivateDataDir(config.dataDir, logger, { create: !config.mongodbUrl || !config.qdrantUrl });
+  const embedded = !config.mongodbUrl || (vectors && !config.qdrantUrl);
+  preparePrivateDataDir(config.dataDir, logger, { create: embedded });
   if (!config.mongodbUrl) checkDatabaseFile(join(config.dataDir, EMBEDDED_RECORDS_FILE));
-  if (!config.qdrantUrl) checkDatabaseFile(join(config.dataDir, EMBEDDED_VECTORS_FILE));
-  const deadline = Date.now() + config.startTimeoutMs;
-  const wait = { deadline, logger };
-  const opened: { close(): Promise<unknown> }[] = [];
+  if (vectors && !config.qdrantUrl) checkDatabaseFile(join(config.dataDir, EMBEDDED_VECTORS_FILE));
+  const start = { deadline: Date.now() + config.startTimeoutMs, logger };
+  const now = options.now ?? Date.now;
+  const records = config.mongodbUrl
+    ? await untilAnswered({ ...start, setting: 'MONGODB_URL' }, () => createRecordStore(config, now))
+    : await createRecordStore(config, now);
+  return { records, start };
+}
+
+/**
+ * Opens the records store alone, for a service that keeps no vectors. A store that cannot be used
+ * stops the start with a StartRefusedError naming the file or setting.
+ */
+export async function openRecordStores(config: StorageConfig, options: OpenStoresOptions): Promise<RecordStores> {
+  const { records } = await openRecords(config, options, false);
+  const check = createCheck('records', () => records.ping(), { timeoutMs: config.readinessTimeoutMs, logger: options.logger });
+  return {
+    records,
+    description: { records: describeStores(config).records },
+    async probe() {
+      return (await runChecks([check])).ready;
+    },
+    close: () => records.close(),
+  };
+}
+
+/**
+ * Opens the stores: the records store as openRecordStores does, the embedded vectors file checked
+ * for damage, Qdrant and an embeddings endpoint waited for up to STORE_START_TIMEOUT_MS. A store
+ * that cannot be used stops the start with a StartRefusedError naming the file or setting.
+ */
+export async function openStores(config: StorageConfig, options: OpenStoresOptions): Promise<Stores> {
+  const { records, start } = await openRecords(config, options, true);
+  const opened: { close(): Promise<unknown> }[] = [records];
   try {
-    const records = config.mongodbUrl
-      ? await untilAnswered({ ...wait, setting: 'MONGODB_URL' }, () => createRecordStore(config, now))
-      : await createRecordStore(config, now);
-    opened.push(records);
     const endpoint = config.embeddings.provider === 'openai' ? config.embeddings.url : undefined;
     const embedder = endpoint
-      ? await untilAnswered({ ...wait, setting: 'EMBEDDINGS_URL' }, () =>
+      ? await untilAnswered({ ...start, setting: 'EMBEDDINGS_URL' }, () =>
           createEmbedder(config.embeddings).catch((err: unknown) => {
             throw embeddingsUnavailable(err, endpoint);
           }),
@@ -104,8 +151,8 @@ export async function openStores(config: StorageConfig, options: OpenStoresOptio
     const vectors = createVectorStore(config, embedder.dimensions);
     opened.push(vectors);
     // Qdrant is reached lazily; at start its collection is made ready, or the start waits for it.
-    if (config.qdrantUrl) await untilAnswered({ ...wait, setting: 'QDRANT_URL' }, () => vectors.ping());
-    return assemble(records, vectors, embedder, describeStores(config), { timeoutMs: config.readinessTimeoutMs, logger });
+    if (config.qdrantUrl) await untilAnswered({ ...start, setting: 'QDRANT_URL' }, () => vectors.ping());
+    return assemble(records, vectors, embedder, describeStores(config), { timeoutMs: config.readinessTimeoutMs, logger: start.logger });
   } catch (err) {
     for (const store of opened.reverse()) await store.close().catch(() => undefined);
     throw err;
@@ -116,7 +163,7 @@ function assemble(
   records: RecordStore,
   vectors: VectorStore,
   embedder: Embedder,
-  description: StoresDescription,
+  description: Required<StoresDescription>,
   readiness: { timeoutMs: number; logger: Logger },
 ): Stores {
   const checks: Record<StoreName, Check> = {

@@ -74,9 +74,9 @@ describe('helm chart', () => {
     expect(env('prod-mindgate-brain')).toMatchObject({ BILLING_SERVICE_ADDR: 'prod-mindgate-billing:50054' });
     expect(env('prod-mindgate-billing')).toMatchObject({ BRAIN_PASS_SECRET: 'secret' });
     expect(env('prod-mindgate-brain')).not.toHaveProperty('GATEWAY_STATE_SECRET');
-    // Only the Brain embeds: the other services run the model in one thread.
-    expect(env('prod-mindgate-brain')).not.toHaveProperty('EMBEDDINGS_THREADS');
-    for (const service of ['entity-graph', 'agents', 'billing']) expect(env(`prod-mindgate-${service}`).EMBEDDINGS_THREADS).toBe('1');
+    // No service overrides the shared EMBEDDINGS_THREADS: only the Brain loads the model.
+    for (const service of ['brain', 'entity-graph', 'agents', 'billing'])
+      expect(env(`prod-mindgate-${service}`)).not.toHaveProperty('EMBEDDINGS_THREADS');
     // The shared settings come from one ConfigMap that every pod reads.
     const config = named(docs, 'ConfigMap', 'prod-mindgate-config').data;
     expect(config).toMatchObject({

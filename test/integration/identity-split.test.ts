@@ -18,6 +18,8 @@ const token = 'a-shared-internal-token-of-at-least-32-chars';
 const agentsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-agents-'));
 let agents: ChildProcess;
 let platform: TestPlatform;
+/** The agents process's start line (see logStarted). */
+let started: { msg: string; vectors?: string; embeddings?: string } | undefined;
 
 beforeAll(async () => {
   agents = spawn(process.execPath, ['services/agents/main.ts'], {
@@ -37,6 +39,7 @@ beforeAll(async () => {
     const timer = setTimeout(() => reject(new Error('agents did not start')), 60_000);
     readline.createInterface({ input: agents.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line);
+      if (typeof entry.msg === 'string' && entry.msg.startsWith('agents ')) started ??= entry;
       if (entry.address) {
         clearTimeout(timer);
         resolve(entry.address);
@@ -55,6 +58,13 @@ afterAll(async () => {
     await exited;
   }
   fs.rmSync(agentsDir, { recursive: true, force: true });
+});
+
+it('opens its records store alone: no vector store, no embeddings model', () => {
+  expect(started?.msg).toMatch(/^agents \S+ started: records in SQLite \S+records\.sqlite$/);
+  expect(started?.vectors).toBeUndefined();
+  expect(started?.embeddings).toBeUndefined();
+  expect(fs.existsSync(path.join(agentsDir, 'vectors.sqlite'))).toBe(false);
 });
 
 it('signs up and in through a remote agents service, whose store alone holds accounts and memberships', async () => {
