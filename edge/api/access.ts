@@ -16,24 +16,39 @@ import type { RateLimitCheck } from './rate-limits.ts';
 import { problemOf } from './problems.ts';
 import type { RestRoute } from './rest-route.ts';
 
-export const ROLE_NAMES = ['viewer', 'member', 'admin', 'owner'] as const;
+/**
+ * The roles: a ladder (each has the rights of those before it), then `billing_admin`, who has a
+ * viewer's rights and may also call the operations marked `billing` (Access.billing).
+ */
+export const ROLE_NAMES = ['viewer', 'member', 'admin', 'owner', 'billing_admin'] as const;
 export type RoleName = (typeof ROLE_NAMES)[number];
+type LadderRole = Exclude<RoleName, 'billing_admin'>;
+const LADDER: readonly LadderRole[] = ['viewer', 'member', 'admin', 'owner'];
 
 const BY_ENUM: Record<number, RoleName> = {
   [Role.OWNER]: 'owner',
   [Role.ADMIN]: 'admin',
   [Role.MEMBER]: 'member',
   [Role.VIEWER]: 'viewer',
+  [Role.BILLING_ADMIN]: 'billing_admin',
 };
-export const ROLE_ENUM: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER, viewer: Role.VIEWER };
+export const ROLE_ENUM: Record<RoleName, Role> = {
+  owner: Role.OWNER,
+  admin: Role.ADMIN,
+  member: Role.MEMBER,
+  viewer: Role.VIEWER,
+  billing_admin: Role.BILLING_ADMIN,
+};
 
 export function roleName(role: Role): RoleName | null {
   return BY_ENUM[role] ?? null;
 }
 
 export interface Access {
-  /** The lowest role that may call the operation. */
-  role: RoleName;
+  /** The lowest role of the ladder that may call the operation. */
+  role: LadderRole;
+  /** A billing operation: billing admins may call it too, whatever `role` says. */
+  billing?: boolean;
   /**
    * API keys and client_credentials tokens may call it too, with the scope it needs
    * (machineScope): "admin" where the role is admin or owner, else "read" for GET, "write" otherwise.
@@ -62,6 +77,8 @@ const operator: Access = { role: 'admin', machines: false, operator: true };
 const work: Access = { role: 'member', machines: true };
 /** A signed-in user's own account. */
 const account: Access = { role: 'viewer', machines: false, user: true };
+/** Spending the organization's money: owners and billing admins, signed in. */
+const billing: Access = { role: 'owner', machines: false, billing: true };
 
 /** operationId → who may call it. Operations outside an organization (health, metadata) are absent. */
 export const ACCESS: Readonly<Record<string, Access>> = {
@@ -150,15 +167,16 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   redeliverWebhookEndpoint: automatable,
   listWebhookEventTypes: read,
   getWebhookUsage: read,
-  // Billing: anyone reads the plans and the subscription; only owners spend the organization's money.
+  // Billing: anyone reads the plans and the subscription; only owners and billing admins spend the
+  // organization's money, and billing admins see its checkouts and invoices as admins do.
   listPlans: read,
   getSubscription: read,
-  changeSubscription: { role: 'owner', machines: false },
-  cancelSubscription: { role: 'owner', machines: false },
-  resumeSubscription: { role: 'owner', machines: false },
-  createCheckout: { role: 'owner', machines: false },
-  getCheckout: admin,
-  listInvoices: automatable,
+  changeSubscription: billing,
+  cancelSubscription: billing,
+  resumeSubscription: billing,
+  createCheckout: billing,
+  getCheckout: { ...admin, billing: true },
+  listInvoices: { ...automatable, billing: true },
   // The memory graph: every member reads it; members and write keys change it, as they change memories.
   listEntities: read,
   searchEntities: read,
@@ -195,9 +213,18 @@ export function machineScope(access: Access, method: string): ApiKeyScope {
   return method === 'GET' ? 'read' : 'write';
 }
 
-/** The roles that may call an operation, highest first, as the OpenAPI document lists them. */
+/** Where a role stands on the ladder: a billing admin stands with viewers. */
+const rank = (role: RoleName) => LADDER.indexOf(role === 'billing_admin' ? 'viewer' : role);
+
+/** Whether a member with `role` may call the operation (leaving aside `self`). */
+export function roleAllows(role: RoleName, access: Access): boolean {
+  return rank(role) >= rank(access.role) || (access.billing === true && role === 'billing_admin');
+}
+
+/** The roles that may call an operation, the ladder highest first, as the OpenAPI document lists them. */
 export function rolesAllowed(access: Access): RoleName[] {
-  return ROLE_NAMES.slice(ROLE_NAMES.indexOf(access.role)).reverse();
+  const order: RoleName[] = [...LADDER].reverse();
+  return [...order, 'billing_admin' as const].filter((role) => roleAllows(role, access));
 }
 
 /** A caller that passed the matrix: its role in the organization (null for machines). */
@@ -215,8 +242,6 @@ export async function roleIn(ctx: AppContext, organizationId: string, userId: st
     throw err;
   }
 }
-
-const rank = (role: RoleName) => ROLE_NAMES.indexOf(role);
 
 /**
  * Checks the caller against the operation's entry, for the organization in the path. A user's
@@ -247,8 +272,9 @@ export async function authorize(
   const role = await roleIn(ctx, route.organizationId, caller.subject);
   if (!role) throw new ForbiddenError('you are not a member of this organization');
   const self = access.self === true && route.userId === caller.subject;
-  if (rank(role) < rank(access.role) && !self) {
-    throw new ForbiddenError(`this needs the ${access.role} role or higher; you are ${role}`);
+  if (!roleAllows(role, access) && !self) {
+    const needed = access.billing ? `the ${access.role} role or higher, or billing_admin` : `the ${access.role} role or higher`;
+    throw new ForbiddenError(`this needs ${needed}; you are ${role}`);
   }
   return { ...caller, role };
 }

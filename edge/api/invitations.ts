@@ -64,7 +64,10 @@ export const CreateInvitationSchema = z
       .email({ error: 'must be an e-mail address' })
       .max(254)
       .meta({ description: 'The address to invite.', example: 'ada@example.com' }),
-    role: z.enum(ROLE_NAMES).meta({ description: 'The role on joining. Only an owner invites an owner.' }),
+    role: z.enum(ROLE_NAMES).meta({
+      description:
+        'The role on joining. Only an owner invites an owner or a billing admin (`billing_admin`: a viewer who also manages billing).',
+    }),
     team_ids: z
       .array(z.string().regex(/^team_[A-Za-z0-9]{1,60}$/, { error: 'must be a team id (team_...)' }))
       .max(20, { error: 'must list at most 20 teams' })

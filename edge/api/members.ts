@@ -44,7 +44,11 @@ export const MemberSchema = z
 export const MemberListSchema = listEnvelope('members', MemberSchema, 'MemberList');
 
 export const UpdateMemberSchema = z
-  .object({ role: z.enum(ROLE_NAMES).meta({ description: 'The new role. Only an owner grants or takes away `owner`.' }) })
+  .object({
+    role: z.enum(ROLE_NAMES).meta({
+      description: 'The new role. Only an owner grants or takes away `owner` and `billing_admin` (a viewer who also manages billing).',
+    }),
+  })
   .strict()
   .meta({ title: 'UpdateMember' });
 
@@ -111,7 +115,7 @@ function updateMemberRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'updateMember',
       summary: "Change a member's role",
       description:
-        'Changes the role. With If-Match, only if the membership is still at that ETag (412 otherwise). 409 when the change would leave the organization without an owner; only an owner grants or takes away `owner`.',
+        'Changes the role. With If-Match, only if the membership is still at that ETag (412 otherwise). 409 when the change would leave the organization without an owner; only an owner grants or takes away `owner` and `billing_admin` (403 otherwise).',
       tags: ['Members'],
       params: memberParams,
       responses: {

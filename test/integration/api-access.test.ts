@@ -1,5 +1,5 @@
 // The authorization matrix (edge/api/access.ts) as a table over real HTTP: every operation of
-// the OpenAPI document, called by an owner, an admin, a member, a viewer and an API key of the
+// the OpenAPI document, called by an owner, an admin, a member, a viewer, a billing admin and an API key of the
 // organization, is refused with 403 exactly when the matrix says so. Calls name resources that do
 // not exist or carry an empty body, so an allowed call ends in 404 or 422 and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ beforeAll(async () => {
   const owner = await obtainAccessToken(platform, { resource: api });
   org = owner.organizationId;
   credentials.set('owner', { token: owner.access_token });
-  for (const role of ['admin', 'member', 'viewer'] as const) {
+  for (const role of ['admin', 'member', 'viewer', 'billing_admin'] as const) {
     credentials.set(role, { token: (await joinAs(platform, org, role)).access_token });
   }
   for (const [who, scopes] of Object.entries(KEY_SCOPES)) {
@@ -134,5 +134,30 @@ describe('the authorization matrix', () => {
     expect(teams.get['x-mindgate-access']).toMatchObject({ api_keys: true, api_key_scope: 'read' });
     expect(teams.post['x-mindgate-access']).toMatchObject({ api_keys: true, api_key_scope: 'admin' });
     expect(op.description).toContain('Roles: owner, admin; API keys and client credentials: no.');
+  });
+
+  it('lets billing admins spend the money and read what anyone reads, and nothing else', async () => {
+    const doc = (await call('/openapi.json')).json;
+    const subscription = doc.paths['/organizations/{organization_id}/subscription'];
+    expect(subscription.patch['x-mindgate-access'].roles).toEqual(['owner', 'billing_admin']);
+    expect(subscription.patch.description).toContain('Roles: owner, billing_admin;');
+    expect(subscription.get['x-mindgate-access'].roles).toEqual(['owner', 'admin', 'member', 'viewer', 'billing_admin']);
+    expect(doc.paths['/organizations/{organization_id}/invoices'].get['x-mindgate-access'].roles).toEqual([
+      'owner',
+      'admin',
+      'billing_admin',
+    ]);
+    const members = doc.paths['/organizations/{organization_id}/members'].get;
+    expect(members['x-mindgate-access'].roles).toContain('billing_admin');
+    expect(operations.find((o) => o.operationId === 'createMemory')!.access.roles).toEqual(['owner', 'admin', 'member']);
+    const billingOnly = operations.filter((o) => o.access.roles.includes('billing_admin') && !o.access.roles.includes('viewer'));
+    expect(billingOnly.map((o) => o.operationId).sort()).toEqual([
+      'cancelSubscription',
+      'changeSubscription',
+      'createCheckout',
+      'getCheckout',
+      'listInvoices',
+      'resumeSubscription',
+    ]);
   });
 });

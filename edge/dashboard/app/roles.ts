@@ -1,14 +1,24 @@
 // What each role may do, as the Agents API's matrix says (edge/api/access.ts; test/unit/
 // dashboard-roles.test.ts keeps the two in step). The screens hide or disable what the role
 // cannot do; the API still decides, and its 403 is shown like any other problem.
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export const ROLES = ['viewer', 'member', 'admin', 'owner', 'billing_admin'] as const;
 export type Role = (typeof ROLES)[number];
+type LadderRole = Exclude<Role, 'billing_admin'>;
+/** Each rung has the rights of those before it; a billing admin has a viewer's, plus BILLING. */
+const LADDER: readonly LadderRole[] = ['viewer', 'member', 'admin', 'owner'];
 
-/** The lowest role allowed each operation the dashboard offers. */
-export const NEEDS: Record<string, Role> = {
+/** The lowest role of the ladder allowed each operation the dashboard offers. */
+export const NEEDS: Record<string, LadderRole> = {
   getOrganization: 'viewer',
   getOrganizationUsage: 'viewer',
   getSubscription: 'viewer',
+  listPlans: 'viewer',
+  changeSubscription: 'owner',
+  cancelSubscription: 'owner',
+  resumeSubscription: 'owner',
+  createCheckout: 'owner',
+  getCheckout: 'admin',
+  listInvoices: 'admin',
   listMembers: 'viewer',
   updateMember: 'admin',
   removeMember: 'admin',
@@ -37,13 +47,27 @@ export const NEEDS: Record<string, Role> = {
   deleteConfidentialClient: 'admin',
 };
 
+/** The billing operations, which billing admins may call too. */
+export const BILLING: ReadonlySet<string> = new Set([
+  'changeSubscription',
+  'cancelSubscription',
+  'resumeSubscription',
+  'createCheckout',
+  'getCheckout',
+  'listInvoices',
+]);
+
+/** Roles only an owner grants or takes away. */
+export const OWNER_GRANTED: ReadonlySet<Role> = new Set<Role>(['owner', 'billing_admin']);
+
 export function can(role: Role | null | undefined, operation: keyof typeof NEEDS): boolean {
   const needed = NEEDS[operation];
   if (!role || !needed) return false;
-  return ROLES.indexOf(role) >= ROLES.indexOf(needed);
+  if (role === 'billing_admin') return needed === 'viewer' || BILLING.has(operation);
+  return LADDER.indexOf(role) >= LADDER.indexOf(needed);
 }
 
-/** The roles a member with `role` may give (only an owner grants owner). */
+/** The roles a member with `role` may give (only an owner grants owner and billing_admin). */
 export function grantable(role: Role | null | undefined): Role[] {
-  return role === 'owner' ? [...ROLES] : ROLES.filter((r) => r !== 'owner');
+  return role === 'owner' ? [...ROLES] : ROLES.filter((r) => !OWNER_GRANTED.has(r));
 }

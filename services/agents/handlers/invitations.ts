@@ -28,7 +28,9 @@ import type { MemberLimit } from './member-limit.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import {
   newId,
+  OWNER_GRANTED,
   requireUser,
+  ROLE_CHOICES,
   ROLE_NAMES,
   ROLES,
   toMembership,
@@ -41,7 +43,18 @@ import { invitationEvent, invitationSubject, memberAdded, memberUpdated, members
 import type { TeamMemberRecord, TeamRecord } from './teams.ts';
 
 export const INVITATION_TTL_MS = 7 * 86_400_000;
-const RANK: Record<RoleName, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+const LADDER: RoleName[] = ['viewer', 'member', 'admin', 'owner'];
+
+/**
+ * Whether a member's role already gives what an invitation would: a rung of the ladder gives
+ * those below it, a billing admin a viewer's rights, an owner everything. Otherwise accepting the
+ * invitation gives its role.
+ */
+function covers(held: RoleName, invited: RoleName): boolean {
+  if (held === invited || held === 'owner') return true;
+  if (held === 'billing_admin' || invited === 'billing_admin') return invited === 'viewer';
+  return LADDER.indexOf(held) >= LADDER.indexOf(invited);
+}
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -104,7 +117,7 @@ function requireEmail(value: string): string {
 
 function requireRole(role: number): RoleName {
   const name = ROLE_NAMES[role];
-  if (!name) invalid('role', 'must be ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER or ROLE_VIEWER');
+  if (!name) invalid('role', ROLE_CHOICES);
   return name;
 }
 
@@ -130,8 +143,8 @@ export async function createInvitation(ctx: InvitationsContext, req: CreateInvit
   const email = requireEmail(req.email);
   const role = requireRole(req.role);
   const invitedBy = requireUser(req.invitedBy, 'invited_by');
-  if (role === 'owner' && ROLE_NAMES[req.actorRole] !== 'owner') {
-    throw new ConnectError('only an owner may invite an owner', Code.PermissionDenied);
+  if (OWNER_GRANTED.has(role) && ROLE_NAMES[req.actorRole] !== 'owner') {
+    throw new ConnectError(`only an owner may invite an ${role === 'owner' ? 'owner' : 'billing admin'}`, Code.PermissionDenied);
   }
   if (!(await ctx.organizations.get(organizationId)))
     throw new ConnectError(`organization "${organizationId}" does not exist`, Code.NotFound);
@@ -243,7 +256,7 @@ export async function acceptInvitation(ctx: InvitationsContext, req: AcceptInvit
   if (!(await putWithEvents(ctx.events, invitationSubject(ctx.invitations), accepted, invitation, events, { expect }))) {
     throw new ConnectError('this invitation link is not valid: it was used, replaced, withdrawn or has expired', Code.NotFound);
   }
-  const role = existing && RANK[existing.role] >= RANK[invitation.role] ? existing.role : invitation.role;
+  const role = existing && covers(existing.role, invitation.role) ? existing.role : invitation.role;
   const membership: MembershipRecord = {
     _id: id,
     organizationId: invitation.organizationId,

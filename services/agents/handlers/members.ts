@@ -22,14 +22,23 @@ import { memberAdded, memberRemoved, memberUpdated, membershipSubject } from '..
 import { invalid, requireOrganization } from '../../common/rpc/validate.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import { leaveTeams } from './teams.ts';
-import { requireUser, ROLE_NAMES, toMembership, type MembershipRecord, type OrganizationsContext, type RoleName } from './organizations.ts';
+import {
+  OWNER_GRANTED,
+  requireUser,
+  ROLE_CHOICES,
+  ROLE_NAMES,
+  toMembership,
+  type MembershipRecord,
+  type OrganizationsContext,
+  type RoleName,
+} from './organizations.ts';
 
 /** How many times a change is retried when another one to the same membership lands first. */
 const CONFLICT_RETRIES = 5;
 
 function requireRole(field: string, role: Role): RoleName {
   const name = ROLE_NAMES[role];
-  if (!name) invalid(field, 'must be ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER or ROLE_VIEWER');
+  if (!name) invalid(field, ROLE_CHOICES);
   return name;
 }
 
@@ -84,8 +93,9 @@ export async function updateMemberRole(ctx: OrganizationsContext, req: UpdateMem
     if (req.etag !== '' && req.etag !== String(version)) {
       throw failure(STALE, Code.FailedPrecondition, REASONS.etagMismatch);
     }
-    if ((current.role === 'owner' || role === 'owner') && actor !== 'owner') {
-      throw new ConnectError('only an owner may grant or take away the owner role', Code.PermissionDenied);
+    const guarded = OWNER_GRANTED.has(current.role) ? current.role : OWNER_GRANTED.has(role) ? role : undefined;
+    if (guarded && actor !== 'owner') {
+      throw new ConnectError(`only an owner may grant or take away the ${guarded} role`, Code.PermissionDenied);
     }
     if (current.role === role) return create(UpdateMemberRoleResponseSchema, { membership: toMembership(current) });
     if (current.role === 'owner') await requireAnotherOwner(ctx, organizationId);

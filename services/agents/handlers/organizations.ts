@@ -45,7 +45,7 @@ export interface OrganizationRecord extends RecordDoc {
   updatedAt?: number;
 }
 
-export type RoleName = 'owner' | 'admin' | 'member' | 'viewer';
+export type RoleName = 'owner' | 'admin' | 'member' | 'viewer' | 'billing_admin';
 
 export interface MembershipRecord extends RecordDoc {
   organizationId: string;
@@ -73,8 +73,22 @@ export const ROLE_NAMES: Record<number, RoleName> = {
   [Role.ADMIN]: 'admin',
   [Role.MEMBER]: 'member',
   [Role.VIEWER]: 'viewer',
+  [Role.BILLING_ADMIN]: 'billing_admin',
 };
-export const ROLES: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER, viewer: Role.VIEWER };
+export const ROLES: Record<RoleName, Role> = {
+  owner: Role.OWNER,
+  admin: Role.ADMIN,
+  member: Role.MEMBER,
+  viewer: Role.VIEWER,
+  billing_admin: Role.BILLING_ADMIN,
+};
+/** What a role field accepts, for the error that refuses anything else. */
+export const ROLE_CHOICES = 'must be ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER, ROLE_VIEWER or ROLE_BILLING_ADMIN';
+/**
+ * Roles only an owner grants or takes away: the organization itself, and its money (a billing
+ * admin changes the plan, which an admin may not, so an admin may not make one either).
+ */
+export const OWNER_GRANTED: ReadonlySet<RoleName> = new Set<RoleName>(['owner', 'billing_admin']);
 
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
@@ -201,7 +215,7 @@ export async function addMember(ctx: OrganizationsContext, req: AddMemberRequest
   const organizationId = requireOrganization(req.organizationId);
   const userId = requireUser(req.userId);
   const role = ROLE_NAMES[req.role];
-  if (!role) invalid('role', 'must be ROLE_OWNER, ROLE_ADMIN, ROLE_MEMBER or ROLE_VIEWER');
+  if (!role) invalid('role', ROLE_CHOICES);
   if (!(await ctx.organizations.get(organizationId))) {
     throw new ConnectError(`organization "${organizationId}" does not exist`, Code.NotFound);
   }

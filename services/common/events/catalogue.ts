@@ -45,7 +45,7 @@ const Question = z.object({
   resolution: z.string(),
 });
 
-const Role = z.enum(['owner', 'admin', 'member', 'viewer']);
+const Role = z.enum(['owner', 'admin', 'member', 'viewer', 'billing_admin']);
 const Invitation = z.object({
   id: z.string(),
   email: z.string(),

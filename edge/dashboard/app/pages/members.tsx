@@ -2,7 +2,7 @@
 // remove members (only an owner touches owners), and anyone may leave.
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
-import { can, grantable, type Role } from '../roles.ts';
+import { can, grantable, OWNER_GRANTED, type Role } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, toProblem, usePaged, when } from '../ui.tsx';
 
@@ -38,7 +38,7 @@ export function MembersPage() {
     if (!confirmed(self ? 'Leave this organization?' : `Remove ${m.user_id} from the organization?`)) return;
     void act(() => api.call('DELETE', `${base}/${m.user_id}`), self ? 'You left the organization.' : `${m.user_id} was removed.`);
   };
-  const mayTouch = (m: Member) => can(mine, 'updateMember') && (m.role !== 'owner' || mine === 'owner');
+  const mayTouch = (m: Member) => can(mine, 'updateMember') && (!OWNER_GRANTED.has(m.role) || mine === 'owner');
 
   return (
     <Page title="Members">

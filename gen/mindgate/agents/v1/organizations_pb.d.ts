@@ -823,6 +823,14 @@ export enum Role {
    * @generated from enum value: ROLE_VIEWER = 4;
    */
   VIEWER = 4,
+
+  /**
+   * Manages the organization's billing (plans, checkouts, invoices, usage) and otherwise reads
+   * like a viewer. Only an owner grants or takes it away.
+   *
+   * @generated from enum value: ROLE_BILLING_ADMIN = 5;
+   */
+  BILLING_ADMIN = 5,
 }
 
 /**
