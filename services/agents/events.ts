@@ -1,11 +1,15 @@
 // The agents service's events (services/common/events/catalogue.ts): members, invitations, API
-// keys, and webhook endpoints disabled for failing. Each is written to the service's outbox with
+// keys, webhook endpoints disabled for failing, and investigations (threads and runs). Each is written to the service's outbox with
 // the change that makes it (putWithEvents, deleteWithEvents), so none is lost or invented.
 import { event, type EventOutbox, type NewEvent } from '../common/events/outbox.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ApiKeyRecord } from './handlers/api-keys.ts';
 import type { InvitationRecord } from './handlers/invitations.ts';
+import { Executor, RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { ThreadStatus } from '../../gen/mindgate/agents/v1/threads_pb.js';
 import type { MembershipRecord, RoleName } from './handlers/organizations.ts';
+import type { RunRecord } from './handlers/runs.ts';
+import type { ThreadRecord } from './handlers/threads.ts';
 
 /** What a handler needs to write records with their events. */
 export interface EventsContext {
@@ -18,11 +22,15 @@ export const SUBJECTS = {
   invitations: 'invitations',
   apiKeys: 'api_keys',
   webhookEndpoints: 'webhook_endpoints',
+  runs: 'runs',
+  threads: 'threads',
 } as const;
 
 export const membershipSubject = (records: RecordCollection<MembershipRecord>) => ({ collection: SUBJECTS.memberships, records });
 export const invitationSubject = (records: RecordCollection<InvitationRecord>) => ({ collection: SUBJECTS.invitations, records });
 export const apiKeySubject = (records: RecordCollection<ApiKeyRecord>) => ({ collection: SUBJECTS.apiKeys, records });
+export const runSubject = (records: RecordCollection<RunRecord>) => ({ collection: SUBJECTS.runs, records });
+export const threadSubject = (records: RecordCollection<ThreadRecord>) => ({ collection: SUBJECTS.threads, records });
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -63,5 +71,69 @@ export function apiKeyEvent(type: 'api_key.created' | 'api_key.rotated' | 'api_k
     scopes: r.scopes ?? ['read'],
     team_id: r.teamId ?? null,
     created_by: r.createdBy,
+  });
+}
+
+const RUN_STATUS = {
+  [RunStatus.UNSPECIFIED]: 'queued',
+  [RunStatus.QUEUED]: 'queued',
+  [RunStatus.RUNNING]: 'running',
+  [RunStatus.SUCCEEDED]: 'succeeded',
+  [RunStatus.FAILED]: 'failed',
+  [RunStatus.CANCELLED]: 'cancelled',
+  [RunStatus.TIMED_OUT]: 'timed_out',
+} as const;
+
+/** The event a run's move to `status` makes: queued, started (a claim), or how it finished. */
+const RUN_EVENT = {
+  [RunStatus.QUEUED]: 'run.queued',
+  [RunStatus.RUNNING]: 'run.started',
+  [RunStatus.SUCCEEDED]: 'run.succeeded',
+  [RunStatus.FAILED]: 'run.failed',
+  [RunStatus.CANCELLED]: 'run.cancelled',
+  [RunStatus.TIMED_OUT]: 'run.timed_out',
+} as const;
+
+/** The event of a run that has just moved to its status (the run as it is after the change). */
+export function runEvent(r: RunRecord): NewEvent {
+  const type = RUN_EVENT[r.status as keyof typeof RUN_EVENT];
+  if (!type) throw new Error(`a run in status ${r.status} makes no event`);
+  const end = r.finishedAt ?? 0;
+  return event(type, r.organizationId, {
+    id: r._id,
+    thread_id: r.threadId,
+    status: RUN_STATUS[r.status],
+    executor: r.executor === Executor.EXTERNAL ? 'external' : 'llm',
+    agent_id: r.agentId,
+    attempt: r.attempt,
+    timeout_seconds: r.timeoutSeconds,
+    usage: {
+      input_tokens: r.inputTokens,
+      output_tokens: r.outputTokens,
+      tool_calls: r.toolCalls,
+      duration_ms: r.startedAt !== undefined && end > 0 ? end - r.startedAt : 0,
+    },
+    model: r.model,
+    output: r.output,
+    error: r.error,
+    step_count: r.stepCount,
+    created_by: r.createdBy,
+    retry_of: r.retryOf ? r.retryOf : null,
+    created_at: iso(r.createdAt),
+    started_at: r.startedAt === undefined ? null : iso(r.startedAt),
+    finished_at: r.finishedAt === undefined ? null : iso(r.finishedAt),
+  });
+}
+
+const THREAD_STATUS = { [ThreadStatus.OPEN]: 'open', [ThreadStatus.RESOLVED]: 'resolved', [ThreadStatus.ARCHIVED]: 'archived' } as const;
+
+export function threadEvent(type: 'thread.created' | 'thread.resolved', t: ThreadRecord): NewEvent {
+  return event(type, t.organizationId, {
+    id: t._id,
+    title: t.title,
+    status: THREAD_STATUS[t.status as keyof typeof THREAD_STATUS] ?? 'open',
+    created_by: t.createdBy,
+    created_at: iso(t.createdAt),
+    updated_at: iso(t.updatedAt),
   });
 }

@@ -130,6 +130,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   });
   const apiKeys = records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] });
   const webhooks = openWebhookCollections(records);
+  const investigations = openInvestigations(stores);
   const events = createEventOutbox({
     records,
     collection: 'agents_event_outbox',
@@ -138,6 +139,8 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
       [SUBJECTS.invitations]: invitations,
       [SUBJECTS.apiKeys]: apiKeys,
       [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
+      [SUBJECTS.runs]: investigations.runs,
+      [SUBJECTS.threads]: investigations.threads,
     },
     logger,
     now,
@@ -175,7 +178,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   // What an organization's deletion purges: investigations (steps before their runs, messages
   // before their threads), team members before teams and memberships, its webhooks (deliveries
   // and their log before the endpoints), the audit log last.
-  const runs = openRuns(stores, now);
+  const runs = runsContext(investigations, events, now);
   const owned = [
     runs.steps,
     runs.runs,
@@ -214,9 +217,9 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
 }
 
 /** Investigations: threads, their messages, and the runs working on them with their steps. */
-function openRuns(stores: RecordStores, now: () => number): RunsContext {
+function openInvestigations(stores: RecordStores) {
   const records = stores.records;
-  const threads: ThreadsContext = {
+  return {
     threads: records.collection<ThreadRecord>('threads', {
       indexes: [{ fields: ['organizationId', 'createdAt'] }, { fields: ['organizationId', 'status', 'createdAt'] }],
     }),
@@ -224,9 +227,6 @@ function openRuns(stores: RecordStores, now: () => number): RunsContext {
       indexes: [{ fields: ['threadId', 'seq'] }, { fields: ['organizationId'] }],
     }),
     counters: records.collection<CounterRecord>('thread_message_counters', { indexes: [{ fields: ['organizationId'] }] }),
-    now,
-  };
-  return {
     runs: records.collection<RunRecord>('runs', {
       indexes: [
         { fields: ['executor', 'dueAt'] },
@@ -237,9 +237,13 @@ function openRuns(stores: RecordStores, now: () => number): RunsContext {
       ],
     }),
     steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }, { fields: ['organizationId'] }] }),
-    threads,
-    now,
   };
+}
+
+/** Threads and runs write their lifecycle events (thread.*, run.*) to the service's outbox. */
+function runsContext(c: ReturnType<typeof openInvestigations>, events: EventOutbox, now: () => number): RunsContext {
+  const threads: ThreadsContext = { threads: c.threads, messages: c.messages, counters: c.counters, events, now };
+  return { runs: c.runs, steps: c.steps, threads, events, now };
 }
 
 function investigationRoutes(router: ConnectRouter, c: Contexts): void {

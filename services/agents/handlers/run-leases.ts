@@ -4,7 +4,8 @@
 // for another to take over (with the steps already recorded, so it resumes instead of starting
 // over). Every later call names the lease; a holder whose lease expired, was taken over or ended
 // with the run is refused (lease-lost) and must stop. A step is written under its index with
-// insert-if-absent, so no step is ever recorded twice.
+// insert-if-absent, so no step is ever recorded twice. A claim writes run.started (with the
+// attempt) in its compare-and-set; heartbeats and steps write no event.
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { Code } from '@connectrpc/connect';
@@ -26,7 +27,7 @@ import { MessageRole } from '../../../gen/mindgate/agents/v1/threads_pb.js';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import type { Filter } from '../../common/storage/records/interface.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
-import { finish, FINISHED, ownedRun, toRun, toStep, type RunRecord, type RunsContext, type StepRecord } from './runs.ts';
+import { finish, FINISHED, ownedRun, putRun, toRun, toStep, type RunRecord, type RunsContext, type StepRecord } from './runs.ts';
 import { appendMessage, MAX_CONTENT, ownedThread, toMessage } from './threads.ts';
 
 const AGENT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
@@ -82,7 +83,7 @@ async function tryClaim(ctx: RunsContext, run: RunRecord, agentId: string, lease
     startedAt: run.startedAt ?? now,
     version: run.version + 1,
   };
-  return (await ctx.runs.put(claimed, { expect: { version: run.version } })) ? claimed : undefined;
+  return (await putRun(ctx, claimed, run, { expect: { version: run.version } })) ? claimed : undefined;
 }
 
 /** Claims the oldest claimable run; another batch when every one of this batch went to a quicker claimer. */

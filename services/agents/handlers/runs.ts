@@ -2,7 +2,9 @@
 // `dueAt` says when an executor may claim it: its creation for a queued run, the end of the lease
 // for a running one, absent once it finished. Every change is a compare-and-set on the run's
 // version, so a claim, a step report, a cancellation and a completion racing each other apply
-// one at a time (run-leases.ts holds the executor side).
+// one at a time (run-leases.ts holds the executor side). Each move of the run's status writes its
+// run.* event to the outbox in that same compare-and-set (putWithEvents): queued, started (a
+// claim), succeeded, failed, cancelled, timed out.
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -28,10 +30,12 @@ import {
   type Step,
   type StepKind,
 } from '../../../gen/mindgate/agents/v1/runs_pb.js';
+import { putWithEvents, type EventOutbox } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
-import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import type { PutOptions, RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
+import { runEvent, runSubject } from '../events.ts';
 import { newId } from './organizations.ts';
 import { ownedThread, type ThreadsContext } from './threads.ts';
 
@@ -89,6 +93,8 @@ export interface RunsContext {
   runs: RecordCollection<RunRecord>;
   steps: RecordCollection<StepRecord>;
   threads: ThreadsContext;
+  /** The service's outbox, which run.* events are written to with their change. */
+  events: EventOutbox;
   now: () => number;
   /** The plan's runs_per_month (run-limit.ts); absent: no limit (a module built without billing). */
   runLimit?: (organizationId: string) => Promise<void>;
@@ -186,7 +192,7 @@ async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
     createdAt: now,
     version: 1,
   };
-  await ctx.runs.put(run, { expect: null });
+  await putRun(ctx, run, undefined, { expect: null });
   return run;
 }
 
@@ -237,6 +243,14 @@ export async function listRuns(ctx: RunsContext, req: ListRunsRequest) {
   return create(ListRunsResponseSchema, { runs: page.items.map(toRun), nextPageToken: page.nextPageToken });
 }
 
+/**
+ * Writes a run that moved to another status, with that move's event, under the compare-and-set
+ * `expect`. False when the compare-and-set lost (the event is dropped with the change).
+ */
+export function putRun(ctx: RunsContext, run: RunRecord, previous: RunRecord | undefined, options: PutOptions): Promise<boolean> {
+  return putWithEvents(ctx.events, runSubject(ctx.runs), run, previous, [runEvent(run)], options);
+}
+
 /** Ends a run that has not finished; the holder's lease goes with it. False when the CAS lost. */
 export async function finish(
   ctx: RunsContext,
@@ -246,7 +260,7 @@ export async function finish(
 ): Promise<RunRecord | undefined> {
   const { dueAt: _due, leaseId: _lease, ...kept } = run;
   const next: RunRecord = { ...kept, ...fields, status, finishedAt: ctx.now(), version: run.version + 1 };
-  return (await ctx.runs.put(next, { expect: { version: run.version } })) ? next : undefined;
+  return (await putRun(ctx, next, run, { expect: { version: run.version } })) ? next : undefined;
 }
 
 export async function cancelRun(ctx: RunsContext, req: CancelRunRequest) {

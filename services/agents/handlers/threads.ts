@@ -1,7 +1,8 @@
 // Threads: an organization's investigations and their messages. A thread's version (its etag)
 // changes with its title and status; messages are numbered by an atomic per-thread counter (its
 // own collection, so counting a message never races a thread update's compare-and-set), which
-// gives them a stable order and the thread its message_count.
+// gives them a stable order and the thread its message_count. Opening a thread and resolving it
+// write thread.created and thread.resolved to the outbox with the change (putWithEvents).
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -24,10 +25,12 @@ import {
   type PostMessageRequest,
   type UpdateThreadRequest,
 } from '../../../gen/mindgate/agents/v1/threads_pb.js';
+import { putWithEvents, type EventOutbox } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
+import { threadEvent, threadSubject } from '../events.ts';
 import { newId } from './organizations.ts';
 
 const THREAD_ID = /^thr_[A-Za-z0-9]{1,60}$/;
@@ -67,6 +70,8 @@ export interface ThreadsContext {
   threads: RecordCollection<ThreadRecord>;
   messages: RecordCollection<MessageRecord>;
   counters: RecordCollection<CounterRecord>;
+  /** The service's outbox, which thread.* events are written to with their change. */
+  events: EventOutbox;
   now: () => number;
 }
 
@@ -160,7 +165,9 @@ export async function createThread(ctx: ThreadsContext, req: CreateThreadRequest
     updatedAt: now,
     version: 1,
   };
-  await ctx.threads.put(thread, { expect: null });
+  await putWithEvents(ctx.events, threadSubject(ctx.threads), thread, undefined, [threadEvent('thread.created', thread)], {
+    expect: null,
+  });
   if (message.trim() !== '') await appendMessage(ctx, thread, { role: MessageRole.USER, content: message, author: req.createdBy });
   return create(CreateThreadResponseSchema, { thread: await toThread(ctx, thread) });
 }
@@ -195,7 +202,10 @@ export async function updateThread(ctx: ThreadsContext, req: UpdateThreadRequest
     updatedAt: ctx.now(),
     version: current.version + 1,
   };
-  if (!(await ctx.threads.put(next, { expect: { version: current.version } }))) throw stale();
+  const resolved = next.status === ThreadStatus.RESOLVED && current.status !== ThreadStatus.RESOLVED;
+  const events = resolved ? [threadEvent('thread.resolved', next)] : [];
+  if (!(await putWithEvents(ctx.events, threadSubject(ctx.threads), next, current, events, { expect: { version: current.version } })))
+    throw stale();
   return create(UpdateThreadResponseSchema, { thread: await toThread(ctx, next) });
 }
 

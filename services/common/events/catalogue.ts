@@ -63,6 +63,36 @@ const ApiKey = z.object({
   created_by: z.string(),
 });
 
+const Run = z
+  .object({
+    id: z.string(),
+    thread_id: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out']),
+    executor: z.enum(['llm', 'external']),
+    agent_id: z.string().meta({ description: 'The executor that holds or last held it; empty while queued.' }),
+    attempt: z.int().meta({ description: 'How many times it was claimed (more than 1 after a takeover).' }),
+    timeout_seconds: z.int(),
+    usage: z.object({ input_tokens: z.int(), output_tokens: z.int(), tool_calls: z.int(), duration_ms: z.int() }),
+    model: z.string(),
+    output: z.string().meta({ description: 'What the run concluded (Markdown), once it succeeded.' }),
+    error: z.string(),
+    step_count: z.int(),
+    created_by: z.string(),
+    retry_of: z.string().nullable().meta({ description: 'The run this one retries.' }),
+    created_at: Time,
+    started_at: Time.nullable(),
+    finished_at: Time.nullable(),
+  })
+  .meta({ description: "The run as it stands after the change (the REST API's Run, without the lease)." });
+const Thread = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(['open', 'resolved', 'archived']),
+  created_by: z.string(),
+  created_at: Time,
+  updated_at: Time,
+});
+
 /** Every event type: its description and the schema of its data. */
 export const EVENT_TYPES = {
   'memory.created': { description: 'A memory was written under a new key.', data: Memory },
@@ -104,6 +134,18 @@ export const EVENT_TYPES = {
   'api_key.created': { description: 'An API key was created.', data: ApiKey },
   'api_key.rotated': { description: "An API key's secret was replaced.", data: ApiKey },
   'api_key.revoked': { description: 'An API key was revoked.', data: ApiKey },
+  'thread.created': { description: 'An investigation (a thread) was opened.', data: Thread },
+  'thread.resolved': { description: 'An investigation was marked resolved.', data: Thread },
+  'run.queued': { description: 'A run was queued on a thread (created, or a retry of a finished run).', data: Run },
+  'run.started': {
+    description:
+      'An executor claimed the run and started an attempt: attempt 1 is the first start, a later one a takeover after a lease was lost.',
+    data: Run,
+  },
+  'run.succeeded': { description: 'The run finished with a conclusion (`output`).', data: Run },
+  'run.failed': { description: 'The run finished with an error (`error`).', data: Run },
+  'run.cancelled': { description: 'The run was cancelled before it finished (`error` holds the reason).', data: Run },
+  'run.timed_out': { description: 'The run passed its timeout before it finished.', data: Run },
   'webhook_endpoint.disabled': {
     description: 'A webhook endpoint was disabled automatically after failing for a sustained time; its owners are e-mailed too.',
     data: z.object({
