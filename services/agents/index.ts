@@ -98,6 +98,7 @@ import {
   type StepRecord,
 } from './handlers/runs.ts';
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
+import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
@@ -234,6 +235,8 @@ function openInvestigations(stores: RecordStores) {
         { fields: ['organizationId', 'createdAt'] },
         { fields: ['organizationId', 'threadId', 'createdAt'] },
         { fields: ['organizationId', 'status', 'createdAt'] },
+        // The sweep of runs past their timeout (run-timeouts.ts).
+        { fields: ['dueAt'] },
       ],
     }),
     steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }, { fields: ['organizationId'] }] }),
@@ -374,6 +377,7 @@ export function createAgentsModule(
     logger,
     now,
   });
+  const timeouts = startRunTimeouts(contexts.runs, logger.child({ component: 'runs' }));
   // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
   const gateway = gatewayModule(stores.records, now);
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
@@ -401,7 +405,9 @@ export function createAgentsModule(
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);
     },
-    close: webhooks.close,
+    close: async () => {
+      await Promise.all([webhooks.close(), timeouts.stop()]);
+    },
     // Only the records store: this service keeps no vectors.
     probe: () => stores.probe(['records']),
   };

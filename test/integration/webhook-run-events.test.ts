@@ -1,7 +1,8 @@
 // Run and thread events as webhooks: an endpoint subscribed to `run.*` and `thread.*` receives,
 // signed per Standard Webhooks (checked with the `standardwebhooks` package), the life of a run
 // created, claimed and completed through the REST API (queued, started, succeeded), of one that is
-// cancelled, and of one that passes its timeout (the platform's clock moved past it); each event
+// cancelled, and of ones that pass their timeout (the platform's clock moved past it: one ended
+// by its holder's next call, one queued that nobody touches, ended by the sweep); each event
 // carries the run as it stood after its change, and is counted against the plan's monthly webhook
 // events. The catalogue lists each type with its JSON Schema.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,12 +138,22 @@ describe('run events', () => {
     expect(receiver.received.filter((r) => r.verified?.data.id === run.id).every((r) => r.verifiedWith === 0)).toBe(true);
   });
 
+  it('times out a queued run nobody claims, once its timeout passed: run.timed_out without any call', async () => {
+    const { thread, run } = await externalRun({ timeout_seconds: 5 });
+    offset += 6_000;
+    const events = await eventsOf(run.id, 2);
+    expect(events.map((e) => e!.type)).toEqual(['run.queued', 'run.timed_out']);
+    expect(events[1]!.data).toMatchObject({ status: 'timed_out', attempt: 0, started_at: null });
+    expect((await call(path(`/runs/${run.id}`), { token })).json.status).toBe('timed_out');
+    await eventsOf(thread.id, 1);
+  });
+
   it('counts run events against the plan’s monthly webhook events', async () => {
-    // Three runs (3 + 2 + 3 events) on three threads (created; one resolved): 12 events sent.
-    const received = await receiver.waitFor(12, (r) => r.verified !== undefined);
-    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(12);
+    // Four runs (3 + 2 + 3 + 2 events) on four threads (created; one resolved): 15 events sent.
+    const received = await receiver.waitFor(15, (r) => r.verified !== undefined);
+    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(15);
     const usage = await call(path('/webhook-usage'), { token });
     expect(usage.status, usage.text).toBe(200);
-    expect(usage.json).toMatchObject({ published: 12, dropped: 0 });
+    expect(usage.json).toMatchObject({ published: 15, dropped: 0 });
   });
 });
