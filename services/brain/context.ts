@@ -6,6 +6,7 @@ import type { RecordCollection } from '../common/storage/records/interface.ts';
 import type { ContradictionRecord, QuestionRecord } from './items-record.ts';
 import type { MemoryLimit } from './memory-limit.ts';
 import type { MemoryRecord } from './memory-record.ts';
+import type { HistoryRecord } from './version-record.ts';
 import { IndexRegistry, type SequenceDoc } from './search/index-registry.ts';
 import { QueryEmbeddings } from './search/query-embeddings.ts';
 import { DEFAULT_WEIGHTS, type RankingWeights } from './search/ranking.ts';
@@ -16,6 +17,8 @@ export interface BrainContext {
   memories: RecordCollection<MemoryRecord>;
   contradictions: RecordCollection<ContradictionRecord>;
   questions: RecordCollection<QuestionRecord>;
+  /** Earlier versions of memories and deletion markers (version-record.ts). */
+  versions: RecordCollection<HistoryRecord>;
   /** The Brain's events, written with the changes that make them (events.ts). */
   events: EventOutbox;
   indexes: IndexRegistry;
@@ -60,6 +63,12 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
   const questions = stores.records.collection<QuestionRecord>('memory_questions', {
     indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
   });
+  const versions = stores.records.collection<HistoryRecord>('memory_versions', {
+    indexes: [
+      { fields: ['organizationId', 'namespace', 'key', 'updatedAt'] },
+      { fields: ['organizationId', 'namespace', 'key', 'version'] },
+    ],
+  });
   const events = createEventOutbox({
     records: stores.records,
     collection: 'brain_event_outbox',
@@ -72,6 +81,7 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
     memories,
     contradictions,
     questions,
+    versions,
     events,
     indexes: new IndexRegistry({ memories, sequences, now }),
     queryEmbeddings: new QueryEmbeddings(stores.embedder),

@@ -20,6 +20,7 @@ import { searchMemories } from './handlers/memories.ts';
 import { deleteOrganizationData } from './handlers/organization-data.ts';
 import { recallContext } from './handlers/recall.ts';
 import { getUsage } from './handlers/usage.ts';
+import { getMemoryVersion, listMemoryVersions } from './handlers/versions.ts';
 
 /** What the call may reach: the MemoryAccess header of a narrowed caller, or everything. */
 const accessOf = (hc: HandlerContext) => MemoryAccess.fromHeaders(hc.requestHeader);
@@ -43,6 +44,8 @@ export function brainRoutes(ctx: BrainContext) {
       getUsage: (req) => getUsage(ctx, req),
       deleteOrganizationData: (req, hc) => deleteOrganizationData(ctx, req, accessOf(hc)),
       listMemories: (req, hc) => guardedListMemories(ctx, req, accessOf(hc)),
+      listMemoryVersions: (req, hc) => listMemoryVersions(ctx, req, accessOf(hc)),
+      getMemoryVersion: (req, hc) => getMemoryVersion(ctx, req, accessOf(hc)),
     });
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
@@ -26,7 +27,8 @@ import {
   type RefRecord,
 } from '../items-record.ts';
 import { isLive, memoryId, refString, type MemoryRecord, type SourceRecord } from '../memory-record.ts';
-import { notFound, requireRefs, sourceOf } from './validate.ts';
+import { findPage } from '../../common/storage/records/paging.ts';
+import { notFound, requireNamespace, requireRefs, sourceOf } from './validate.ts';
 
 function memberSet(refs: RefRecord[]): string {
   return refs
@@ -144,9 +146,48 @@ export async function listContradictions(ctx: BrainContext, req: ListContradicti
       missingIds: ids.filter((id) => !byId.has(id)),
     });
   }
-  const refs = req.memories.length ? requireRefs('memories', req.memories, 1, 100) : [];
-  const records = await listContradictionRecords(ctx, organizationId, refs, status, limit);
-  return create(ListContradictionsResponseSchema, { contradictions: records.map(toContradiction) });
+  const filter = itemFilter(organizationId, req, status);
+  const page = await findPage(ctx.contradictions, filter, pageRequest(req, limit), {
+    field: 'createdAt',
+    direction: 'desc',
+    scope: pageScope('contradictions', filter),
+  });
+  return create(ListContradictionsResponseSchema, {
+    contradictions: page.items.map(toContradiction),
+    nextPageToken: page.nextPageToken,
+  });
+}
+
+/** The page asked for: page_size, else the older limit (both 1-100). */
+export function pageRequest(req: { pageSize: number; pageToken: string }, limit: number) {
+  if (req.pageSize > 100) invalid('page_size', `must be at most 100, got ${req.pageSize}`);
+  return { pageSize: req.pageSize || limit, pageToken: req.pageToken };
+}
+
+/** A listing's scope for its page tokens: the organization and the filter (hashed, tokens stay short). */
+export function pageScope(kind: string, filter: Filter): string {
+  return `${kind}:${createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 22)}`;
+}
+
+/**
+ * The filter of a contradiction or question listing: status, the memories named (only those of
+ * the namespace, when one is given) or any memory of the namespace (`refs` hold "namespace/key",
+ * and "/" sorts just before "0").
+ */
+export function itemFilter(
+  organizationId: string,
+  req: { memories: ListContradictionsRequest['memories']; namespace: number },
+  status: ItemStatusName | undefined,
+): Filter {
+  const filter: Filter = { organizationId };
+  if (status) filter.status = status;
+  const namespace = req.namespace ? requireNamespace(req.namespace, 'namespace') : undefined;
+  const refs = (req.memories.length ? requireRefs('memories', req.memories, 1, 100) : []).filter(
+    (r) => !namespace || r.namespace === namespace,
+  );
+  if (refs.length || (req.memories.length && namespace)) filter.refs = { $in: refs.map((r) => refString(r.namespace, r.key)) };
+  else if (namespace) filter.refs = { $gte: `${namespace}/`, $lt: `${namespace}0` };
+  return filter;
 }
 
 export function requireResolution(status: ItemStatus, resolution: string): { status: ItemStatusName; resolution: string } {

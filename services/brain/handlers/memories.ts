@@ -42,6 +42,7 @@ import type { Warning } from '../search/ranking.ts';
 import { contentHash, estimateTokens } from '../text.ts';
 import { hasCurrentVector, VECTOR_GRACE_MS, writeVector } from '../vector-sync.ts';
 import { GRAPH_GRACE_MS, syncGraphNow } from '../graph-sync.ts';
+import { deletionOf, versionOf } from '../version-record.ts';
 import { flagDetected, openContradictionIds } from './contradictions.ts';
 import { markSuperseded, releaseDeleted, requireSuperseded } from './supersede.ts';
 import { requireKey, requireNamespace, requireRelationships, sameRelationships, sourceOf } from './validate.ts';
@@ -175,6 +176,8 @@ export async function writeMemory(
     relationships: relationships.length > 0 ? relationships : undefined,
     graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
+  // The version this write replaces is saved first (version-record.ts says why that is enough).
+  if (existing) await ctx.versions.put(versionOf(existing));
   const written = await putWithEvents(ctx.events, memorySubject(ctx), record, stored, [memoryWritten(record, !existing)], {
     expect: stored ? { rev: stored.rev } : null,
   });
@@ -383,6 +386,9 @@ export async function deleteMemory(ctx: BrainContext, req: DeleteMemoryRequest) 
     relationships: undefined,
     graphDue: ctx.graph ? now + GRAPH_GRACE_MS : undefined,
   };
+  // The deleted version and who deleted it are saved first, as a write saves what it replaces.
+  await ctx.versions.put(versionOf(stored));
+  await ctx.versions.put(deletionOf(stored, now, sourceOf(req.source)));
   const events = [memoryDeleted(stored, sourceOf(req.source))];
   const written = await putWithEvents(ctx.events, memorySubject(ctx), tombstone, stored, events, { expect: { rev: stored.rev } });
   if (!written) throw new ConnectError(`memory "${key}" changed concurrently: fetch it again and retry`, Code.Aborted);

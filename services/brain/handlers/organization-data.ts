@@ -1,7 +1,7 @@
 // Deleting an organization's memory, when the organization is deleted (the edge's purge job,
 // edge/api/organization-deletion/). A call deletes at most one batch of records, vectors first,
 // so that each call stays short and an interrupted deletion leaves nothing a later call cannot
-// find: the job calls again until `done`.
+// find: the job calls again until `done`. Earlier versions of memories go with the rest.
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
@@ -35,7 +35,7 @@ export async function deleteOrganizationData(ctx: BrainContext, req: DeleteOrgan
   );
   let done = false;
   if (memories.length < batch) {
-    const items = [ctx.contradictions, ctx.questions].map((c) => ({
+    const items = [ctx.contradictions, ctx.questions, ctx.versions].map((c) => ({
       collection: c as RecordCollection<RecordDoc>,
       filter: { organizationId },
     }));

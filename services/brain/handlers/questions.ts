@@ -16,7 +16,17 @@ import { questionOpened, questionResolved, questionSubject } from '../events.ts'
 import { itemDocId, newItemId, toQuestion, type ItemStatusName, type QuestionRecord, type RefRecord } from '../items-record.ts';
 import { refString } from '../memory-record.ts';
 import { normalizeEntity } from '../search/lexical-index.ts';
-import { optionalStatus, requireId, requireIds, requireLimit, requireResolution } from './contradictions.ts';
+import { findPage } from '../../common/storage/records/paging.ts';
+import {
+  itemFilter,
+  optionalStatus,
+  pageRequest,
+  pageScope,
+  requireId,
+  requireIds,
+  requireLimit,
+  requireResolution,
+} from './contradictions.ts';
 import { notFound, requireRefs, sourceOf } from './validate.ts';
 
 export async function askQuestion(ctx: BrainContext, req: AskQuestionRequest) {
@@ -79,10 +89,21 @@ export async function listQuestions(ctx: BrainContext, req: ListQuestionsRequest
       missingIds: ids.filter((id) => !byId.has(id)),
     });
   }
-  const refs = req.memories.length ? requireRefs('memories', req.memories, 1, 100) : [];
   const entities = requireList('entities', req.entities, 20, 200);
-  const records = await listQuestionRecords(ctx, organizationId, refs, entities, status, limit);
-  return create(ListQuestionsResponseSchema, { questions: records.map(toQuestion) });
+  if (req.memories.length && entities.length) {
+    // Either of two conditions: merged in memory, one page only.
+    const refs = requireRefs('memories', req.memories, 1, 100);
+    const records = await listQuestionRecords(ctx, organizationId, refs, entities, status, limit);
+    return create(ListQuestionsResponseSchema, { questions: records.map(toQuestion) });
+  }
+  const filter = itemFilter(organizationId, req, status);
+  if (entities.length) filter.entities = { $in: entities.map(normalizeEntity) };
+  const page = await findPage(ctx.questions, filter, pageRequest(req, limit), {
+    field: 'createdAt',
+    direction: 'desc',
+    scope: pageScope('questions', filter),
+  });
+  return create(ListQuestionsResponseSchema, { questions: page.items.map(toQuestion), nextPageToken: page.nextPageToken });
 }
 
 export async function resolveQuestion(ctx: BrainContext, req: ResolveQuestionRequest) {

@@ -1265,11 +1265,30 @@ export declare type ListContradictionsRequest = Message<"mindgate.brain.v1.ListC
   status: ItemStatus;
 
   /**
-   * 1-100; 0 means 20. Newest first.
+   * 1-100; 0 means 20. Newest first. The page size when page_size is 0.
    *
    * @generated from field: uint32 limit = 5;
    */
   limit: number;
+
+  /**
+   * Only contradictions naming a memory of this namespace.
+   *
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 6;
+   */
+  namespace: Namespace;
+
+  /**
+   * Pages (without ids): 1-100 items (0: limit), and the previous page's next_page_token.
+   *
+   * @generated from field: uint32 page_size = 7;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 8;
+   */
+  pageToken: string;
 };
 
 /**
@@ -1295,6 +1314,13 @@ export declare type ListContradictionsResponse = Message<"mindgate.brain.v1.List
    * @generated from field: repeated string missing_ids = 2;
    */
   missingIds: string[];
+
+  /**
+   * The next page's token; empty on the last page and when ids were asked for.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -1457,6 +1483,25 @@ export declare type ListQuestionsRequest = Message<"mindgate.brain.v1.ListQuesti
    * @generated from field: repeated string entities = 6;
    */
   entities: string[];
+
+  /**
+   * Only questions naming a memory of this namespace.
+   *
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 7;
+   */
+  namespace: Namespace;
+
+  /**
+   * Pages, as ListContradictionsRequest's (not when both memories and entities are given).
+   *
+   * @generated from field: uint32 page_size = 8;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 9;
+   */
+  pageToken: string;
 };
 
 /**
@@ -1480,6 +1525,13 @@ export declare type ListQuestionsResponse = Message<"mindgate.brain.v1.ListQuest
    * @generated from field: repeated string missing_ids = 2;
    */
   missingIds: string[];
+
+  /**
+   * The next page's token; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -1832,6 +1884,162 @@ export declare type ListMemoriesResponse = Message<"mindgate.brain.v1.ListMemori
 export declare const ListMemoriesResponseSchema: GenMessage<ListMemoriesResponse>;
 
 /**
+ * MemoryVersion is a memory as one write left it.
+ *
+ * @generated from message mindgate.brain.v1.MemoryVersion
+ */
+export declare type MemoryVersion = Message<"mindgate.brain.v1.MemoryVersion"> & {
+  /**
+   * The memory at this version: its text, tags and entities, who wrote this version
+   * (source) and when (update_time). Feedback statistics are not kept per version.
+   *
+   * @generated from field: mindgate.brain.v1.Memory memory = 1;
+   */
+  memory?: Memory | undefined;
+
+  /**
+   * @generated from field: mindgate.brain.v1.VersionState state = 2;
+   */
+  state: VersionState;
+
+  /**
+   * When the version stopped being current, and who replaced or deleted it.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 3;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Source ended_by = 4;
+   */
+  endedBy?: Source | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.MemoryVersion.
+ * Use `create(MemoryVersionSchema)` to create a new message.
+ */
+export declare const MemoryVersionSchema: GenMessage<MemoryVersion>;
+
+/**
+ * ListMemoryVersionsRequest names the memory and the page.
+ *
+ * @generated from message mindgate.brain.v1.ListMemoryVersionsRequest
+ */
+export declare type ListMemoryVersionsRequest = Message<"mindgate.brain.v1.ListMemoryVersionsRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 2;
+   */
+  namespace: Namespace;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * 1-100 (0: 50).
+   *
+   * @generated from field: uint32 page_size = 4;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListMemoryVersionsRequest.
+ * Use `create(ListMemoryVersionsRequestSchema)` to create a new message.
+ */
+export declare const ListMemoryVersionsRequestSchema: GenMessage<ListMemoryVersionsRequest>;
+
+/**
+ * ListMemoryVersionsResponse is one page of versions, newest first.
+ *
+ * @generated from message mindgate.brain.v1.ListMemoryVersionsResponse
+ */
+export declare type ListMemoryVersionsResponse = Message<"mindgate.brain.v1.ListMemoryVersionsResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.brain.v1.MemoryVersion versions = 1;
+   */
+  versions: MemoryVersion[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.ListMemoryVersionsResponse.
+ * Use `create(ListMemoryVersionsResponseSchema)` to create a new message.
+ */
+export declare const ListMemoryVersionsResponseSchema: GenMessage<ListMemoryVersionsResponse>;
+
+/**
+ * GetMemoryVersionRequest names the memory and the version.
+ *
+ * @generated from message mindgate.brain.v1.GetMemoryVersionRequest
+ */
+export declare type GetMemoryVersionRequest = Message<"mindgate.brain.v1.GetMemoryVersionRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: mindgate.brain.v1.Namespace namespace = 2;
+   */
+  namespace: Namespace;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * 1 or more.
+   *
+   * @generated from field: uint64 version = 4;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.GetMemoryVersionRequest.
+ * Use `create(GetMemoryVersionRequestSchema)` to create a new message.
+ */
+export declare const GetMemoryVersionRequestSchema: GenMessage<GetMemoryVersionRequest>;
+
+/**
+ * GetMemoryVersionResponse holds the version.
+ *
+ * @generated from message mindgate.brain.v1.GetMemoryVersionResponse
+ */
+export declare type GetMemoryVersionResponse = Message<"mindgate.brain.v1.GetMemoryVersionResponse"> & {
+  /**
+   * @generated from field: mindgate.brain.v1.MemoryVersion version = 1;
+   */
+  version?: MemoryVersion | undefined;
+};
+
+/**
+ * Describes the message mindgate.brain.v1.GetMemoryVersionResponse.
+ * Use `create(GetMemoryVersionResponseSchema)` to create a new message.
+ */
+export declare const GetMemoryVersionResponseSchema: GenMessage<GetMemoryVersionResponse>;
+
+/**
  * Namespace separates what happened from what was learned.
  *
  * @generated from enum mindgate.brain.v1.Namespace
@@ -1997,6 +2205,44 @@ export enum ItemStatus {
  * Describes the enum mindgate.brain.v1.ItemStatus.
  */
 export declare const ItemStatusSchema: GenEnum<ItemStatus>;
+
+/**
+ * VersionState says where a version of a memory stands.
+ *
+ * @generated from enum mindgate.brain.v1.VersionState
+ */
+export enum VersionState {
+  /**
+   * @generated from enum value: VERSION_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The memory as it is now.
+   *
+   * @generated from enum value: VERSION_STATE_CURRENT = 1;
+   */
+  CURRENT = 1,
+
+  /**
+   * A later write replaced it (end_time and ended_by name that write).
+   *
+   * @generated from enum value: VERSION_STATE_REPLACED = 2;
+   */
+  REPLACED = 2,
+
+  /**
+   * The memory was deleted at this version (end_time and ended_by name the deletion).
+   *
+   * @generated from enum value: VERSION_STATE_DELETED = 3;
+   */
+  DELETED = 3,
+}
+
+/**
+ * Describes the enum mindgate.brain.v1.VersionState.
+ */
+export declare const VersionStateSchema: GenEnum<VersionState>;
 
 /**
  * BrainService is the organization-wide memory. Every request names the organization it acts
@@ -2200,6 +2446,31 @@ export declare const BrainService: GenService<{
     methodKind: "unary";
     input: typeof ListMemoriesRequestSchema;
     output: typeof ListMemoriesResponseSchema;
+  },
+  /**
+   * ListMemoryVersions pages through the versions of one memory, newest first: the current one
+   * (when the memory exists), then every earlier version kept when a write replaced it or a
+   * deletion removed it, with earlier memories of the same key. NOT_FOUND when the key never held
+   * a memory, or when a narrowed caller may not reach it.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.ListMemoryVersions
+   */
+  listMemoryVersions: {
+    methodKind: "unary";
+    input: typeof ListMemoryVersionsRequestSchema;
+    output: typeof ListMemoryVersionsResponseSchema;
+  },
+  /**
+   * GetMemoryVersion reads one version of a memory by its number (the newest with that number
+   * when the key was deleted and written again). NOT_FOUND when there is none, or when a
+   * narrowed caller may not reach the memory.
+   *
+   * @generated from rpc mindgate.brain.v1.BrainService.GetMemoryVersion
+   */
+  getMemoryVersion: {
+    methodKind: "unary";
+    input: typeof GetMemoryVersionRequestSchema;
+    output: typeof GetMemoryVersionResponseSchema;
   },
 }>;
 
