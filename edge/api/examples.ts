@@ -429,6 +429,7 @@ export const EXAMPLES: Record<string, unknown> = {
     entities: [],
     resolution: RESOLUTION,
     created_at: LATER,
+    resolved_at: LATER,
   },
   OpenQuestion: {
     id: 'q_o5xajvd4xvyu2omel2ez',
@@ -439,6 +440,26 @@ export const EXAMPLES: Record<string, unknown> = {
     entities: ['Ledger'],
     resolution: '',
     created_at: LATER,
+    resolved_at: null,
+  },
+  MemoryVersion: {
+    version: 1,
+    state: 'replaced',
+    memory: { ...memory, version: 1 },
+    ended_at: LATER,
+    ended_by: { client_id: 'mindgate-api', user_id: USER, client_name: 'Mindgate API' },
+  },
+  FlagContradiction: {
+    memories: [
+      { namespace: 'knowledge', key: 'services/checkout' },
+      { namespace: 'knowledge', key: 'runbooks/payments-outage' },
+    ],
+    reason: 'One says Checkout calls the Payments API synchronously; the other that it queues payments.',
+  },
+  AskQuestion: {
+    question: 'Which team owns the Ledger?',
+    memories: [{ namespace: 'knowledge', key: 'services/checkout' }],
+    entities: ['Ledger'],
   },
   Entity: paymentsApi,
   EntityDetail: { ...paymentsApi, outgoing: [storesDataIn], incoming: [dependsOn], outgoing_total: 1, incoming_total: 1 },

@@ -1,31 +1,23 @@
 // The REST API's memories, for the dashboard: list, search, get, create, update (expected_version),
-// delete and feedback, and reading and settling contradictions and open questions. Every operation
-// is a call to the Brain service, which owns them; the writer recorded is the API caller.
-import type { Timestamp } from '@bufbuild/protobuf/wkt';
+// delete and feedback; their versions (memory-versions.ts) and contradictions and open questions
+// (memory-items.ts). Every operation is a call to the Brain service, which owns them; the writer
+// recorded is the API caller.
 import * as z from 'zod';
-import {
-  ItemStatus,
-  Namespace,
-  Outcome,
-  WriteOutcome,
-  type Contradiction,
-  type Memory,
-  type OpenQuestion,
-} from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { Outcome, WriteOutcome } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { defineApiRoute, integerParam, type AnyApiRouteContext } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { callerOf } from './access.ts';
 import { ETAG_HEADER, quoteEtag } from './etag.ts';
+import { itemRoutes } from './memory-items.ts';
+import { Key, MemorySchema, memoryJson, memoryParams, NamespaceName, nsEnum, nsName, ref, sourceOf } from './memory-json.ts';
+import { memoryVersionRoutes } from './memory-versions.ts';
 import {
   ConflictError,
   errors,
-  iso,
   json,
   listEnvelope,
   listing,
   NotFoundError,
   notFoundAs404,
-  OrganizationId,
   orgParams,
   pageArgs,
   pageQuery,
@@ -40,57 +32,6 @@ import { bodyFields, requestFields } from './service-fields.ts';
 import { nonBlank } from './text-fields.ts';
 
 const tags = ['Memories'];
-const NamespaceName = z.enum(['knowledge', 'episodes']).meta({ description: 'knowledge: reusable learnings; episodes: what happened.' });
-const Key = z
-  .string()
-  .regex(/^[A-Za-z0-9._:/-]{1,200}$/, { error: 'must be a memory key (1-200 of A-Z a-z 0-9 . _ : / -)' })
-  .meta({ example: 'services/checkout' });
-const memoryParams = z.object({ organization_id: OrganizationId, namespace: NamespaceName, key: Key });
-const nsEnum = (n: 'knowledge' | 'episodes') => (n === 'knowledge' ? Namespace.KNOWLEDGE : Namespace.EPISODES);
-const nsName = (n: Namespace) => (n === Namespace.EPISODES ? 'episodes' : 'knowledge');
-
-export const MemorySchema = z
-  .object({
-    namespace: z.string(),
-    key: z.string(),
-    title: z.string(),
-    content: z.string(),
-    tags: z.array(z.string()),
-    entities: z.array(z.string()),
-    version: z.int(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-    written_by: z.object({ client_id: z.string(), user_id: z.string(), client_name: z.string() }),
-    feedback: z.object({ worked: z.int(), failed: z.int() }),
-    supersedes: z.string().nullable(),
-    superseded_by: z.string().nullable(),
-  })
-  .meta({ title: 'Memory' });
-
-const ref = (r: { namespace: Namespace; key: string } | undefined) => (r ? `${nsName(r.namespace)}/${r.key}` : null);
-const memoryJson = (m: Memory) => ({
-  namespace: nsName(m.namespace),
-  key: m.key,
-  title: m.title,
-  content: m.content,
-  tags: m.tags,
-  entities: m.entities,
-  version: Number(m.version),
-  created_at: iso(m.createTime as Timestamp | undefined),
-  updated_at: iso(m.updateTime as Timestamp | undefined),
-  written_by: { client_id: m.source?.clientId ?? '', user_id: m.source?.userId ?? '', client_name: m.source?.clientName ?? '' },
-  feedback: { worked: m.stats?.worked ?? 0, failed: m.stats?.failed ?? 0 },
-  supersedes: ref(m.supersedes),
-  superseded_by: ref(m.supersededBy),
-});
-
-/** The writer the Brain records for a REST call: the API, and the user or the key behind it. */
-function sourceOf(c: AnyApiRouteContext) {
-  const caller = callerOf(c);
-  return caller.kind === 'user'
-    ? { clientId: 'mindgate-api', userId: caller.subject, clientName: 'Mindgate API' }
-    : { clientId: `${caller.kind}:${caller.subject}`, userId: '', clientName: 'Mindgate API' };
-}
 
 const Relationship = z.object({ subject: EntityName, predicate: Predicate, object: EntityName }).strict();
 const Fields = {
@@ -399,127 +340,6 @@ function feedbackRoute({ ctx, limit }: RouteDeps): RestRoute {
   };
 }
 
-const STATUS = ['unspecified', 'open', 'resolved', 'dismissed', 'obsolete'];
-const ItemSchema = z.object({
-  id: z.string(),
-  kind: z.string(),
-  status: z.string(),
-  text: z.string(),
-  memories: z.array(z.string()),
-  entities: z.array(z.string()),
-  resolution: z.string(),
-  created_at: z.string().nullable(),
-});
-// One shape for both kinds; each kind's routes title it (Contradiction, OpenQuestion), so that the
-// OpenAPI document shows each with an example of its own kind.
-const ITEM_DESCRIPTION = {
-  contradictions: 'A contradiction between memories (text: why they disagree).',
-  questions: 'An open question (text: the question).',
-};
-const contradictionJson = (x: Contradiction) => ({
-  id: x.id,
-  kind: 'contradiction',
-  status: STATUS[x.status] ?? 'unspecified',
-  text: x.reason,
-  memories: x.memories.map((m) => ref(m.ref)!),
-  entities: [],
-  resolution: x.resolution,
-  created_at: iso(x.createTime as Timestamp | undefined),
-});
-const questionJson = (x: OpenQuestion) => ({
-  id: x.id,
-  kind: 'question',
-  status: STATUS[x.status] ?? 'unspecified',
-  text: x.question,
-  memories: x.memories.map((m) => ref(m)!),
-  entities: x.entities,
-  resolution: x.resolution,
-  created_at: iso(x.createTime as Timestamp | undefined),
-});
-
-const ResolveSchema = z
-  .object({ status: z.enum(['resolved', 'dismissed']), resolution: z.string().trim().min(1, { error: 'must not be empty' }).max(2_000) })
-  .strict()
-  .meta({ title: 'ResolveItem' });
-
-function itemRoutes({ ctx, limit }: RouteDeps, kind: 'contradictions' | 'questions'): RestRoute[] {
-  const one = kind === 'contradictions' ? 'Contradiction' : 'Question';
-  const Item = ItemSchema.meta({
-    title: kind === 'contradictions' ? 'Contradiction' : 'OpenQuestion',
-    description: ITEM_DESCRIPTION[kind],
-  });
-  const Id = z
-    .string()
-    .regex(kind === 'contradictions' ? /^ctr_[a-z2-7]{20}$/ : /^q_[a-z2-7]{20}$/, { error: `must be a ${one.toLowerCase()} id` });
-  // The id's own name in the path, so that each kind's id is checked by its own pattern.
-  const idName = kind === 'contradictions' ? 'contradiction_id' : 'question_id';
-  const params = z.object({ organization_id: OrganizationId, [idName]: Id }) as z.ZodObject<{
-    organization_id: typeof OrganizationId;
-    id: typeof Id;
-  }>;
-  const idOf = (c: AnyApiRouteContext) => (c.input.params as Record<string, string>)[idName];
-  const read = async (c: AnyApiRouteContext, organizationId: string, id: string) => {
-    const brain = await brainOf(ctx, c);
-    if (kind === 'contradictions') {
-      const res = await brain.listContradictions({ organizationId, ids: [id] });
-      return res.contradictions[0] ? contradictionJson(res.contradictions[0]) : undefined;
-    }
-    const res = await brain.listQuestions({ organizationId, ids: [id] });
-    return res.questions[0] ? questionJson(res.questions[0]) : undefined;
-  };
-  const get: RestRoute = defineApiRoute({
-    method: 'GET',
-    path: `/organizations/:organization_id/${kind}/:${idName}`,
-    operationId: `get${one}`,
-    summary: `Get a ${one.toLowerCase()}`,
-    tags,
-    params,
-    responses: { '200': json(Item, `The ${one.toLowerCase()}.`), ...errors, '404': 'NotFound' },
-    handler: async (c) => {
-      const item = await read(c, c.input.params.organization_id, idOf(c));
-      if (!item) throw new NotFoundError(`${one.toLowerCase()} ${idOf(c)} does not exist`);
-      sendJson(c.res, 200, item);
-    },
-  });
-  const resolve: RestRoute = {
-    ...defineApiRoute({
-      method: 'POST',
-      path: `/organizations/:organization_id/${kind}/:${idName}/resolve`,
-      operationId: `resolve${one}`,
-      summary: `Resolve or dismiss a ${one.toLowerCase()}`,
-      description: 'Only an open one (412 otherwise).',
-      tags,
-      params,
-      responses: {
-        '200': json(Item, `The ${one.toLowerCase()} as stored.`),
-        ...errors,
-        '404': 'NotFound',
-        '412': 'PreconditionFailed',
-      },
-      handler: async (c) => {
-        const brain = await brainOf(ctx, c);
-        const body = await readJson(c, ResolveSchema, limit);
-        const request = {
-          organizationId: c.input.params.organization_id,
-          id: idOf(c),
-          status: body.status === 'resolved' ? ItemStatus.RESOLVED : ItemStatus.DISMISSED,
-          resolution: body.resolution,
-          source: sourceOf(c),
-        };
-        if (kind === 'contradictions') {
-          const res = await notFoundAs404(() => brain.resolveContradiction(request));
-          sendJson(c.res, 200, contradictionJson(res.contradiction!));
-        } else {
-          const res = await notFoundAs404(() => brain.resolveQuestion(request));
-          sendJson(c.res, 200, questionJson(res.question!));
-        }
-      },
-    }),
-    body: ResolveSchema,
-  };
-  return [get, resolve];
-}
-
 export function memoryRoutes(deps: RouteDeps): RestRoute[] {
   return [
     listMemoriesRoute(deps),
@@ -529,6 +349,7 @@ export function memoryRoutes(deps: RouteDeps): RestRoute[] {
     createMemoryRoute(deps),
     updateMemoryRoute(deps),
     deleteMemoryRoute(deps),
+    ...memoryVersionRoutes(deps),
     ...itemRoutes(deps, 'contradictions'),
     ...itemRoutes(deps, 'questions'),
   ];

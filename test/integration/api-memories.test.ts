@@ -1,11 +1,13 @@
 // Memories over the real REST API, every operation through the Brain service: list, search, get,
-// create, update at expected_version, delete, feedback; contradictions and open questions read
-// and settled. Every operation refuses another organization's credentials (403) and finds nothing
-// of another organization under its own.
+// create, update at expected_version, delete, feedback, versions; contradictions and open
+// questions listed in pages, flagged or asked, read and settled. Every operation refuses another
+// organization's credentials (403) and finds nothing of another organization under its own; a
+// member of a narrowed team sees and settles only what its team reaches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
+import { joinAs } from '../support/members.ts';
 import { restClient, type Json } from '../support/rest.ts';
 
 let platform: TestPlatform;
@@ -15,6 +17,7 @@ let other: ObtainedToken;
 let org: string;
 const call = restClient(() => api);
 const m = (p: string, o = org) => `/organizations/${o}${p}`;
+const kref = (key: string, namespace = 'knowledge') => ({ namespace, key });
 
 beforeAll(async () => {
   platform = await startOAuthTestPlatform();
@@ -159,6 +162,12 @@ describe('memories', () => {
       ['POST', `/contradictions/${ctr}/resolve`, { status: 'dismissed', resolution: 'x' }],
       ['GET', `/questions/${q}`],
       ['POST', `/questions/${q}/resolve`, { status: 'dismissed', resolution: 'x' }],
+      ['GET', '/contradictions'],
+      ['POST', '/contradictions', { memories: [kref('secret'), kref('a')], reason: 'r' }],
+      ['GET', '/questions'],
+      ['POST', '/questions', { question: 'Where?' }],
+      ['GET', '/memories/knowledge/secret/versions'],
+      ['GET', '/memories/knowledge/secret/versions/1'],
     ] as const;
     for (const [method, path, body] of ops) expect((await call(m(path), { token: o, method, body })).status, `${method} ${path}`).toBe(403);
     const theirs = (p: string) => m(p, other.organizationId);
@@ -183,7 +192,111 @@ describe('memories', () => {
     ).toBe(404);
     expect((await call(theirs(`/questions/${q}`), { token: o })).status).toBe(404);
     expect((await call(theirs(`/questions/${q}/resolve`), { token: o, body: { status: 'dismissed', resolution: 'x' } })).status).toBe(404);
+    expect((await call(theirs('/contradictions'), { token: o })).json.contradictions).toEqual([]);
+    expect((await call(theirs('/questions'), { token: o })).json.questions).toEqual([]);
+    const flag = { memories: [kref('secret'), kref('a')], reason: 'r' };
+    expect((await call(theirs('/contradictions'), { token: o, body: flag })).status).toBe(404);
+    expect((await call(theirs('/memories/knowledge/secret/versions'), { token: o })).status).toBe(404);
+    expect((await call(theirs('/memories/knowledge/secret/versions/1'), { token: o })).status).toBe(404);
     const mine = await call(m('/memories/knowledge/secret'), { token: owner.access_token });
     expect(mine.json).toMatchObject({ version: 1, feedback: { worked: 0 } });
+  });
+});
+
+describe('contradictions and open questions', () => {
+  it('flags contradictions and lists them in pages, by status, namespace and key', async () => {
+    const t = owner.access_token;
+    const brain = platform.ctx.clients.brain;
+    const put = (namespace: Namespace, key: string, content: string) =>
+      brain.putMemory({ organizationId: org, namespace, key, content, allowDuplicate: true });
+    // Texts the write-time detector finds nothing between: every contradiction here is flagged.
+    await put(Namespace.KNOWLEDGE, 'cq/a', 'Team Orion maintains the billing queue consumers.');
+    await put(Namespace.KNOWLEDGE, 'cq/b', 'Payroll exports are signed with the finance key.');
+    await put(Namespace.KNOWLEDGE, 'cq/c', 'Grafana dashboards live in the observability repository.');
+    await put(Namespace.EPISODES, 'cq/e', 'On Monday the staging cluster was upgraded to version 1.31.');
+    const flag = (memories: Json[], reason = 'how many workers?') => call(m('/contradictions'), { token: t, body: { memories, reason } });
+    const ab = await flag([kref('cq/a'), kref('cq/b')]);
+    expect(ab.status).toBe(201);
+    expect(ab.json).toMatchObject({ kind: 'contradiction', status: 'open', memories: ['knowledge/cq/a', 'knowledge/cq/b'] });
+    const again = await flag([kref('cq/b'), kref('cq/a')]);
+    expect([again.status, again.json.id]).toEqual([200, ab.json.id]);
+    const ac = (await flag([kref('cq/a'), kref('cq/c')])).json.id;
+    const ce = (await flag([kref('cq/c'), kref('cq/e', 'episodes')])).json.id;
+    expect((await flag([kref('cq/a'), kref('cq/missing')])).status).toBe(404);
+    expect((await flag([kref('cq/a')])).status).toBe(422);
+    expect((await flag([kref('cq/a'), kref('cq/a')])).status).toBe(422);
+    expect((await flag([kref('cq/a'), kref('cq/b')], ' ')).status).toBe(422);
+    const ids = async (query: string) =>
+      (await call(m(`/contradictions?${query}`), { token: t })).json.contradictions.map((x: Json) => x.id);
+    expect(await ids('namespace=episodes')).toEqual([ce]);
+    expect(await ids('namespace=knowledge&key=cq/a')).toEqual([ac, ab.json.id]);
+    expect(await ids('key=cq/e')).toEqual([ce]);
+    const first = await call(m('/contradictions?namespace=knowledge&key=cq/a&page_size=1'), { token: t });
+    expect(first.json.contradictions.map((x: Json) => x.id)).toEqual([ac]);
+    const second = await call(m(`/contradictions?namespace=knowledge&key=cq/a&page_size=1&page_token=${first.json.next_page_token}`), {
+      token: t,
+    });
+    expect([second.json.contradictions.map((x: Json) => x.id), second.json.next_page_token]).toEqual([[ab.json.id], null]);
+    const otherList = `/contradictions?namespace=episodes&page_token=${first.json.next_page_token}`;
+    expect((await call(m(otherList), { token: t })).status).toBe(422);
+    const dismissed = await call(m(`/contradictions/${ac}/resolve`), { token: t, body: { status: 'dismissed', resolution: 'both true' } });
+    expect(dismissed.json).toMatchObject({ status: 'dismissed', resolution: 'both true' });
+    expect(dismissed.json.resolved_at).toEqual(expect.any(String));
+    expect(await ids('key=cq/a&namespace=knowledge&status=dismissed')).toEqual([ac]);
+    expect(await ids('key=cq/a&namespace=knowledge&status=open')).toEqual([ab.json.id]);
+    expect((await call(m('/contradictions?status=closed'), { token: t })).status).toBe(422);
+    expect((await call(m('/contradictions?key=has%20space'), { token: t })).status).toBe(422);
+  });
+
+  it('asks questions and lists them by status, memory and entity', async () => {
+    const t = owner.access_token;
+    const ask = (body: Json) => call(m('/questions'), { token: t, body });
+    const asked = await ask({ question: 'Who scales the queue workers?', memories: [kref('cq/c')], entities: ['Queue'] });
+    expect(asked.status).toBe(201);
+    expect(asked.json).toMatchObject({ kind: 'question', status: 'open', memories: ['knowledge/cq/c'], entities: ['Queue'] });
+    const loose = (await ask({ question: 'Is there a runbook for the queue?' })).json.id;
+    const ids = async (query: string) => (await call(m(`/questions?${query}`), { token: t })).json.questions.map((x: Json) => x.id);
+    expect(await ids('namespace=knowledge&key=cq/c')).toEqual([asked.json.id]);
+    expect(await ids('entity=queue')).toEqual([asked.json.id]);
+    expect(await ids('status=open&page_size=100')).toEqual(expect.arrayContaining([asked.json.id, loose]));
+    await call(m(`/questions/${loose}/resolve`), { token: t, body: { status: 'resolved', resolution: 'docs/queue.md' } });
+    expect(await ids('status=resolved&page_size=100')).toContain(loose);
+    expect(await ids('status=open&page_size=100')).not.toContain(loose);
+    expect((await ask({ question: '' })).status).toBe(422);
+    expect((await ask({ question: 'x', entities: [' '] })).status).toBe(422);
+    expect((await ask({ question: 'x', memories: [{ namespace: 'notes', key: 'a' }] })).status).toBe(422);
+  });
+});
+
+describe('versions', () => {
+  it("lists a memory's versions in pages and reads one, the deleted one included", async () => {
+    const t = owner.access_token;
+    const path = m('/memories/knowledge/history%2Fcache');
+    const body = { namespace: 'knowledge', key: 'history/cache', content: 'The cache holds 10 GB.' };
+    expect((await call(m('/memories'), { token: t, body })).status).toBe(201);
+    const update = (content: string, v: number) => call(path, { token: t, method: 'PUT', body: { content, expected_version: v } });
+    expect((await update('The cache holds 20 GB.', 1)).status).toBe(200);
+    expect((await update('The cache holds 40 GB.', 2)).status).toBe(200);
+    const listed = await call(`${path}/versions`, { token: t });
+    expect(listed.status).toBe(200);
+    expect(listed.json.versions.map((v: Json) => [v.version, v.state, v.memory.content])).toEqual([
+      [3, 'current', 'The cache holds 40 GB.'],
+      [2, 'replaced', 'The cache holds 20 GB.'],
+      [1, 'replaced', 'The cache holds 10 GB.'],
+    ]);
+    expect(listed.json.versions[1].ended_by).toMatchObject({ client_id: 'mindgate-api' });
+    const page = await call(`${path}/versions?page_size=1`, { token: t });
+    expect(page.json.versions.map((v: Json) => v.version)).toEqual([3, 2]);
+    const rest = await call(`${path}/versions?page_size=1&page_token=${page.json.next_page_token}`, { token: t });
+    expect([rest.json.versions.map((v: Json) => v.version), rest.json.next_page_token]).toEqual([[1], null]);
+    const one = await call(`${path}/versions/1`, { token: t });
+    expect([one.status, one.json.memory.content, one.json.state]).toEqual([200, 'The cache holds 10 GB.', 'replaced']);
+    expect((await call(`${path}/versions/9`, { token: t })).status).toBe(404);
+    expect((await call(`${path}/versions/0`, { token: t })).status).toBe(422);
+    expect((await call(`${path}/versions?page_token=%21`, { token: t })).status).toBe(422);
+    expect((await call(path, { token: t, method: 'DELETE' })).status).toBe(204);
+    const after = await call(`${path}/versions`, { token: t });
+    expect(after.json.versions.map((v: Json) => `${v.version}:${v.state}`)).toEqual(['3:deleted', '2:replaced', '1:replaced']);
+    expect((await call(m('/memories/knowledge/never/versions'), { token: t })).status).toBe(404);
   });
 });

@@ -1943,7 +1943,7 @@ export declare type ListMemoryVersionsRequest = Message<"mindgate.brain.v1.ListM
   key: string;
 
   /**
-   * 1-100 (0: 50).
+   * 1-100 (0: 50) earlier versions; the first page holds the current version besides them.
    *
    * @generated from field: uint32 page_size = 4;
    */
@@ -2425,7 +2425,7 @@ export declare const BrainService: GenService<{
   },
   /**
    * DeleteOrganizationData deletes the organization's memory: memories with their vectors,
-   * contradictions, questions and key sequences, a batch per call. Repeat until `done`; every
+   * their earlier versions, contradictions, questions and key sequences, a batch per call. Repeat until `done`; every
    * call is safe to repeat, so an interrupted deletion is finished by calling again.
    * PERMISSION_DENIED for a narrowed caller (MemoryAccess).
    *
