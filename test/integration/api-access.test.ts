@@ -38,6 +38,7 @@ const FILL: Record<string, string> = {
   key: 'no-such-key',
   contradiction_id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
   question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
+  version: '1',
 };
 
 interface Operation {

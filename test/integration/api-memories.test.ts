@@ -300,3 +300,48 @@ describe('versions', () => {
     expect((await call(m('/memories/knowledge/never/versions'), { token: t })).status).toBe(404);
   });
 });
+
+describe('a member of a narrowed team', () => {
+  it('lists, reads and settles only the contradictions, questions and versions its team reaches', async () => {
+    const t = owner.access_token;
+    const brain = platform.ctx.clients.brain;
+    const put = (key: string, content: string) =>
+      brain.putMemory({ organizationId: org, namespace: Namespace.KNOWLEDGE, key, content, allowDuplicate: true });
+    await put('support/sla', 'Support answers tickets within four hours.');
+    await put('support/tone', 'Support writes to customers in plain words.');
+    await put('deploy/freeze', 'Deploys freeze on Fridays after noon.');
+    const flag = async (a: string, b: string) =>
+      (await call(m('/contradictions'), { token: t, body: { memories: [kref(a), kref(b)], reason: 'check' } })).json.id as string;
+    const inside = await flag('support/sla', 'support/tone');
+    const across = await flag('support/sla', 'deploy/freeze');
+    const question = (await call(m('/questions'), { token: t, body: { question: 'Who freezes?', memories: [kref('deploy/freeze')] } })).json
+      .id as string;
+    const member = await joinAs(platform, org, 'member');
+    const team = (await call(m('/teams'), { token: t, body: { name: 'Support desk' } })).json.id;
+    expect((await call(m(`/teams/${team}/members/${member.userId}`), { token: t, method: 'PUT' })).status).toBe(200);
+    const access = { namespaces: ['knowledge'], key_prefixes: ['support/'] };
+    expect((await call(m(`/teams/${team}/brain-access`), { token: t, method: 'PUT', body: access })).status).toBe(200);
+
+    const mt = member.access_token;
+    const listed = (await call(m('/contradictions?page_size=100&key=support/sla'), { token: mt })).json.contradictions;
+    expect(listed.map((x: Json) => x.id)).toEqual([inside]);
+    expect((await call(m(`/contradictions/${across}`), { token: mt })).status).toBe(404);
+    expect((await call(m(`/contradictions/${inside}`), { token: mt })).status).toBe(200);
+    const settle = { status: 'dismissed', resolution: 'not ours' };
+    expect((await call(m(`/contradictions/${across}/resolve`), { token: mt, body: settle })).status).toBe(403);
+    expect(
+      (await call(m('/contradictions'), { token: mt, body: { memories: [kref('support/sla'), kref('deploy/freeze')], reason: 'x' } }))
+        .status,
+    ).toBe(403);
+    const asked = (await call(m('/questions?page_size=100'), { token: mt })).json.questions.map((x: Json) => x.id);
+    expect(asked).not.toContain(question);
+    expect((await call(m(`/questions/${question}`), { token: mt })).status).toBe(404);
+    expect((await call(m('/questions'), { token: mt, body: { question: 'Why?', memories: [kref('deploy/freeze')] } })).status).toBe(403);
+    expect((await call(m('/memories/knowledge/support%2Fsla/versions'), { token: mt })).status).toBe(200);
+    expect((await call(m('/memories/knowledge/deploy%2Ffreeze/versions'), { token: mt })).status).toBe(404);
+    expect((await call(m('/memories/knowledge/deploy%2Ffreeze/versions/1'), { token: mt })).status).toBe(404);
+    // The owner is not narrowed.
+    expect((await call(m('/memories/knowledge/deploy%2Ffreeze/versions/1'), { token: t })).status).toBe(200);
+    expect((await call(m(`/contradictions/${inside}/resolve`), { token: mt, body: settle })).json.status).toBe('dismissed');
+  });
+});
