@@ -4,6 +4,7 @@ import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ConfidentialClientsPage } from './pages/confidential-clients.tsx';
 import { ConnectedAppsPage } from './pages/connected-apps.tsx';
+import { ContradictionsPage } from './pages/contradictions.tsx';
 import { InvitationsPage } from './pages/invitations.tsx';
 import { MemoriesPage } from './pages/memories.tsx';
 import { MembersPage } from './pages/members.tsx';
@@ -24,6 +25,7 @@ export interface Area {
 export const AREAS: Area[] = [
   { path: '', label: 'Overview', page: OverviewPage },
   { path: '/memories', label: 'Memories', page: MemoriesPage },
+  { path: '/contradictions', label: 'Contradictions and questions', page: ContradictionsPage },
   { path: '/members', label: 'Members', page: MembersPage },
   { path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
   { path: '/teams', label: 'Teams', page: TeamsPage },

@@ -1,26 +1,30 @@
 // The Brain's memories, both namespaces: the newest first page by page, or a search ranked as
-// the agents' searches are; members and above write one and delete one (at the version shown,
-// so a memory changed meanwhile is not deleted blindly).
+// the agents' searches are, each with its version history; members and above write, edit and
+// delete them (edits and deletions at the version shown, so that a memory changed meanwhile is
+// not overwritten or deleted blindly).
 import { useState } from 'preact/hooks';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
-
-interface Memory {
-  namespace: string;
-  key: string;
-  title: string;
-  content: string;
-  tags: string[];
-  version: number;
-  updated_at: string | null;
-  written_by: { client_id: string; user_id: string; client_name: string };
-  feedback: { worked: number; failed: number };
-}
+import { EditMemory } from './memory-edit.tsx';
+import type { Memory } from './memory-types.ts';
+import { MemoryVersions } from './memory-versions.tsx';
 
 const NAMESPACES = ['knowledge', 'episodes'] as const;
 
-function MemoryCard({ memory, score, onDelete }: { memory: Memory; score?: number; onDelete?: (m: Memory) => void }) {
+interface CardProps {
+  base: string;
+  memory: Memory;
+  score?: number;
+  onDelete?: (m: Memory) => void;
+  /** Set when the role may edit: called after a saved edit. */
+  onEdited?: () => void;
+}
+
+function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
+  const [open, setOpen] = useState<'' | 'edit' | 'versions'>('');
+  const path = `${base}/${memory.namespace}/${encodeURIComponent(memory.key)}`;
+  const toggle = (what: 'edit' | 'versions') => setOpen((o) => (o === what ? '' : what));
   return (
     <article class="memory" aria-label={memory.title || memory.key}>
       <h2>{memory.title || memory.key}</h2>
@@ -31,10 +35,31 @@ function MemoryCard({ memory, score, onDelete }: { memory: Memory; score?: numbe
       </p>
       <p class="content">{memory.content}</p>
       {memory.tags.length > 0 && <p class="meta">Tags: {memory.tags.join(', ')}</p>}
-      {onDelete && (
-        <button type="button" class="danger" onClick={() => onDelete(memory)}>
-          Delete {memory.key}
+      <p class="actions">
+        <button type="button" aria-expanded={open === 'versions'} onClick={() => toggle('versions')}>
+          Versions of {memory.key}
         </button>
+        {onEdited && (
+          <button type="button" aria-expanded={open === 'edit'} onClick={() => toggle('edit')}>
+            Edit {memory.key}
+          </button>
+        )}
+        {onDelete && (
+          <button type="button" class="danger" onClick={() => onDelete(memory)}>
+            Delete {memory.key}
+          </button>
+        )}
+      </p>
+      {open === 'versions' && <MemoryVersions path={path} memory={memory} />}
+      {open === 'edit' && onEdited && (
+        <EditMemory
+          path={path}
+          memory={memory}
+          done={() => {
+            setOpen('');
+            onEdited();
+          }}
+        />
       )}
     </article>
   );
@@ -108,6 +133,7 @@ export function MemoriesPage() {
     });
   };
   const onDelete = mayWrite ? remove : undefined;
+  const onEdited = can(organization.role, 'updateMemory') ? refresh : undefined;
 
   return (
     <Page title="Memories">
@@ -146,13 +172,13 @@ export function MemoriesPage() {
             </button>
           </p>
           {search.data?.results.map((r) => (
-            <MemoryCard key={r.memory.key} memory={r.memory} score={r.score} onDelete={onDelete} />
+            <MemoryCard key={r.memory.key} base={base} memory={r.memory} score={r.score} onDelete={onDelete} onEdited={onEdited} />
           ))}
         </>
       ) : (
         <>
           {list.items.map((m) => (
-            <MemoryCard key={m.key} memory={m} onDelete={onDelete} />
+            <MemoryCard key={m.key} base={base} memory={m} onDelete={onDelete} onEdited={onEdited} />
           ))}
           {!list.loading && list.items.length === 0 && !list.problem && <p>No memories in {namespace} yet.</p>}
           <MoreButton paged={list} label="More memories" />
