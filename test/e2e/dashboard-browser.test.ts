@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { newTestUser, startOAuthTestPlatform, type TestUser } from '../support/oauth-client.ts';
 import { findTool, type TestPlatform } from '../support/platform.ts';
 
@@ -19,9 +20,9 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 
 /** What a browser said went wrong; statuses the test provokes on purpose are expected. */
 const consoleErrors: string[] = [];
-// 403 and 409 are problems the test provokes; 401 and 400 are the access token and then the
+// 403, 409 and 412 are problems the test provokes; 401 and 400 are the access token and then the
 // refresh token of a grant the test revokes.
-const EXPECTED = /Failed to load resource: the server responded with a status of (400|401|403|409)/;
+const EXPECTED = /Failed to load resource: the server responded with a status of (400|401|403|409|412)/;
 
 function expected(text: string, url: string, authUrl: string): boolean {
   // The authorization server's pages (not the dashboard's) name no icon, so Chromium asks for one.
@@ -354,6 +355,91 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
     }
   }, 240_000);
 
+  it("edits a memory at its version, shows its history, and settles the Brain's contradictions and questions", async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    try {
+      const page = await newPage(context, platform.ctx.config.publicUrls.auth);
+      const orgs = new Set<string>();
+      page.on('request', (r) => {
+        const id = /\/organizations\/(org_[A-Za-z0-9]+)/.exec(r.url())?.[1];
+        if (id) orgs.add(id);
+      });
+      await signUpThroughDashboard(page, web, newTestUser('dash-brain'));
+      await screen(page, 'brain-overview', 'Overview');
+      const organizationId = [...orgs][0];
+      // What agents wrote: a memory changed once, one that disagrees with it, and a question.
+      const brain = platform.ctx.clients.brain;
+      const K = Namespace.KNOWLEDGE;
+      const put = (key: string, title: string, content: string, expectedVersion?: bigint) =>
+        brain.putMemory({ organizationId, namespace: K, key, title, content, allowDuplicate: true, expectedVersion });
+      await put('deploy/freeze', 'Deploy freeze', 'Deploys freeze on Fridays.');
+      await put('deploy/freeze', 'Deploy freeze', 'Deploys freeze on Fridays after noon.');
+      await put('deploy/window', 'Deploy window', 'The weekly deploy window is Friday afternoon.');
+      const flagged = await brain.flagContradiction({
+        organizationId,
+        memories: [
+          { namespace: K, key: 'deploy/freeze' },
+          { namespace: K, key: 'deploy/window' },
+        ],
+        reason: 'The freeze and the window are both on Friday afternoon.',
+      });
+      await brain.askQuestion({ organizationId, question: 'Who may approve a deploy during the freeze?' });
+
+      await open(page, 'Memories', 'Memories', 'brain-memories');
+      const card = page.getByRole('article', { name: 'Deploy freeze' });
+      await card.getByRole('button', { name: 'Versions of deploy/freeze' }).click();
+      const versions = card.getByRole('region', { name: 'Versions of deploy/freeze' });
+      await versions.getByText(/Version 1 · written .* replaced/).waitFor();
+      await expect(versions.locator('.content').allTextContents()).resolves.toEqual([
+        'Deploys freeze on Fridays after noon.',
+        'Deploys freeze on Fridays.',
+      ]);
+      await screen(page, 'memory-versions', 'Memories');
+
+      await card.getByRole('button', { name: 'Edit deploy/freeze' }).click();
+      await card.getByLabel('Content').fill('Deploys freeze from Friday noon to Monday 08:00.');
+      await card.getByRole('button', { name: 'Save deploy/freeze' }).click();
+      await page.getByRole('status').filter({ hasText: 'Memory deploy/freeze saved.' }).waitFor();
+      await card.getByText(/version 3/).waitFor();
+      // Someone writes version 4 while this edit is open: the save is refused, and says why.
+      await card.getByRole('button', { name: 'Edit deploy/freeze' }).click();
+      await put('deploy/freeze', 'Deploy freeze', 'Deploys freeze on Fridays from 10:00.', 3n);
+      await card.getByLabel('Content').fill('A stale edit.');
+      await card.getByRole('button', { name: 'Save deploy/freeze' }).click();
+      await card.getByRole('alert').filter({ hasText: 'changed while you were editing' }).waitFor();
+      await expect(card.getByRole('alert').textContent()).resolves.toContain('You edited version 3');
+      await screen(page, 'memory-edit-conflict', 'Memories');
+
+      await open(page, 'Contradictions and questions', 'Contradictions and questions', 'contradictions-open');
+      const id = flagged.contradiction!.id;
+      const item = page.getByRole('article', { name: `contradiction ${id}` });
+      await item.getByText('The freeze and the window are both on Friday afternoon.').waitFor();
+      await item.getByLabel(/How it was settled/).fill('The window moved to Thursday.');
+      await item.getByRole('button', { name: `Resolve ${id}` }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Contradiction ${id} resolved.` })
+        .waitFor();
+      await expect.poll(() => item.count()).toBe(0);
+      const question = page.getByRole('region', { name: 'Open questions' }).getByRole('article');
+      await question.getByLabel(/The answer/).fill('Not a question for the Brain.');
+      await question.getByRole('button', { name: /^Dismiss q_/ }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /Question q_\w+ dismissed\./ })
+        .waitFor();
+      await page.getByLabel('Status').selectOption('resolved');
+      await page
+        .getByRole('article', { name: `contradiction ${id}` })
+        .getByText('Settled: The window moved to Thursday.')
+        .waitFor();
+      await screen(page, 'contradictions-resolved', 'Contradictions and questions');
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+
   /** The colleague signs in to the dashboard: as a member, nothing an admin may do is offered. */
   async function signInAsMember(page: Page, user: TestUser): Promise<void> {
     await page.goto(`${web}/app`);
@@ -373,6 +459,7 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
     await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
       'Overview',
       'Memories',
+      'Contradictions and questions',
       'Members',
       'Teams',
       'API keys',

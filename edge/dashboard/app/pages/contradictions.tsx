@@ -20,14 +20,16 @@ interface Item {
 
 const STATUSES = ['open', 'resolved', 'dismissed', 'obsolete'] as const;
 
-function Settle({ path, item, after }: { path: string; item: Item; after: () => void }) {
+/** `settled` is told the notice once it is closed (it then leaves the open list; the list says it). */
+function Settle({ path, item, settled }: { path: string; item: Item; settled: (notice: string) => void }) {
   const { api } = useSession();
   const [resolution, setResolution] = useState('');
-  const action = useAction(after);
+  const action = useAction(() => {});
   const settle = (status: 'resolved' | 'dismissed') =>
     void action.run(async () => {
       await api.call('POST', `${path}/${item.id}/resolve`, { body: { status, resolution } });
-      return `${item.kind === 'contradiction' ? 'Contradiction' : 'Question'} ${item.id} ${status}.`;
+      settled(`${item.kind === 'contradiction' ? 'Contradiction' : 'Question'} ${item.id} ${status}.`);
+      return '';
     });
   const id = `settle-${item.id}`;
   return (
@@ -57,16 +59,21 @@ function Settle({ path, item, after }: { path: string; item: Item; after: () => 
         </button>
       </p>
       <ProblemAlert problem={action.problem} />
-      <p role="status">{action.notice}</p>
     </form>
   );
 }
 
 function ItemList({ title, path, items, mayResolve }: { title: string; path: string; items: Paged<Item>; mayResolve: boolean }) {
+  const [notice, setNotice] = useState('');
+  const settled = (said: string) => {
+    setNotice(said);
+    items.reload();
+  };
   return (
     <section aria-label={title}>
       <h2>{title}</h2>
       <ProblemAlert problem={items.problem} />
+      <p role="status">{notice}</p>
       {items.items.map((item) => (
         <article key={item.id} class="memory" aria-label={`${item.kind} ${item.id}`}>
           <p class="content">{item.text}</p>
@@ -77,7 +84,7 @@ function ItemList({ title, path, items, mayResolve }: { title: string; path: str
           {item.memories.length > 0 && <p class="meta">Memories: {item.memories.join(', ')}</p>}
           {item.entities.length > 0 && <p class="meta">Entities: {item.entities.join(', ')}</p>}
           {item.resolution && <p>Settled: {item.resolution}</p>}
-          {mayResolve && item.status === 'open' && <Settle path={path} item={item} after={items.reload} />}
+          {mayResolve && item.status === 'open' && <Settle path={path} item={item} settled={settled} />}
         </article>
       ))}
       {!items.loading && items.items.length === 0 && !items.problem && <p>None.</p>}

@@ -23,8 +23,12 @@ interface CardProps {
 
 function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
   const [open, setOpen] = useState<'' | 'edit' | 'versions'>('');
+  const [notice, setNotice] = useState('');
   const path = `${base}/${memory.namespace}/${encodeURIComponent(memory.key)}`;
-  const toggle = (what: 'edit' | 'versions') => setOpen((o) => (o === what ? '' : what));
+  const toggle = (what: 'edit' | 'versions') => {
+    setNotice('');
+    setOpen((o) => (o === what ? '' : what));
+  };
   return (
     <article class="memory" aria-label={memory.title || memory.key}>
       <h2>{memory.title || memory.key}</h2>
@@ -55,12 +59,14 @@ function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
         <EditMemory
           path={path}
           memory={memory}
-          done={() => {
+          saved={(said) => {
+            setNotice(said);
             setOpen('');
             onEdited();
           }}
         />
       )}
+      <p role="status">{notice}</p>
     </article>
   );
 }

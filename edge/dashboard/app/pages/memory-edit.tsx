@@ -19,12 +19,13 @@ function conflictOf(err: unknown, memory: Memory): never {
   throw err;
 }
 
-export function EditMemory({ path, memory, done }: { path: string; memory: Memory; done: () => void }) {
+/** `saved` is told the notice once the edit is stored (the form then closes, its card says it). */
+export function EditMemory({ path, memory, saved }: { path: string; memory: Memory; saved: (notice: string) => void }) {
   const { api } = useSession();
   const [title, setTitle] = useState(memory.title);
   const [content, setContent] = useState(memory.content);
   const [tags, setTags] = useState(memory.tags.join(', '));
-  const action = useAction(done);
+  const action = useAction(() => {});
   const id = `edit-${memory.namespace}-${memory.key}`.replace(/[^A-Za-z0-9_-]/g, '-');
   const save = (e: Event) => {
     e.preventDefault();
@@ -40,7 +41,8 @@ export function EditMemory({ path, memory, done }: { path: string; memory: Memor
         expected_version: memory.version,
       };
       await api.call('PUT', path, { body }).catch((err) => conflictOf(err, memory));
-      return `Memory ${memory.key} saved.`;
+      saved(`Memory ${memory.key} saved.`);
+      return '';
     });
   };
   return (
