@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { Outcome, WriteOutcome } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { defineApiRoute, integerParam, type AnyApiRouteContext } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
-import { ETAG_HEADER, quoteEtag } from './etag.ts';
+import { ETAG_HEADER, ifMatch, PreconditionError, quoteEtag } from './etag.ts';
 import { itemRoutes } from './memory-items.ts';
 import { Key, MemorySchema, memoryJson, memoryParams, NamespaceName, nsEnum, nsName, ref, sourceOf } from './memory-json.ts';
 import { memoryVersionRoutes } from './memory-versions.ts';
@@ -53,7 +53,14 @@ const CreateMemorySchema = z
 const UpdateMemorySchema = z
   .object({
     ...Fields,
-    expected_version: z.int().min(1).meta({ description: 'The version you read: the update applies only to it (412 otherwise).' }),
+    expected_version: z
+      .int()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'The version you read: the update applies only to it (412 otherwise). Required unless If-Match names it (412 without either).',
+      }),
   })
   .strict()
   .meta({ title: 'UpdateMemory' });
@@ -95,6 +102,17 @@ async function writeMemory(
   const outcome = res.outcome === WriteOutcome.CREATED ? 'created' : res.outcome === WriteOutcome.UPDATED ? 'updated' : 'unchanged';
   const body2 = { memory: memoryJson(res.memory!), outcome, contradictions: res.contradictions.map((x) => x.id) };
   sendJson(c.res, res.created ? 201 : 200, body2, { etag: quoteEtag(String(res.memory!.version)) });
+}
+
+/** The version a change applies to: expected_version, or If-Match (a memory's ETag is its version). */
+function expectedVersion(c: AnyApiRouteContext, given: number | undefined): number | undefined {
+  const etag = ifMatch(c.req.headers['if-match']);
+  if (etag === '') return given;
+  if (!/^[1-9][0-9]{0,9}$/.test(etag)) throw new PreconditionError('If-Match must be the ETag getMemory answered, such as "3"');
+  if (given !== undefined && given !== Number(etag)) {
+    throw new PreconditionError(`If-Match names version ${etag} and expected_version ${given}: send one of them`);
+  }
+  return Number(etag);
 }
 
 function listMemoriesRoute({ ctx }: RouteDeps): RestRoute {
@@ -238,7 +256,8 @@ function updateMemoryRoute(deps: RouteDeps): RestRoute {
       path: '/organizations/:organization_id/memories/:namespace/:key',
       operationId: 'updateMemory',
       summary: 'Update a memory',
-      description: 'Replaces title, content, tags, entities and relationships, only at expected_version (412 otherwise).',
+      description:
+        'Replaces title, content, tags, entities and relationships, only at the version read: expected_version, or If-Match with the ETag getMemory answered (412 when it is not the current version, when neither is given, or when both are given and differ).',
       tags,
       params: memoryParams,
       responses: {
@@ -250,7 +269,14 @@ function updateMemoryRoute(deps: RouteDeps): RestRoute {
       },
       handler: async (c) => {
         const body = await readJson(c, UpdateMemorySchema, deps.limit);
-        await writeMemory(deps, c, c.input.params.namespace, c.input.params.key, body, body.expected_version);
+        const expected = expectedVersion(c, body.expected_version);
+        // An update must name the version it was made from: a blind overwrite would lose a change.
+        if (expected === undefined) {
+          throw new PreconditionError(
+            'name the version you read: expected_version in the body, or If-Match with the ETag getMemory answered',
+          );
+        }
+        await writeMemory(deps, c, c.input.params.namespace, c.input.params.key, body, expected);
       },
     }),
     body: UpdateMemorySchema,
@@ -263,7 +289,8 @@ function deleteMemoryRoute({ ctx }: RouteDeps): RestRoute {
     path: '/organizations/:organization_id/memories/:namespace/:key',
     operationId: 'deleteMemory',
     summary: 'Delete a memory',
-    description: 'With expected_version, only at that version (412 otherwise). What it asserted in the memory graph is retracted.',
+    description:
+      'With expected_version, or If-Match with the ETag getMemory answered, only at that version (412 otherwise). What it asserted in the memory graph is retracted.',
     tags,
     params: memoryParams,
     query: z.object({ expected_version: integerParam({ min: 1, max: 2 ** 31, default: 0, description: 'The version you read.' }) }),
@@ -271,7 +298,7 @@ function deleteMemoryRoute({ ctx }: RouteDeps): RestRoute {
     handler: async (c) => {
       const brain = await brainOf(ctx, c);
       const { organization_id: organizationId, namespace, key } = c.input.params;
-      const expected = c.input.query.expected_version;
+      const expected = expectedVersion(c, c.input.query.expected_version || undefined);
       await notFoundAs404(() =>
         brain.deleteMemory({
           organizationId,

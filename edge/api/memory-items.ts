@@ -84,7 +84,14 @@ const ResolveSchema = z
   .meta({ title: 'ResolveItem' });
 const FlagSchema = z
   .object({
-    memories: z.array(MemoryRefBody).min(2).max(10).meta({ description: 'The memories that disagree (2-10).' }),
+    memories: z
+      .array(MemoryRefBody)
+      .min(2)
+      .max(10)
+      .refine((refs) => new Set(refs.map((r) => `${r.namespace}/${r.key}`)).size === refs.length, {
+        error: 'must name different memories (no memory twice)',
+      })
+      .meta({ description: 'The memories that disagree (2-10, each once).', uniqueItems: true }),
     reason: nonBlank(2_000).meta({ description: 'Why they disagree.' }),
   })
   .strict()

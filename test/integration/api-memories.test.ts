@@ -203,6 +203,27 @@ describe('memories', () => {
   });
 });
 
+describe('If-Match', () => {
+  it('applies an update or a deletion only at the ETag read, as expected_version does', async () => {
+    const t = owner.access_token;
+    const path = m('/memories/knowledge/etag%2Fnote');
+    await call(m('/memories'), { token: t, body: { namespace: 'knowledge', key: 'etag/note', content: 'Rotate the TLS keys yearly.' } });
+    const etag = (await call(path, { token: t })).headers.get('etag')!;
+    expect(etag).toBe('"1"');
+    const put = (headers: Record<string, string>, extra: Json = {}) =>
+      call(path, { token: t, method: 'PUT', headers, body: { content: 'Rotate the TLS keys every 90 days.', ...extra } });
+    const updated = await put({ 'if-match': etag });
+    expect([updated.status, updated.headers.get('etag')]).toEqual([200, '"2"']);
+    expect((await put({ 'if-match': etag })).status).toBe(412);
+    expect((await put({ 'if-match': '"2"' }, { expected_version: 1 })).status).toBe(412);
+    expect((await put({ 'if-match': 'W/"2"' })).status).toBe(412);
+    const missing = await put({});
+    expect([missing.status, missing.json.detail]).toEqual([412, expect.stringContaining('expected_version')]);
+    expect((await call(path, { token: t, method: 'DELETE', headers: { 'if-match': '"1"' } })).status).toBe(412);
+    expect((await call(path, { token: t, method: 'DELETE', headers: { 'if-match': '"2"' } })).status).toBe(204);
+  });
+});
+
 describe('contradictions and open questions', () => {
   it('flags contradictions and lists them in pages, by status, namespace and key', async () => {
     const t = owner.access_token;
@@ -244,6 +265,10 @@ describe('contradictions and open questions', () => {
     expect(dismissed.json.resolved_at).toEqual(expect.any(String));
     expect(await ids('key=cq/a&namespace=knowledge&status=dismissed')).toEqual([ac]);
     expect(await ids('key=cq/a&namespace=knowledge&status=open')).toEqual([ab.json.id]);
+    const audited = async (action: string) =>
+      (await call(m(`/audit-events?action=${action}`), { token: t })).json.events.map((e: Json) => e.status);
+    expect(await audited('flagContradiction')).toEqual(expect.arrayContaining([201, 200, 404]));
+    expect(await audited('resolveContradiction')).toContain(200);
     expect((await call(m('/contradictions?status=closed'), { token: t })).status).toBe(422);
     expect((await call(m('/contradictions?key=has%20space'), { token: t })).status).toBe(422);
   });
