@@ -101,16 +101,18 @@ export function ContradictionsPage() {
   const questions = usePaged<Item>(`${base}/questions?status=${status}&page_size=20`, 'questions');
   return (
     <Page title="Contradictions and questions">
-      <label>
-        Status
-        <select value={status} onChange={(e) => setStatus(e.currentTarget.value as (typeof STATUSES)[number])}>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      <div class="inline-form">
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value as (typeof STATUSES)[number])}>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
       <ItemList
         title="Contradictions"
         path={`${base}/contradictions`}
