@@ -53,14 +53,10 @@ const CreateMemorySchema = z
 const UpdateMemorySchema = z
   .object({
     ...Fields,
-    expected_version: z
-      .int()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          'The version you read: the update applies only to it (412 otherwise). Required unless If-Match names it (412 without either).',
-      }),
+    expected_version: z.int().min(1).optional().meta({
+      description:
+        'The version you read: the update applies only to it (412 otherwise). Required unless If-Match names it (412 without either).',
+    }),
   })
   .strict()
   .meta({ title: 'UpdateMemory' });
