@@ -88,7 +88,7 @@ export function registerDashboardRoutes(router: Router, config: EdgeConfig, bund
     ...pageSecurityHeaders({ script: "'self'", style: "'self'", img: "'self' data:", connect: origins, formAction: "'none'" }),
     'cache-control': 'no-cache',
   };
-  const files = new Map([bundle.script, bundle.style].map((f) => [f.name, f]));
+  const files = new Map([bundle.script, bundle.style, ...bundle.chunks].map((f) => [f.name, f]));
   router.get(`${DASHBOARD_PATH}/assets/:file`, (c) => {
     const file = files.get(c.params.file ?? '');
     if (!file) {

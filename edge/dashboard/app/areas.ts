@@ -1,5 +1,6 @@
 // The dashboard's areas: adding one is adding its page under pages/ and a line here.
 import type { FunctionComponent } from 'preact';
+import { lazy } from 'preact-iso';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ConfidentialClientsPage } from './pages/confidential-clients.tsx';
@@ -13,6 +14,11 @@ import { ProfilePage } from './pages/profile.tsx';
 import { TeamsPage } from './pages/teams.tsx';
 import type { NEEDS } from './roles.ts';
 
+// Areas added after the first screens load on demand, each its own chunk (edge/dashboard/bundle.ts),
+// so that the first load stays small as areas are added.
+const McpServersPage = lazy(() => import('./pages/mcp-servers.tsx').then((m) => m.McpServersPage));
+const McpServerPage = lazy(() => import('./pages/mcp-server.tsx').then((m) => m.McpServerPage));
+
 export interface Area {
   /** Under the dashboard's base path ('' is its home). */
   path: string;
@@ -20,6 +26,8 @@ export interface Area {
   page: FunctionComponent;
   /** Shown in the navigation only to roles allowed this operation. */
   needs?: keyof typeof NEEDS;
+  /** One item of the area, at `{path}/:id` (not in the navigation). */
+  detail?: FunctionComponent;
 }
 
 export const AREAS: Area[] = [
@@ -32,6 +40,7 @@ export const AREAS: Area[] = [
   { path: '/api-keys', label: 'API keys', page: ApiKeysPage },
   { path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
   { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
+  { path: '/mcp-servers', label: 'MCP servers', page: McpServersPage, detail: McpServerPage },
   { path: '/audit', label: 'Audit log', page: AuditPage, needs: 'listAuditEvents' },
   { path: '/profile', label: 'Your profile', page: ProfilePage },
 ];

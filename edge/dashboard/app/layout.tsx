@@ -25,7 +25,7 @@ function Navigation() {
           const href = `${settings.basePath}${a.path}`;
           return (
             <li key={a.path}>
-              <a href={href} aria-current={path === href ? 'page' : undefined}>
+              <a href={href} aria-current={path === href ? 'page' : a.detail && path.startsWith(`${href}/`) ? 'true' : undefined}>
                 {a.label}
               </a>
             </li>
@@ -73,6 +73,9 @@ export function Layout() {
           <Router>
             {[
               ...AREAS.map((a) => <Route key={a.path} path={`${settings.basePath}${a.path}`} component={a.page} />),
+              ...AREAS.filter((a) => a.detail).map((a) => (
+                <Route key={`${a.path}/:id`} path={`${settings.basePath}${a.path}/:id`} component={a.detail!} />
+              )),
               <Route key="404" default component={NotFound} />,
             ]}
           </Router>
