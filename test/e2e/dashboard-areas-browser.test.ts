@@ -123,4 +123,69 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     await expect(page.getByRole('link', { name: 'crm-tools' }).count()).resolves.toBe(0);
     expect(driver.consoleErrors).toEqual([]);
   });
+
+  it('creates a webhook endpoint whose secret, shown once, signs what arrives; tests, redelivers, rotates, disables and deletes it', async () => {
+    await driver.open(page, 'Webhooks', 'Webhooks', 'webhooks-empty');
+    await page.getByText('Add an endpoint').click();
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Description').fill('Audit sink <i>raw</i>');
+    await page.getByRole('checkbox', { name: 'webhook.test' }).check();
+    await page.getByRole('checkbox', { name: 'api_key.created' }).check();
+    await driver.screen(page, 'webhooks-create', 'Webhooks');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const secret = (await page.getByTestId('secret').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    receiver.secrets.push(secret);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('link', { name: receiver.url }).click();
+    await driver.screen(page, 'webhook', 'Webhook endpoint');
+    await expect(page.locator('.facts').textContent()).resolves.toContain(secret.slice(0, 10));
+
+    // A test event arrives signed with the secret shown; the log shows it delivered, with its attempt.
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const [first] = await receiver.waitFor(1, (r) => r.verified?.type === 'webhook.test');
+    expect(first.verifiedWith).toBe(0);
+    const log = page.getByRole('table', { name: 'Deliveries, newest first' });
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh the log' }).click();
+        return log.textContent();
+      })
+      .toContain('succeeded');
+    await page.getByRole('button', { name: 'Attempts of webhook.test' }).click();
+    await page.getByRole('cell', { name: /^HTTP 200/ }).waitFor();
+    await driver.screen(page, 'webhook-deliveries', 'Webhook endpoint');
+
+    // Redelivered: the same event (its webhook-id) arrives again.
+    await page.getByRole('button', { name: 'Redeliver webhook.test' }).click();
+    await page.getByRole('status').filter({ hasText: 'Delivery of webhook.test queued again.' }).waitFor();
+    const again = await receiver.waitFor(2, (r) => r.verified?.type === 'webhook.test');
+    expect(again[1].headers['webhook-id']).toBe(first.headers['webhook-id']);
+
+    // More event types, saved with the version read.
+    await page.getByText('Edit the endpoint').click();
+    await page.getByRole('checkbox', { name: 'memory.created' }).check();
+    await page.getByRole('button', { name: 'Save the endpoint' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint saved.' }).waitFor();
+    await expect.poll(() => page.locator('.facts').textContent()).toContain('memory.created');
+
+    // Rotated: the new secret, shown once, signs the next test event.
+    await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    const rotated = (await page.getByTestId('secret').textContent())!;
+    expect(rotated).not.toBe(secret);
+    receiver.secrets.unshift(rotated);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const signed = await receiver.waitFor(3, (r) => r.verified?.type === 'webhook.test');
+    expect(signed[2].headers['webhook-signature'].split(' ').length).toBe(2);
+
+    // Disabled, then deleted.
+    await page.getByRole('button', { name: 'Disable the endpoint' }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint disabled.' }).waitFor();
+    await expect(page.locator('.facts').textContent()).resolves.toContain('disabled');
+    await page.getByRole('button', { name: 'Delete the endpoint' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByText('No endpoints yet.').waitFor();
+    expect(driver.consoleErrors).toEqual([]);
+  });
 });

@@ -18,6 +18,8 @@ import type { NEEDS } from './roles.ts';
 // so that the first load stays small as areas are added.
 const McpServersPage = lazy(() => import('./pages/mcp-servers.tsx').then((m) => m.McpServersPage));
 const McpServerPage = lazy(() => import('./pages/mcp-server.tsx').then((m) => m.McpServerPage));
+const WebhooksPage = lazy(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage));
+const WebhookPage = lazy(() => import('./pages/webhook.tsx').then((m) => m.WebhookPage));
 
 export interface Area {
   /** Under the dashboard's base path ('' is its home). */
@@ -41,6 +43,7 @@ export const AREAS: Area[] = [
   { path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
   { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
   { path: '/mcp-servers', label: 'MCP servers', page: McpServersPage, detail: McpServerPage },
+  { path: '/webhooks', label: 'Webhooks', page: WebhooksPage, detail: WebhookPage, needs: 'listWebhookEndpoints' },
   { path: '/audit', label: 'Audit log', page: AuditPage, needs: 'listAuditEvents' },
   { path: '/profile', label: 'Your profile', page: ProfilePage },
 ];
