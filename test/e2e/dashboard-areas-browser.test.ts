@@ -182,10 +182,48 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     // Disabled, then deleted.
     await page.getByRole('button', { name: 'Disable the endpoint' }).click();
     await page.getByRole('status').filter({ hasText: 'Endpoint disabled.' }).waitFor();
-    await expect(page.locator('.facts').textContent()).resolves.toContain('disabled');
+    await expect.poll(() => page.locator('.facts').textContent()).toContain('disabled');
     await page.getByRole('button', { name: 'Delete the endpoint' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('No endpoints yet.').waitFor();
+    expect(driver.consoleErrors).toEqual([]);
+  });
+
+  it('shows the plan, trial and usage, checks out a paid plan on the payment page, cancels and resumes it, and changes its interval', async () => {
+    await driver.open(page, 'Billing', 'Billing', 'billing-trial');
+    const plan = page.getByTestId('subscription');
+    await expect(plan.textContent()).resolves.toMatch(/Professional \(trialing\)Trial ends/);
+    await expect(page.getByTestId('usage').textContent()).resolves.toMatch(/Memories0 of 2,000,000/);
+    await page.getByRole('table', { name: 'Plans, prices in USD' }).waitFor();
+    await page.getByRole('cell', { name: '$59.00' }).waitFor();
+
+    // A checkout: the dashboard follows the answer's URL to the payment page, which returns to it.
+    await page.getByLabel('Billing address country (two letters)').fill('de');
+    await page.getByRole('button', { name: 'Choose Professional' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Subscribe to Professional' }).waitFor();
+    await expect(page.locator('main').textContent()).resolves.toContain('€49.00 per month');
+    await page.getByRole('button', { name: 'Subscribe to Professional' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${web}/app/billing`);
+    await driver.screen(page, 'billing-subscribed', 'Billing');
+    await expect.poll(() => plan.textContent()).toMatch(/€49.00 per month/);
+    await page.getByRole('table', { name: 'Plans, prices in EUR' }).waitFor();
+
+    // Cancelled at the end of the period, then resumed.
+    await page.getByRole('button', { name: 'Cancel at the end of the period' }).click();
+    await page.getByRole('status').filter({ hasText: 'Professional ends at the end of the period.' }).waitFor();
+    await expect.poll(() => plan.textContent()).toMatch(/cancelled: ends at the end of the period/);
+    await page.getByRole('button', { name: 'Resume Professional' }).click();
+    await page.getByRole('status').filter({ hasText: 'Professional goes on.' }).waitFor();
+    await expect.poll(() => plan.textContent()).toMatch(/Renewalrenews/);
+
+    // Yearly now: a change of interval, no second checkout.
+    await page.getByLabel('Billing interval').selectOption('year');
+    await page.getByRole('button', { name: 'Choose Professional' }).click();
+    await page.getByRole('status').filter({ hasText: 'Plan changed to Professional.' }).waitFor();
+    await expect.poll(() => plan.textContent()).toMatch(/€490.00 per year/);
+    await page.getByRole('table', { name: 'Invoices, newest first' }).waitFor();
+    await driver.screen(page, 'billing-yearly', 'Billing');
     expect(driver.consoleErrors).toEqual([]);
   });
 });

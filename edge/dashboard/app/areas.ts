@@ -20,6 +20,7 @@ const McpServersPage = lazy(() => import('./pages/mcp-servers.tsx').then((m) => 
 const McpServerPage = lazy(() => import('./pages/mcp-server.tsx').then((m) => m.McpServerPage));
 const WebhooksPage = lazy(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage));
 const WebhookPage = lazy(() => import('./pages/webhook.tsx').then((m) => m.WebhookPage));
+const BillingPage = lazy(() => import('./pages/billing.tsx').then((m) => m.BillingPage));
 
 export interface Area {
   /** Under the dashboard's base path ('' is its home). */
@@ -44,6 +45,7 @@ export const AREAS: Area[] = [
   { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
   { path: '/mcp-servers', label: 'MCP servers', page: McpServersPage, detail: McpServerPage },
   { path: '/webhooks', label: 'Webhooks', page: WebhooksPage, detail: WebhookPage, needs: 'listWebhookEndpoints' },
+  { path: '/billing', label: 'Billing', page: BillingPage },
   { path: '/audit', label: 'Audit log', page: AuditPage, needs: 'listAuditEvents' },
   { path: '/profile', label: 'Your profile', page: ProfilePage },
 ];
