@@ -226,4 +226,68 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     await driver.screen(page, 'billing-yearly', 'Billing');
     expect(driver.consoleErrors).toEqual([]);
   });
+
+  it('opens an investigation, posts to it, starts, cancels and retries runs, and follows one an external agent works', async () => {
+    // The external agent's credential: a write key, created in the dashboard.
+    await driver.open(page, 'API keys', 'API keys', 'api-keys');
+    await page.getByLabel('Key name').fill('oncall bot');
+    await page.getByLabel('Scope').selectOption('write');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('secret').textContent())!;
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+
+    await driver.open(page, 'Investigations', 'Investigations', 'investigations-empty');
+    await page.getByText('Open an investigation').click();
+    await page.getByLabel('Title').fill('Checkout latency <b>doubled</b>');
+    await page.getByLabel('First message').fill('p99 of /checkout doubled after the 09:35 deploy.');
+    await page.getByRole('button', { name: 'Open the investigation' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Checkout latency <b>doubled</b>' }).waitFor();
+    await page.getByText('p99 of /checkout doubled after the 09:35 deploy.').waitFor();
+    await page.getByLabel('New message').fill('The deploy changed the payment client timeout.');
+    await page.getByRole('button', { name: 'Post the message' }).click();
+    await page.getByText('The deploy changed the payment client timeout.').waitFor();
+
+    // A run for an external agent: queued, cancelled, retried.
+    await page.getByLabel('Executor').selectOption('external');
+    await page.getByRole('button', { name: 'Start a run' }).click();
+    const first = page.locator('article.run').first();
+    await expect.poll(() => first.locator('.run-status').textContent()).toBe('queued');
+    await page.getByText('Following the runs still going…').waitFor();
+    await first.getByRole('button', { name: /^Cancel run_/ }).click();
+    await page.getByRole('status').filter({ hasText: 'Run cancelled.' }).waitFor();
+    await expect.poll(() => first.locator('.run-status').textContent()).toBe('cancelled');
+    await first.getByRole('button', { name: /^Retry run_/ }).click();
+    await page.getByRole('status').filter({ hasText: 'Run retried.' }).waitFor();
+    await expect.poll(() => page.locator('article.run').count()).toBe(2);
+    await driver.screen(page, 'investigation-runs', 'Checkout latency <b>doubled</b>');
+
+    // The agent claims the retry, records a step and concludes; the page follows it live.
+    const api = platform.ctx.config.publicUrls.api;
+    const orgs = (await (await fetch(`${api}/organizations`, { headers: { 'x-api-key': key } })).json()) as {
+      organizations: { id: string }[];
+    };
+    const runs = `${api}/organizations/${orgs.organizations[0].id}/runs`;
+    const post = (url: string, body: unknown) =>
+      fetch(url, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const claim = await post(`${runs}/claim`, { agent_id: 'oncall-bot@host-7', lease_seconds: 120 });
+    expect(claim.status).toBe(200);
+    const claimed = (await claim.json()) as { run: { id: string }; lease_id: string };
+    const step = { lease_id: claimed.lease_id, kind: 'tool_call', name: 'deploy_diff', ok: true, arguments: {}, result: {} };
+    expect((await post(`${runs}/${claimed.run.id}/steps`, step)).status).toBeLessThan(300);
+    const done = { lease_id: claimed.lease_id, status: 'succeeded', output: 'The 09:35 deploy cut the payment timeout to 2 s.' };
+    expect((await post(`${runs}/${claimed.run.id}/complete`, done)).status).toBeLessThan(300);
+    const retried = page.getByRole('article', { name: `Run ${claimed.run.id}` });
+    await expect.poll(() => retried.locator('.run-status').textContent(), { timeout: 10_000 }).toBe('succeeded');
+    await retried.getByText('The 09:35 deploy cut the payment timeout to 2 s.').waitFor();
+    await expect(retried.textContent()).resolves.toContain('oncall-bot@host-7');
+    await retried.getByRole('button', { name: `Steps of ${claimed.run.id}` }).click();
+    await retried.getByText(/deploy_diff: ok/).waitFor();
+    await page.getByRole('button', { name: 'Mark resolved' }).click();
+    await page.getByRole('status').filter({ hasText: 'Investigation resolved.' }).waitFor();
+    await driver.screen(page, 'investigation-done', 'Checkout latency <b>doubled</b>');
+
+    await driver.open(page, 'Investigations', 'Investigations', 'investigations');
+    await page.getByRole('cell', { name: 'resolved', exact: true }).waitFor();
+    expect(driver.consoleErrors).toEqual([]);
+  });
 });

@@ -21,6 +21,8 @@ const McpServerPage = lazy(() => import('./pages/mcp-server.tsx').then((m) => m.
 const WebhooksPage = lazy(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage));
 const WebhookPage = lazy(() => import('./pages/webhook.tsx').then((m) => m.WebhookPage));
 const BillingPage = lazy(() => import('./pages/billing.tsx').then((m) => m.BillingPage));
+const InvestigationsPage = lazy(() => import('./pages/investigations.tsx').then((m) => m.InvestigationsPage));
+const InvestigationPage = lazy(() => import('./pages/investigation.tsx').then((m) => m.InvestigationPage));
 
 export interface Area {
   /** Under the dashboard's base path ('' is its home). */
@@ -43,6 +45,7 @@ export const AREAS: Area[] = [
   { path: '/api-keys', label: 'API keys', page: ApiKeysPage },
   { path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
   { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
+  { path: '/investigations', label: 'Investigations', page: InvestigationsPage, detail: InvestigationPage },
   { path: '/mcp-servers', label: 'MCP servers', page: McpServersPage, detail: McpServerPage },
   { path: '/webhooks', label: 'Webhooks', page: WebhooksPage, detail: WebhookPage, needs: 'listWebhookEndpoints' },
   { path: '/billing', label: 'Billing', page: BillingPage },

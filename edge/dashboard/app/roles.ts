@@ -77,6 +77,7 @@ export const NEEDS: Record<string, LadderRole> = {
   listThreads: 'viewer',
   getThread: 'viewer',
   createThread: 'member',
+  updateThread: 'member',
   postThreadMessage: 'member',
   createRun: 'member',
   cancelRun: 'member',
