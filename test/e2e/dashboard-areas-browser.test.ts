@@ -24,6 +24,8 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
   let driver: DashboardDriver;
   let page: Page;
   let web: string;
+  /** A write key made in the dashboard, for what agents do through the API. */
+  let agentKey: string;
 
   beforeAll(async () => {
     backend = await startMcpBackend({ mode: 'json', name: 'plain' });
@@ -234,6 +236,7 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     await page.getByLabel('Scope').selectOption('write');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('secret').textContent())!;
+    agentKey = key;
     await page.getByRole('button', { name: 'I have stored it' }).click();
 
     await driver.open(page, 'Investigations', 'Investigations', 'investigations-empty');
@@ -288,6 +291,74 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
 
     await driver.open(page, 'Investigations', 'Investigations', 'investigations');
     await page.getByRole('cell', { name: 'resolved', exact: true }).waitFor();
+    expect(driver.consoleErrors).toEqual([]);
+  });
+
+  it('lists and searches entities, and opens one with its relationships both ways and the memories citing them', async () => {
+    const api = platform.ctx.config.publicUrls.api;
+    const headers = { 'x-api-key': agentKey, 'content-type': 'application/json' };
+    const orgs = (await (await fetch(`${api}/organizations`, { headers })).json()) as { organizations: { id: string }[] };
+    const org = `${api}/organizations/${orgs.organizations[0].id}`;
+    const send = async (url: string, body: unknown) => {
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(res.status, await res.clone().text()).toBe(201);
+    };
+    await send(`${org}/memories`, {
+      namespace: 'knowledge',
+      key: 'arch/checkout',
+      title: 'Checkout architecture',
+      content: 'Checkout calls payments.',
+    });
+    await send(`${org}/memories`, {
+      namespace: 'knowledge',
+      key: 'runbook/bot',
+      title: 'Incident bot runbook',
+      content: 'The bot probes checkout.',
+    });
+    const memory = (key: string) => ({ namespace: 'knowledge', key });
+    await send(`${org}/graph/relationships`, {
+      subject: 'Checkout',
+      predicate: 'depends_on',
+      object: 'Payments API',
+      memory: memory('arch/checkout'),
+    });
+    await send(`${org}/graph/relationships`, {
+      subject: 'Payments API',
+      predicate: 'owned_by',
+      object: 'Team Payments',
+      memory: memory('arch/checkout'),
+    });
+    await send(`${org}/graph/relationships`, {
+      subject: 'Incident bot',
+      predicate: 'calls',
+      object: 'Checkout',
+      memory: memory('runbook/bot'),
+    });
+
+    await driver.open(page, 'Entities', 'Entities', 'entities');
+    await page.getByRole('link', { name: 'Team Payments' }).waitFor();
+    await page.getByLabel('Name or alias').fill('checkout');
+    await page.getByRole('button', { name: 'Find entities' }).click();
+    const found = page.getByRole('table', { name: 'Entities matching “checkout”' });
+    await found.getByRole('link', { name: 'Checkout', exact: true }).click();
+    await driver.screen(page, 'entity', 'Checkout');
+    const from = page.getByRole('table', { name: /^Relationships from it/ });
+    const to = page.getByRole('table', { name: /^Relationships to it/ });
+    await expect(from.textContent()).resolves.toMatch(/depends_onPayments APIknowledge\/arch\/checkout/);
+    await expect(to.textContent()).resolves.toMatch(/Incident botcallsknowledge\/runbook\/bot/);
+    const citing = page.getByTestId('citing-memories');
+    await citing.getByText('Checkout architecture').waitFor();
+    await citing.getByText('Incident bot runbook').waitFor();
+
+    // The entity at the other end, and from there onwards.
+    await from.getByRole('link', { name: 'Payments API' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Payments API' }).waitFor();
+    await expect(page.getByRole('table', { name: /^Relationships to it/ }).textContent()).resolves.toContain('Checkout');
+    await page
+      .getByRole('table', { name: /^Relationships from it/ })
+      .getByRole('link', { name: 'Team Payments' })
+      .waitFor();
+    await driver.screen(page, 'entity-next', 'Payments API');
     expect(driver.consoleErrors).toEqual([]);
   });
 });

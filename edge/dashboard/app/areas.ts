@@ -22,6 +22,8 @@ const WebhooksPage = lazy(() => import('./pages/webhooks.tsx').then((m) => m.Web
 const WebhookPage = lazy(() => import('./pages/webhook.tsx').then((m) => m.WebhookPage));
 const BillingPage = lazy(() => import('./pages/billing.tsx').then((m) => m.BillingPage));
 const InvestigationsPage = lazy(() => import('./pages/investigations.tsx').then((m) => m.InvestigationsPage));
+const EntitiesPage = lazy(() => import('./pages/entities.tsx').then((m) => m.EntitiesPage));
+const EntityPage = lazy(() => import('./pages/entity.tsx').then((m) => m.EntityPage));
 const InvestigationPage = lazy(() => import('./pages/investigation.tsx').then((m) => m.InvestigationPage));
 
 export interface Area {
@@ -39,6 +41,7 @@ export const AREAS: Area[] = [
   { path: '', label: 'Overview', page: OverviewPage },
   { path: '/memories', label: 'Memories', page: MemoriesPage },
   { path: '/contradictions', label: 'Contradictions and questions', page: ContradictionsPage },
+  { path: '/entities', label: 'Entities', page: EntitiesPage, detail: EntityPage },
   { path: '/members', label: 'Members', page: MembersPage },
   { path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
   { path: '/teams', label: 'Teams', page: TeamsPage },

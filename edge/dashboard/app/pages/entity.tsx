@@ -1,0 +1,116 @@
+// One entity of the memory graph: its names and description, its relationships both ways (each
+// linking to the entity at the other end), and the memories that cite them.
+import { useRoute } from 'preact-iso';
+import { useSession } from '../session.tsx';
+import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
+import type { Entity } from './entities.tsx';
+
+interface Citation {
+  namespace: string;
+  key: string;
+  version: number;
+  origin: string;
+  title: string;
+  asserted_at: string | null;
+}
+
+interface Relationship {
+  id: string;
+  subject_id: string;
+  subject_name: string;
+  predicate: string;
+  object_id: string;
+  object_name: string;
+  citations: Citation[];
+  citation_count: number;
+}
+
+interface EntityDetail extends Entity {
+  outgoing: Relationship[];
+  incoming: Relationship[];
+  outgoing_total: number;
+  incoming_total: number;
+}
+
+function Relationships({ title, items, total, outgoing }: { title: string; items: Relationship[]; total: number; outgoing: boolean }) {
+  const { settings } = useSession();
+  const link = (id: string, name: string) => <a href={`${settings.basePath}/entities/${id}`}>{name}</a>;
+  return (
+    <table>
+      <caption>
+        {title} ({items.length < total ? `${items.length} of ${total}` : total})
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">{outgoing ? 'Relationship' : 'From'}</th>
+          <th scope="col">{outgoing ? 'To' : 'Relationship'}</th>
+          <th scope="col">Cited by</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((r) => (
+          <tr key={r.id}>
+            <td>{outgoing ? <code>{r.predicate}</code> : link(r.subject_id, r.subject_name)}</td>
+            <td>{outgoing ? link(r.object_id, r.object_name) : <code>{r.predicate}</code>}</td>
+            <td>
+              {r.citations.map((c) => `${c.namespace}/${c.key}`).join(', ')}
+              {r.citation_count > r.citations.length && ` and ${r.citation_count - r.citations.length} more`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Every memory citing one of the relationships, once, newest assertion first. */
+function citingMemories(e: EntityDetail): Citation[] {
+  const byKey = new Map<string, Citation>();
+  for (const c of [...e.outgoing, ...e.incoming].flatMap((r) => r.citations)) {
+    const id = `${c.namespace}/${c.key}`;
+    const seen = byKey.get(id);
+    if (!seen || (c.asserted_at ?? '') > (seen.asserted_at ?? '')) byKey.set(id, c);
+  }
+  return [...byKey.values()].sort((a, b) => (b.asserted_at ?? '').localeCompare(a.asserted_at ?? ''));
+}
+
+export function EntityPage() {
+  const { settings, organization } = useSession();
+  const { params } = useRoute();
+  const { data: e, problem } = useResource<EntityDetail>(
+    `/organizations/${organization.organization_id}/graph/entities/${encodeURIComponent(params.id)}?limit=100`,
+  );
+  return (
+    <Page title={e ? e.name : 'Entity'}>
+      <p>
+        <a href={`${settings.basePath}/entities`}>All entities</a>
+      </p>
+      <ProblemAlert problem={problem} />
+      {e && (
+        <>
+          <dl class="facts">
+            <dt>Kind</dt>
+            <dd>{e.kind || '—'}</dd>
+            <dt>Also known as</dt>
+            <dd>{e.aliases.join(', ') || '—'}</dd>
+            <dt>Description</dt>
+            <dd>{e.description || '—'}</dd>
+            <dt>Updated</dt>
+            <dd>{when(e.updated_at)}</dd>
+          </dl>
+          <Relationships title="Relationships from it" items={e.outgoing} total={e.outgoing_total} outgoing />
+          <Relationships title="Relationships to it" items={e.incoming} total={e.incoming_total} outgoing={false} />
+          <h2>Memories citing it</h2>
+          <ul data-testid="citing-memories">
+            {citingMemories(e).map((c) => (
+              <li key={`${c.namespace}/${c.key}`}>
+                <strong>{c.title || c.key}</strong> <code>{`${c.namespace}/${c.key}`}</code> version {c.version}, {c.origin},{' '}
+                {when(c.asserted_at)}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </Page>
+  );
+}
