@@ -10,7 +10,15 @@ const USER = 'usr_8fJ2kLm4Pq9RsT1v';
 const AT = '2026-03-02T09:30:00.000Z';
 const LATER = '2026-03-09T09:30:00.000Z';
 
-const member = { user_id: USER, organization_id: ORG, role: 'admin', created_at: AT, updated_at: LATER };
+const member = {
+  user_id: USER,
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  organization_id: ORG,
+  role: 'admin',
+  created_at: AT,
+  updated_at: LATER,
+};
 const apiKey = {
   id: 'k7Hq2Lr9Xv3Mn5Pw8',
   organization_id: ORG,
@@ -363,7 +371,7 @@ export const EXAMPLES: Record<string, unknown> = {
     created_at: AT,
     updated_at: LATER,
   },
-  TeamMember: { user_id: USER, added_at: AT },
+  TeamMember: { user_id: USER, name: 'Ada Lovelace', email: 'ada@example.com', added_at: AT },
   Invitation: {
     id: 'inv_Rt5Yw2Qp9Lk4Xm8B',
     organization_id: ORG,

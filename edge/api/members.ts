@@ -34,6 +34,8 @@ const memberParams = z.object({ organization_id: OrganizationId, user_id: UserId
 export const MemberSchema = z
   .object({
     user_id: z.string(),
+    name: z.string().nullable().meta({ description: "The member's name, from their account; null when unknown." }),
+    email: z.string().nullable().meta({ description: "The member's e-mail address, from their account; null when unknown." }),
     organization_id: z.string(),
     role: z.enum(ROLE_NAMES),
     created_at: z.string().nullable().meta({ description: 'When the user joined.' }),
@@ -56,6 +58,8 @@ const withEtag = (description: string) => ({ ...json(MemberSchema, description),
 
 export const memberJson = (m: Membership) => ({
   user_id: m.userId,
+  name: m.userName || null,
+  email: m.userEmail || null,
   organization_id: m.organizationId,
   role: roleName(m.role) ?? 'viewer',
   created_at: iso(m.createTime as Timestamp | undefined),

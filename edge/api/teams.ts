@@ -54,7 +54,14 @@ export const TeamSchema = z
   })
   .meta({ title: 'Team' });
 
-const TeamMemberSchema = z.object({ user_id: z.string(), added_at: z.string().nullable() }).meta({ title: 'TeamMember' });
+const TeamMemberSchema = z
+  .object({
+    user_id: z.string(),
+    name: z.string().nullable().meta({ description: "The member's name, from their account; null when unknown." }),
+    email: z.string().nullable().meta({ description: "The member's e-mail address, from their account; null when unknown." }),
+    added_at: z.string().nullable(),
+  })
+  .meta({ title: 'TeamMember' });
 
 export const CreateTeamSchema = z.object({ name: TeamName, description: Description.optional() }).strict().meta({ title: 'CreateTeam' });
 export const UpdateTeamSchema = z
@@ -75,7 +82,12 @@ export const teamJson = (t: Team) => ({
   created_at: iso(t.createTime as Timestamp | undefined),
   updated_at: iso(t.updateTime as Timestamp | undefined),
 });
-const teamMemberJson = (m: TeamMember) => ({ user_id: m.userId, added_at: iso(m.addTime as Timestamp | undefined) });
+const teamMemberJson = (m: TeamMember) => ({
+  user_id: m.userId,
+  name: m.userName || null,
+  email: m.userEmail || null,
+  added_at: iso(m.addTime as Timestamp | undefined),
+});
 type BrainNamespace = 'knowledge' | 'episodes';
 export const withEtag = (description: string) => ({ ...json(TeamSchema, description), headers: ETAG_HEADER });
 const tags = ['Teams'];

@@ -70,7 +70,7 @@ import {
   type InvitationsContext,
 } from './handlers/invitations.ts';
 import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
-import { authenticateUser, createUser, getUser, updateUser, type UsersContext } from './handlers/users.ts';
+import { authenticateUser, createUser, getUser, updateUser, type UserRecord, type UsersContext } from './handlers/users.ts';
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
 import { gatewayModule } from './gateway-module.ts';
@@ -151,6 +151,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   });
   const orgs: OrganizationsContext = {
     teamMembers,
+    users: records.collection<UserRecord>('auth_users'),
     organizations: records.collection<OrganizationRecord>('organizations', { indexes: [{ fields: ['slug'], unique: true }] }),
     memberships,
     events,
@@ -162,6 +163,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
     }),
     teamMembers,
     memberships: orgs.memberships,
+    users: orgs.users,
     now,
   };
   const agents: AgentsContext = {
@@ -277,7 +279,7 @@ function investigationRoutes(router: ConnectRouter, c: Contexts): void {
 function openUsers(stores: RecordStores, config: ModuleConfig, orgs: OrganizationsContext, now: () => number): UsersContext {
   const records = stores.records;
   return {
-    users: records.collection('auth_users'),
+    users: orgs.users,
     emails: records.collection('auth_user_emails'),
     social: records.collection('auth_social_identities', { indexes: [{ fields: ['userId'] }] }),
     emailTokens: records.collection('auth_email_tokens', { indexes: [{ fields: ['userId'] }] }),

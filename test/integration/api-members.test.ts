@@ -45,6 +45,12 @@ describe('listing members', () => {
       [viewer.userId, 'viewer'],
     ]);
     expect(r.json.next_page_token).toBeNull();
+    // Each member named from their account, which the agents service joins.
+    expect(r.json.members.map((m: Json) => [m.name, m.email])).toEqual(
+      [owner, admin, member, viewer].map((t) => [t.user.name ?? 'Test user', t.user.email]),
+    );
+    const one = await call(members(`/${admin.userId}`), { token: viewer.access_token });
+    expect([one.json.name, one.json.email]).toEqual([admin.user.name ?? 'Test user', admin.user.email]);
   });
 
   it('pages with page_size and page_token, each member once', async () => {

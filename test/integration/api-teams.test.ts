@@ -62,6 +62,8 @@ describe('teams', () => {
     expect(outsider.status).toBe(412);
     const listed = await call(teams(`/${team.id}/members`), { token: member.access_token });
     expect(listed.json.members.map((m: Json) => m.user_id)).toEqual([member.userId, viewer.userId]);
+    expect(listed.json.members.map((m: Json) => m.email)).toEqual([member.user.email, viewer.user.email]);
+    expect(listed.json.members[0].name).toBe(member.user.name ?? 'Test user');
     expect((await call(teams(`/${team.id}`), { token: t })).json.member_count).toBe(2);
     expect((await call(teams(`/${team.id}/members/${viewer.userId}`), { token: t, method: 'DELETE' })).status).toBe(204);
     expect((await call(teams(`/${team.id}/members/${viewer.userId}`), { token: t, method: 'DELETE' })).status).toBe(404);

@@ -48,6 +48,7 @@ beforeAll(async () => {
     memberships,
     invitations,
     teamMembers: store.collection<TeamMemberRecord>('team_members'),
+    users: store.collection('auth_users'),
     teams: store.collection<TeamRecord>('teams'),
     events: createEventOutbox({
       records: store,

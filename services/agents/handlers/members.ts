@@ -21,6 +21,7 @@ import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { memberAdded, memberRemoved, memberUpdated, membershipSubject } from '../events.ts';
 import { invalid, requireOrganization } from '../../common/rpc/validate.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
+import { withAccounts } from './member-accounts.ts';
 import { leaveTeams } from './teams.ts';
 import {
   OWNER_GRANTED,
@@ -78,7 +79,8 @@ export async function listMembers(ctx: OrganizationsContext, req: ListMembersReq
     { pageSize: req.pageSize, pageToken: req.pageToken },
     { field: 'createdAt', scope: `members:${organizationId}` },
   );
-  return create(ListMembersResponseSchema, { members: page.items.map(toMembership), nextPageToken: page.nextPageToken });
+  const members = await withAccounts(ctx.users, page.items.map(toMembership));
+  return create(ListMembersResponseSchema, { members, nextPageToken: page.nextPageToken });
 }
 
 export async function updateMemberRole(ctx: OrganizationsContext, req: UpdateMemberRoleRequest) {
@@ -97,7 +99,8 @@ export async function updateMemberRole(ctx: OrganizationsContext, req: UpdateMem
     if (guarded && actor !== 'owner') {
       throw new ConnectError(`only an owner may grant or take away the ${guarded} role`, Code.PermissionDenied);
     }
-    if (current.role === role) return create(UpdateMemberRoleResponseSchema, { membership: toMembership(current) });
+    if (current.role === role)
+      return create(UpdateMemberRoleResponseSchema, { membership: (await withAccounts(ctx.users, [toMembership(current)]))[0] });
     if (current.role === 'owner') await requireAnotherOwner(ctx, organizationId);
     const next: MembershipRecord = { ...current, role, version: version + 1, updatedAt: ctx.now() };
     const events = memberUpdated(next, current.role);
@@ -107,7 +110,7 @@ export async function updateMemberRole(ctx: OrganizationsContext, req: UpdateMem
       })
     ) {
       await restoreIfOwnerless(ctx, current);
-      return create(UpdateMemberRoleResponseSchema, { membership: toMembership(next) });
+      return create(UpdateMemberRoleResponseSchema, { membership: (await withAccounts(ctx.users, [toMembership(next)]))[0] });
     }
     if (req.etag !== '') {
       throw failure(STALE, Code.FailedPrecondition, REASONS.etagMismatch);

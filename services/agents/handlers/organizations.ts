@@ -22,6 +22,8 @@ import { putWithEvents, type EventOutbox } from '../../common/events/outbox.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { UniqueViolationError } from '../../common/storage/records/errors.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import { withAccounts } from './member-accounts.ts';
+import type { UserRecord } from './users.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import { memberAdded, memberUpdated, membershipSubject } from '../events.ts';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.ts';
@@ -62,6 +64,8 @@ export interface OrganizationsContext {
   memberships: RecordCollection<MembershipRecord>;
   /** Team memberships, which a member leaving the organization leaves too (teams.ts). */
   teamMembers: RecordCollection<TeamMemberRecord>;
+  /** The accounts, whose names and addresses reads of memberships join (member-accounts.ts). */
+  users: RecordCollection<UserRecord>;
   /** The service's events, written with the changes that make them (../events.ts). */
   events: EventOutbox;
   now: () => number;
@@ -208,7 +212,8 @@ export async function getMembership(ctx: OrganizationsContext, req: GetMembershi
   const userId = requireUser(req.userId);
   const membership = await ctx.memberships.get(`${organizationId}/${userId}`);
   if (!membership) throw new ConnectError('not a member of this organization', Code.NotFound);
-  return create(GetMembershipResponseSchema, { membership: toMembership(membership) });
+  const [named] = await withAccounts(ctx.users, [toMembership(membership)]);
+  return create(GetMembershipResponseSchema, { membership: named });
 }
 
 export async function addMember(ctx: OrganizationsContext, req: AddMemberRequest) {

@@ -28,6 +28,8 @@ import {
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { UniqueViolationError } from '../../common/storage/records/errors.ts';
+import { withAccounts } from './member-accounts.ts';
+import type { UserRecord } from './users.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import { newId, requireUser, type MembershipRecord } from './organizations.ts';
@@ -58,6 +60,8 @@ export interface TeamsContext {
   teams: RecordCollection<TeamRecord>;
   teamMembers: RecordCollection<TeamMemberRecord>;
   memberships: RecordCollection<MembershipRecord>;
+  /** The accounts, whose names and addresses team member answers join (member-accounts.ts). */
+  users: RecordCollection<UserRecord>;
   now: () => number;
 }
 
@@ -168,7 +172,8 @@ export async function addTeamMember(ctx: TeamsContext, req: AddTeamMemberRequest
   const existing = await ctx.teamMembers.get(id);
   const member = existing ?? { _id: id, organizationId, teamId: team._id, userId, addedAt: ctx.now() };
   if (!existing) await ctx.teamMembers.put(member);
-  return create(AddTeamMemberResponseSchema, { member: toTeamMember(member) });
+  const [named] = await withAccounts(ctx.users, [toTeamMember(member)]);
+  return create(AddTeamMemberResponseSchema, { member: named });
 }
 
 export async function removeTeamMember(ctx: TeamsContext, req: RemoveTeamMemberRequest) {
@@ -185,7 +190,8 @@ export async function listTeamMembers(ctx: TeamsContext, req: ListTeamMembersReq
   const organizationId = requireOrganization(req.organizationId);
   const team = await ownedTeam(ctx, organizationId, req.teamId);
   const page = await findPage(ctx.teamMembers, { teamId: team._id }, req, { field: 'addedAt', scope: `team-members:${team._id}` });
-  return create(ListTeamMembersResponseSchema, { members: page.items.map(toTeamMember), nextPageToken: page.nextPageToken });
+  const members = await withAccounts(ctx.users, page.items.map(toTeamMember));
+  return create(ListTeamMembersResponseSchema, { members, nextPageToken: page.nextPageToken });
 }
 
 /** Takes a user who leaves the organization out of all its teams. */

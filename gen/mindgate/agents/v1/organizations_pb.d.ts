@@ -111,6 +111,20 @@ export declare type Membership = Message<"mindgate.agents.v1.Membership"> & {
    * @generated from field: google.protobuf.Timestamp update_time = 6;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * The member's name and e-mail address, read from their account by ListMembers, GetMembership
+   * and UpdateMemberRole, so that a list of members names people; empty in other answers, and
+   * when the account no longer exists.
+   *
+   * @generated from field: string user_name = 7;
+   */
+  userName: string;
+
+  /**
+   * @generated from field: string user_email = 8;
+   */
+  userEmail: string;
 };
 
 /**

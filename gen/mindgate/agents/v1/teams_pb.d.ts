@@ -122,6 +122,19 @@ export declare type TeamMember = Message<"mindgate.agents.v1.TeamMember"> & {
    * @generated from field: google.protobuf.Timestamp add_time = 3;
    */
   addTime?: Timestamp | undefined;
+
+  /**
+   * The member's name and e-mail address, read from their account (ListTeamMembers,
+   * AddTeamMember); empty when the account no longer exists.
+   *
+   * @generated from field: string user_name = 4;
+   */
+  userName: string;
+
+  /**
+   * @generated from field: string user_email = 5;
+   */
+  userEmail: string;
 };
 
 /**
