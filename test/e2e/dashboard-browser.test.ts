@@ -1,6 +1,7 @@
 // The dashboard (`{web_url}/app`) in headless Chromium against the real platform: a new user
 // signs up through it, invites a colleague who accepts in a second browser, sees the colleague
-// as a member (with only what a member may do), changes their role, creates an API key (the
+// as a member (with only what a member may do), sees them by name, changes their role, puts them
+// in a team and takes them out, creates an API key (the
 // secret, shown once, works) and revokes it (it stops working), pages the audit log and finds
 // every step there. Each screen passes axe-core with no serious or critical violation, under the
 // dashboard's Content-Security-Policy, with no console error; screenshots go to
@@ -220,6 +221,23 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await row.getByRole('combobox').selectOption('admin');
       await page.getByRole('status').filter({ hasText: 'is now admin' }).waitFor();
       await expect(row.getByRole('combobox').inputValue()).resolves.toBe('admin');
+      // Members are named from their accounts.
+      await expect(row.textContent()).resolves.toContain(`Cole League ${colleague.email}`);
+      await expect(page.locator('tbody tr', { hasText: '(you)' }).textContent()).resolves.toContain('Dana Founder');
+
+      // The colleague joins a team, by name, and leaves it again.
+      await open(page, 'Teams', 'Teams', 'teams-list');
+      await page.getByRole('link', { name: 'Field robots' }).click();
+      await screen(page, 'team', 'Team Field robots');
+      await page.getByLabel('Member to add').selectOption({ label: `Cole League (${colleague.email})` });
+      await page.getByRole('button', { name: 'Add to the team' }).click();
+      await page.getByRole('status').filter({ hasText: 'Cole League added to the team.' }).waitFor();
+      await page.getByRole('caption').filter({ hasText: 'Members of the team (1)' }).waitFor();
+      await expect(page.locator('tbody').textContent()).resolves.toContain(colleague.email);
+      await screen(page, 'team-member', 'Team Field robots');
+      await page.getByRole('button', { name: 'Take Cole League out' }).click();
+      await page.getByRole('status').filter({ hasText: 'Cole League left the team.' }).waitFor();
+      await page.getByText('No one in this team yet.').waitFor();
 
       // A key: its secret is shown once and works; revoked, it is refused.
       await open(page, 'API keys', 'API keys', 'api-keys');

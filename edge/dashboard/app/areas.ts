@@ -24,6 +24,7 @@ const BillingPage = lazy(() => import('./pages/billing.tsx').then((m) => m.Billi
 const InvestigationsPage = lazy(() => import('./pages/investigations.tsx').then((m) => m.InvestigationsPage));
 const EntitiesPage = lazy(() => import('./pages/entities.tsx').then((m) => m.EntitiesPage));
 const EntityPage = lazy(() => import('./pages/entity.tsx').then((m) => m.EntityPage));
+const TeamPage = lazy(() => import('./pages/team.tsx').then((m) => m.TeamPage));
 const InvestigationPage = lazy(() => import('./pages/investigation.tsx').then((m) => m.InvestigationPage));
 
 export interface Area {
@@ -44,7 +45,7 @@ export const AREAS: Area[] = [
   { path: '/entities', label: 'Entities', page: EntitiesPage, detail: EntityPage },
   { path: '/members', label: 'Members', page: MembersPage },
   { path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
-  { path: '/teams', label: 'Teams', page: TeamsPage },
+  { path: '/teams', label: 'Teams', page: TeamsPage, detail: TeamPage },
   { path: '/api-keys', label: 'API keys', page: ApiKeysPage },
   { path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
   { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },

@@ -1,15 +1,29 @@
-// Members: everyone in the organization with their role; admins and owners change roles and
-// remove members (only an owner touches owners), and anyone may leave.
+// Members: everyone in the organization by name and e-mail address, with their role; admins and
+// owners change roles and remove members (only an owner touches owners), and anyone may leave.
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
 import { can, grantable, OWNER_GRANTED, type Role } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, toProblem, usePaged, when } from '../ui.tsx';
 
-interface Member {
+export interface Member {
   user_id: string;
+  name: string | null;
+  email: string | null;
   role: Role;
   created_at: string | null;
+}
+
+/** How a person is called on the screens: their name, else their address, else their user id. */
+export const personOf = (p: { user_id: string; name: string | null; email: string | null }) => p.name || p.email || p.user_id;
+
+export function Person({ person: p }: { person: { user_id: string; name: string | null; email: string | null } }) {
+  return (
+    <>
+      {personOf(p)}
+      {p.email && p.email !== personOf(p) && <span class="meta"> {p.email}</span>} <code class="meta">{p.user_id}</code>
+    </>
+  );
 }
 
 export function MembersPage() {
@@ -32,11 +46,11 @@ export function MembersPage() {
     }
   };
   const changeRole = (m: Member, role: string) =>
-    act(() => api.call('PATCH', `${base}/${m.user_id}`, { body: { role } }), `${m.user_id} is now ${role}.`);
+    act(() => api.call('PATCH', `${base}/${m.user_id}`, { body: { role } }), `${personOf(m)} is now ${role}.`);
   const remove = (m: Member) => {
     const self = m.user_id === me.id;
-    if (!confirmed(self ? 'Leave this organization?' : `Remove ${m.user_id} from the organization?`)) return;
-    void act(() => api.call('DELETE', `${base}/${m.user_id}`), self ? 'You left the organization.' : `${m.user_id} was removed.`);
+    if (!confirmed(self ? 'Leave this organization?' : `Remove ${personOf(m)} from the organization?`)) return;
+    void act(() => api.call('DELETE', `${base}/${m.user_id}`), self ? 'You left the organization.' : `${personOf(m)} was removed.`);
   };
   const mayTouch = (m: Member) => can(mine, 'updateMember') && (!OWNER_GRANTED.has(m.role) || mine === 'owner');
 
@@ -48,7 +62,7 @@ export function MembersPage() {
         <caption>Members of {organization.organization_name}</caption>
         <thead>
           <tr>
-            <th scope="col">User</th>
+            <th scope="col">Member</th>
             <th scope="col">Role</th>
             <th scope="col">Joined</th>
             <th scope="col">Actions</th>
@@ -58,12 +72,12 @@ export function MembersPage() {
           {members.items.map((m) => (
             <tr key={m.user_id}>
               <td>
-                <code>{m.user_id}</code>
+                <Person person={m} />
                 {m.user_id === me.id && ' (you)'}
               </td>
               <td>
                 {mayTouch(m) ? (
-                  <select aria-label={`Role of ${m.user_id}`} value={m.role} onChange={(e) => void changeRole(m, e.currentTarget.value)}>
+                  <select aria-label={`Role of ${personOf(m)}`} value={m.role} onChange={(e) => void changeRole(m, e.currentTarget.value)}>
                     {grantable(mine).map((r) => (
                       <option key={r} value={r}>
                         {r}
@@ -78,7 +92,7 @@ export function MembersPage() {
               <td>
                 {(mayTouch(m) || m.user_id === me.id) && (
                   <button type="button" class="danger" onClick={() => remove(m)}>
-                    {m.user_id === me.id ? 'Leave' : `Remove ${m.user_id}`}
+                    {m.user_id === me.id ? 'Leave' : `Remove ${personOf(m)}`}
                   </button>
                 )}
               </td>

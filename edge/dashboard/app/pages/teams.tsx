@@ -1,4 +1,5 @@
-// Teams: list them with their size; admins and owners create and delete them.
+// Teams: list them with their size; admins and owners create and delete them. Each opens on its
+// own page (team.tsx) with its members.
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
 import { can } from '../roles.ts';
@@ -14,7 +15,7 @@ interface Team {
 }
 
 export function TeamsPage() {
-  const { api, organization } = useSession();
+  const { api, settings, organization } = useSession();
   const base = `/organizations/${organization.organization_id}/teams`;
   const teams = usePaged<Team>(base, 'teams');
   const [problem, setProblem] = useState<ProblemDocument>();
@@ -81,7 +82,9 @@ export function TeamsPage() {
         <tbody>
           {teams.items.map((t) => (
             <tr key={t.id}>
-              <td>{t.name}</td>
+              <td>
+                <a href={`${settings.basePath}/teams/${t.id}`}>{t.name}</a>
+              </td>
               <td>{t.description}</td>
               <td>{t.member_count}</td>
               <td>{when(t.created_at)}</td>
