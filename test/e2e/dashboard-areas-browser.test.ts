@@ -66,6 +66,13 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     await driver.open(page, 'MCP servers', 'MCP servers', 'mcp-servers-empty');
     const byHand = page.locator('details', { hasText: 'Add a server by hand' });
     await byHand.getByText('Add a server by hand').click();
+    // A name the API refuses: its 422 problem, field by field.
+    await byHand.getByLabel('Name').fill('no spaces allowed');
+    await byHand.getByLabel('Backend URL').fill(backend.url);
+    await byHand.getByRole('button', { name: 'Add server' }).click();
+    const problem = byHand.getByRole('alert');
+    await expect(problem.textContent()).resolves.toMatch(/\(422\).*body\.name/);
+    await driver.screen(page, 'mcp-servers-problem', 'MCP servers');
     await byHand.getByLabel('Name').fill('plain');
     await byHand.getByLabel('Backend URL').fill(backend.url);
     await byHand.getByRole('button', { name: 'Add server' }).click();

@@ -133,6 +133,16 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
     expect(compressed).toBeGreaterThan(1000);
     expect(compressed).toBeLessThan(200 * 1024);
     expect((await fetch(`${web}/app/assets/app-nope.js`)).status).toBe(404);
+    // Areas load on demand: the entry names its chunks, served the same way.
+    const entry = await (await fetch(`${web}${script}`)).text();
+    const chunks = [...new Set(entry.match(/chunk-[A-Z0-9]+\.js/g))];
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) {
+      const res = await fetch(`${web}/app/assets/${chunk}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-encoding')).toBe('gzip');
+      expect(res.headers.get('content-type')).toContain('text/javascript');
+    }
 
     const preflight = (origin: string) =>
       fetch(`${api}/users/me`, {
@@ -490,6 +500,14 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
     );
     expect(areas).not.toContain('Invitations');
     expect(areas).not.toContain('Audit log');
+    expect(areas).not.toContain('Webhooks');
+    // Areas added later hide what a member may not do, too.
+    await open(page, 'MCP servers', 'MCP servers', 'member-mcp-servers');
+    await expect(page.getByText('Add a server by hand').count()).resolves.toBe(0);
+    await open(page, 'Billing', 'Billing', 'member-billing');
+    await page.getByRole('table', { name: /^Plans, prices in/ }).waitFor();
+    await expect(page.getByRole('button', { name: /^Choose / }).count()).resolves.toBe(0);
+    await expect(page.getByRole('heading', { name: 'Invoices' }).count()).resolves.toBe(0);
     await open(page, 'Members', 'Members', 'member-members');
     await page.getByRole('button', { name: 'Leave' }).waitFor();
     await expect(page.getByRole('combobox').count()).resolves.toBe(0);
