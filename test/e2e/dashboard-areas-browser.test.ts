@@ -162,7 +162,10 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
       })
       .toContain('succeeded');
     await page.getByRole('button', { name: 'Attempts of webhook.test' }).click();
-    await page.locator('.panel').getByRole('cell', { name: /^HTTP 200/ }).waitFor();
+    await page
+      .locator('.panel')
+      .getByRole('cell', { name: /^HTTP 200/ })
+      .waitFor();
     await driver.screen(page, 'webhook-deliveries', 'Webhook endpoint');
 
     // Redelivered: the same event (its webhook-id) arrives again.
