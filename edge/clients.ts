@@ -16,6 +16,7 @@ import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
+import { JobsService } from '../gen/mindgate/agents/v1/jobs_pb.js';
 import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
 import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
@@ -59,6 +60,8 @@ export interface ServiceClients {
   threads: Client<typeof ThreadsService>;
   /** Runs on threads, their queue and leases (served by the agents service). */
   runs: Client<typeof RunsService>;
+  /** Scheduled jobs and their executions (served by the agents service). */
+  jobs: Client<typeof JobsService>;
   billing: Client<typeof BillingService>;
   /** Webhook endpoints, deliveries and publishing (served by the agents service). */
   webhooks: Client<typeof WebhooksService>;
@@ -135,6 +138,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     gatewayRegistry: client(GatewayRegistryService, 'agents'),
     threads: client(ThreadsService, 'agents'),
     runs: client(RunsService, 'agents'),
+    jobs: client(JobsService, 'agents'),
     billing: client(BillingService, 'billing'),
     webhooks: client(WebhooksService, 'agents'),
     outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },

@@ -101,6 +101,7 @@ import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-
 import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
+import { jobsModule } from './jobs/module.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -382,6 +383,9 @@ export function createAgentsModule(
   const timeouts = startRunTimeouts(contexts.runs, logger.child({ component: 'runs' }));
   // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
   const gateway = gatewayModule(stores.records, now);
+  // Scheduled jobs: their runs go through the runs' context, with the plan's run limit.
+  const jobs = jobsModule({ records: stores.records, runs: contexts.runs, config: config.jobs, logger, now });
+  contexts.deletion.owned.unshift(...(jobs.owned as RecordCollection<RecordDoc>[]));
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
@@ -397,6 +401,7 @@ export function createAgentsModule(
       RunsService,
       EventOutboxService,
       ...webhooks.services,
+      ...jobs.services,
     ],
     routes: (router) => {
       gateway.routes(router);
@@ -406,9 +411,10 @@ export function createAgentsModule(
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);
+      jobs.routes(router);
     },
     close: async () => {
-      await Promise.all([webhooks.close(), timeouts.stop()]);
+      await Promise.all([webhooks.close(), timeouts.stop(), jobs.close()]);
     },
     // Only the records store: this service keeps no vectors.
     probe: () => stores.probe(['records']),

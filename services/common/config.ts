@@ -231,12 +231,28 @@ export function readWebhooksConfig(env: Env): WebhooksConfig {
   };
 }
 
+/** Scheduled jobs (the agents service's JobsService and its scheduler). */
+export interface JobsConfig {
+  /** How often each replica looks for due occurrences. */
+  pollMs: number;
+  /** An occurrence found later than this is missed and follows its job's missed-occurrence policy. */
+  missedGraceMs: number;
+}
+
+export function readJobsConfig(env: Env): JobsConfig {
+  return {
+    pollMs: readInt(env, 'JOBS_POLL_MS', 5_000, { min: 50, max: 60_000 }),
+    missedGraceMs: readInt(env, 'JOBS_MISSED_GRACE_SECONDS', 300, { min: 1, max: 86_400 }) * 1000,
+  };
+}
+
 /** What a service module is built with besides its stores (SERVICE_MODULES). */
 export interface ModuleConfig {
   accounts: AccountsConfig;
   /** The entity-graph service's own settings (its model extractor). */
   entityGraph: EntityGraphConfig;
   webhooks: WebhooksConfig;
+  jobs: JobsConfig;
   /** The key-encryption key that seals the secrets a service keeps (webhook signing secrets). */
   keyEncryption: KeyEncryptionConfig;
 }
@@ -304,6 +320,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     storage,
     accounts: readAccountsConfig(env),
     webhooks: readWebhooksConfig(env),
+    jobs: readJobsConfig(env),
     keyEncryption: storage.keyEncryption,
     metrics: readMetricsConfig(env),
     entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,

@@ -1,0 +1,131 @@
+// Scheduled jobs through the agents service's JobsService (the in-process Connect clients of a real
+// platform, whose clock the test moves instead of waiting for real minutes): occurrences in a
+// time zone across a daylight-saving change, the run each one starts (thread title from the
+// template), missed occurrences under skip and run_once, pause and resume, trigger now, and the
+// back-off of a job whose executions fail (the plan's run limit refuses its runs).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecutionOutcome, ExecutionTrigger, MissedPolicy, type Job } from '../../gen/mindgate/agents/v1/jobs_pb.js';
+import { Executor, RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+const ORG = 'org_jobs1';
+const plansFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-plans-')), 'plans.yaml');
+fs.writeFileSync(plansFile, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 3'));
+
+let clock = Date.parse('2026-03-28T12:00:00Z');
+let platform: TestPlatform;
+const jobs = () => platform.ctx.clients.jobs;
+const at = (iso: string) => {
+  clock = Date.parse(iso);
+};
+const iso = (t: { seconds: bigint; nanos: number } | undefined) => (t ? new Date(timestampMs(t as never)).toISOString() : undefined);
+
+async function until<T>(work: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await work();
+    if (done(value) || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const executions = (job: Job, organizationId = ORG) => jobs().listJobExecutions({ organizationId, jobId: job.jobId });
+const executionsUntil = (job: Job, n: number, organizationId = ORG) =>
+  until(
+    () => executions(job, organizationId),
+    (r) => r.executions.length >= n && r.executions.every((e) => e.outcome !== ExecutionOutcome.PENDING),
+  );
+
+async function createJob(fields: {
+  name?: string;
+  schedule: string;
+  timeZone?: string;
+  missedPolicy?: MissedPolicy;
+  organizationId?: string;
+}) {
+  const { job } = await jobs().createJob({
+    organizationId: fields.organizationId ?? ORG,
+    name: fields.name ?? 'Nightly check',
+    schedule: fields.schedule,
+    timeZone: fields.timeZone ?? '',
+    enabled: true,
+    missedPolicy: fields.missedPolicy ?? MissedPolicy.SKIP,
+    target: {
+      kind: {
+        case: 'run',
+        value: { titleTemplate: 'Nightly check {occurrence}', message: 'Look at last night.', executor: Executor.EXTERNAL },
+      },
+    },
+    createdBy: 'usr_a',
+  });
+  return job!;
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform(
+    { JOBS_POLL_MS: '50', JOBS_MISSED_GRACE_SECONDS: '60', BILLING_PLANS_FILE: plansFile, TRIAL_DAYS: '0' },
+    { now: () => clock },
+  );
+}, 120_000);
+afterAll(async () => {
+  await platform?.stop();
+});
+
+describe('scheduled jobs', () => {
+  it('fires a daily 02:30 Europe/Berlin job at 03:00 local on the spring-forward day, once, and starts its run', async () => {
+    at('2026-03-28T12:00:00Z');
+    const job = await createJob({ schedule: '30 2 * * *', timeZone: 'Europe/Berlin', organizationId: 'org_jobsdst' });
+    // 02:30 does not exist on 2026-03-29 in Berlin (clocks go from 02:00 to 03:00 CEST).
+    expect(iso(job.state?.nextFireTime)).toBe('2026-03-29T01:00:00.000Z');
+    at('2026-03-29T01:00:01Z');
+    const fired = await executionsUntil(job, 1, 'org_jobsdst');
+    expect(fired.executions).toHaveLength(1);
+    const [e] = fired.executions;
+    expect(e).toMatchObject({ outcome: ExecutionOutcome.SUCCEEDED, trigger: ExecutionTrigger.SCHEDULE, occurrences: 1 });
+    expect(iso(e.occurrenceTime)).toBe('2026-03-29T01:00:00.000Z');
+    expect(e.run).toMatchObject({ runId: e.runId, threadId: e.threadId, status: RunStatus.QUEUED, executor: Executor.EXTERNAL });
+    const { thread } = await platform.ctx.clients.threads.getThread({ organizationId: 'org_jobsdst', threadId: e.threadId });
+    expect(thread?.title).toBe('Nightly check 2026-03-29 03:00 +02:00');
+    const after = (await jobs().getJob({ organizationId: 'org_jobsdst', jobId: job.jobId })).job!;
+    // The next day is summer time: 02:30 CEST is 00:30 UTC.
+    expect(iso(after.state?.nextFireTime)).toBe('2026-03-30T00:30:00.000Z');
+    expect(after.state?.lastExecution?.executionId).toBe(e.executionId);
+    // Later passes at the same time fire nothing more.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await executions(job, 'org_jobsdst')).executions).toHaveLength(1);
+  }, 30_000);
+
+  it('fires once on the fall-back day, at the first 02:30', async () => {
+    at('2026-10-24T12:00:00Z');
+    const job = await createJob({ schedule: '30 2 * * *', timeZone: 'Europe/Berlin', organizationId: 'org_jobsfall' });
+    expect(iso(job.state?.nextFireTime)).toBe('2026-10-25T00:30:00.000Z');
+    at('2026-10-25T00:30:02Z');
+    await executionsUntil(job, 1, 'org_jobsfall');
+    const after = (await jobs().getJob({ organizationId: 'org_jobsfall', jobId: job.jobId })).job!;
+    // Not again at the second 02:30 (01:30 UTC, winter time): the next is the 26th, 02:30 CET.
+    expect(iso(after.state?.nextFireTime)).toBe('2026-10-26T01:30:00.000Z');
+  }, 30_000);
+
+  it('refuses an invalid cron expression or time zone naming the field', async () => {
+    const refused = async (schedule: string, timeZone: string) => {
+      const err = await createJob({ schedule, timeZone }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ConnectError);
+      expect((err as ConnectError).code).toBe(Code.InvalidArgument);
+      return (err as ConnectError).rawMessage;
+    };
+    expect(await refused('61 * * * *', 'UTC')).toMatch(/^schedule: /);
+    expect(await refused('0 0 0 * * * *', 'UTC')).toMatch(/^schedule: /);
+    expect(await refused('0 9 * * *', 'Europe/Atlantis')).toMatch(/^time_zone: /);
+    // Seconds as a sixth field are taken.
+    expect((await createJob({ schedule: '15 0 9 * * *', organizationId: 'org_jobssec' })).schedule).toBe('15 0 9 * * *');
+  });
+});
