@@ -101,6 +101,82 @@ describe('scheduled jobs', () => {
     expect((await executions(job, 'org_jobsdst')).executions).toHaveLength(1);
   }, 30_000);
 
+  it('records missed occurrences as one skipped execution under skip, and fires once for them under run_once', async () => {
+    at('2026-04-01T00:30:00Z');
+    const skip = await createJob({ schedule: '0 * * * *', organizationId: 'org_jobsmiss' });
+    const once = await createJob({ schedule: '0 * * * *', organizationId: 'org_jobsmiss', missedPolicy: MissedPolicy.RUN_ONCE });
+    // Nobody ran from before 01:00 to 05:10: 01:00 ... 05:00 were missed.
+    at('2026-04-01T05:10:00Z');
+    const skipped = (await executionsUntil(skip, 1, 'org_jobsmiss')).executions;
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ outcome: ExecutionOutcome.SKIPPED, occurrences: 5, runId: '' });
+    expect(skipped[0].error).toContain('missed 5 occurrence(s) from 2026-04-01T01:00:00.000Z');
+    const caught = (await executionsUntil(once, 1, 'org_jobsmiss')).executions;
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toMatchObject({ outcome: ExecutionOutcome.SUCCEEDED, occurrences: 5 });
+    expect(iso(caught[0].occurrenceTime)).toBe('2026-04-01T05:00:00.000Z');
+    for (const job of [skip, once]) {
+      const after = (await jobs().getJob({ organizationId: 'org_jobsmiss', jobId: job.jobId })).job!;
+      expect(iso(after.state?.nextFireTime)).toBe('2026-04-01T06:00:00.000Z');
+    }
+  }, 30_000);
+
+  it('fires nothing while paused, resumes from the next occurrence, and is triggered now even while paused', async () => {
+    at('2026-04-02T00:00:30Z');
+    const job = await createJob({ schedule: '* * * * *', organizationId: 'org_jobspause' });
+    const paused = (await jobs().pauseJob({ organizationId: 'org_jobspause', jobId: job.jobId })).job!;
+    expect(paused.enabled).toBe(false);
+    expect(paused.state?.nextFireTime).toBeUndefined();
+    at('2026-04-02T00:05:00Z');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await executions(job, 'org_jobspause')).executions).toHaveLength(0);
+    const { execution } = await jobs().triggerJob({ organizationId: 'org_jobspause', jobId: job.jobId });
+    expect(execution).toMatchObject({ trigger: ExecutionTrigger.MANUAL, outcome: ExecutionOutcome.SUCCEEDED });
+    expect(execution?.run).toMatchObject({ status: RunStatus.QUEUED, threadId: execution?.threadId });
+    expect(iso(execution?.occurrenceTime)).toBe('2026-04-02T00:05:00.000Z');
+    const resumed = (await jobs().resumeJob({ organizationId: 'org_jobspause', jobId: job.jobId })).job!;
+    expect(resumed.enabled).toBe(true);
+    expect(iso(resumed.state?.nextFireTime)).toBe('2026-04-02T00:06:00.000Z');
+    at('2026-04-02T00:06:01Z');
+    const fired = (await executionsUntil(job, 2, 'org_jobspause')).executions;
+    expect(fired.map((e) => e.trigger)).toEqual([ExecutionTrigger.SCHEDULE, ExecutionTrigger.MANUAL]);
+  }, 30_000);
+
+  it('fails executions the plan refuses, with why, and backs off exponentially until it succeeds', async () => {
+    const org = 'org_jobsback';
+    at('2026-04-03T00:30:00Z');
+    const job = await createJob({ schedule: '0 * * * *', organizationId: org });
+    // The plan allows 3 runs a month: three manual firings use them up.
+    for (let i = 0; i < 3; i++) {
+      expect((await jobs().triggerJob({ organizationId: org, jobId: job.jobId })).execution?.outcome).toBe(ExecutionOutcome.SUCCEEDED);
+    }
+    const state = async () => (await jobs().getJob({ organizationId: org, jobId: job.jobId })).job!.state!;
+    const expected: [string, number, number, string][] = [
+      ['2026-04-03T01:00:01Z', 1, 0, '2026-04-03T02:00:00.000Z'],
+      ['2026-04-03T02:00:01Z', 2, 1, '2026-04-03T04:00:00.000Z'],
+      ['2026-04-03T04:00:01Z', 3, 3, '2026-04-03T08:00:00.000Z'],
+      ['2026-04-03T08:00:01Z', 4, 7, '2026-04-03T16:00:00.000Z'],
+    ];
+    for (const [now, failures, skips, next] of expected) {
+      at(now);
+      const s = await until(state, (st) => st.consecutiveFailures === failures);
+      expect([s.consecutiveFailures, s.backoffSkips, iso(s.nextFireTime)]).toEqual([failures, skips, next]);
+      expect(s.lastError).toContain('allows 3 runs a month');
+      expect(s.lastExecution?.outcome).toBe(ExecutionOutcome.FAILED);
+    }
+    const list = (await executions(job, org)).executions;
+    expect(list.filter((e) => e.outcome === ExecutionOutcome.FAILED)).toHaveLength(4);
+    // No thread was left behind by the refused firings: only the three runs' threads exist.
+    const threads = (await platform.ctx.clients.threads.listThreads({ organizationId: org })).threads;
+    expect(threads).toHaveLength(3);
+    // Resuming after a pause clears the failures.
+    await jobs().pauseJob({ organizationId: org, jobId: job.jobId });
+    expect((await jobs().resumeJob({ organizationId: org, jobId: job.jobId })).job?.state).toMatchObject({
+      consecutiveFailures: 0,
+      backoffSkips: 0,
+    });
+  }, 60_000);
+
   it('fires once on the fall-back day, at the first 02:30', async () => {
     at('2026-10-24T12:00:00Z');
     const job = await createJob({ schedule: '30 2 * * *', timeZone: 'Europe/Berlin', organizationId: 'org_jobsfall' });

@@ -22,7 +22,7 @@ import {
   type ExecutionRecord,
   type JobRecord,
 } from './records.ts';
-import { nextAfter, occurrencesBetween } from './schedule.ts';
+import { MAX_COUNTED, nextAfter, occurrencesBetween } from './schedule.ts';
 import { EXECUTION_LEASE_MS, startTarget } from './target.ts';
 
 export const MAX_BACKOFF_SKIPS = 15;
@@ -75,7 +75,7 @@ function newExecution(ctx: JobsContext, job: JobRecord, at: number, now: number)
       leaseUntil: now + EXECUTION_LEASE_MS,
     };
   }
-  const error = `missed ${count} occurrence(s) from ${since}: no scheduler fired them in time (policy skip)`;
+  const error = `missed ${count}${count >= MAX_COUNTED ? ' or more' : ''} occurrence(s) from ${since}: no scheduler fired them in time (policy skip)`;
   return { _id: id, ...base, ...fields, error, occurrenceAt: at, occurrences: count, outcome: ExecutionOutcome.SKIPPED };
 }
 

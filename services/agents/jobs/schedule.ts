@@ -51,16 +51,17 @@ export function nextAfter(s: Schedule, after: number): number | undefined {
   return cronOf(s).nextRun(new Date(after))?.getTime();
 }
 
-/** The occurrences in (after, until], counted up to `cap`, and the latest of them. */
-export function occurrencesBetween(s: Schedule, after: number, until: number, cap = 100_000): { count: number; latest?: number } {
+/** Occurrences counted at most: a job down for months would otherwise be walked minute by minute. */
+export const MAX_COUNTED = 1_000;
+
+/** How many occurrences fall in (after, until] (up to MAX_COUNTED), and the latest of them. */
+export function occurrencesBetween(s: Schedule, after: number, until: number): { count: number; latest?: number } {
   const cron = cronOf(s);
   let count = 0;
-  let latest: number | undefined;
-  for (let t = cron.nextRun(new Date(after)); t && t.getTime() <= until && count < cap; t = cron.nextRun(t)) {
-    count++;
-    latest = t.getTime();
-  }
-  return { count, latest };
+  for (let t = cron.nextRun(new Date(after)); t && t.getTime() <= until && count < MAX_COUNTED; t = cron.nextRun(t)) count++;
+  // previousRuns looks strictly before its reference: one millisecond on includes `until` itself.
+  const latest = cron.previousRuns(1, new Date(until + 1))[0]?.getTime();
+  return { count, latest: latest !== undefined && latest > after ? latest : undefined };
 }
 
 /** An occurrence as people of the zone read it: "2026-03-29 03:00 +02:00". */

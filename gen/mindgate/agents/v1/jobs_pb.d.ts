@@ -272,7 +272,8 @@ export declare type JobExecution = Message<"mindgate.agents.v1.JobExecution"> & 
   error: string;
 
   /**
-   * How many occurrences it stands for (more than 1 for a catch-up or skipped missed occurrences).
+   * How many occurrences it stands for (more than 1 for a catch-up or skipped missed occurrences;
+   * counted up to 1,000).
    *
    * @generated from field: uint32 occurrences = 8;
    */
