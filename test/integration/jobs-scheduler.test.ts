@@ -2,7 +2,8 @@
 // platform, whose clock the test moves instead of waiting for real minutes): occurrences in a
 // time zone across a daylight-saving change, the run each one starts (thread title from the
 // template), missed occurrences under skip and run_once, pause and resume, trigger now, and the
-// back-off of a job whose executions fail (the plan's run limit refuses its runs).
+// back-off of a job whose executions fail (the plan's run limit refuses its runs), and the takeover
+// of an occurrence whose holder died mid-firing.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionOutcome, ExecutionTrigger, MissedPolicy, type Job } from '../../gen/mindgate/agents/v1/jobs_pb.js';
 import { Executor, RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
+import { scheduledExecutionId, type ExecutionRecord } from '../../services/agents/jobs/records.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_jobs1';
@@ -176,6 +178,43 @@ describe('scheduled jobs', () => {
       backoffSkips: 0,
     });
   }, 60_000);
+
+  it('takes over an occurrence whose holder died after queueing its run, and adopts that run', async () => {
+    const org = 'org_jobscrash';
+    at('2026-04-04T00:30:00Z');
+    const job = await createJob({ schedule: '0 * * * *', organizationId: org });
+    const occurrence = Date.parse('2026-04-04T01:00:00Z');
+    // What a replica killed mid-firing leaves: its execution pending under a lease, the thread
+    // made and the run queued, but the run not yet recorded on the execution.
+    const { thread } = await platform.ctx.clients.threads.createThread({ organizationId: org, title: 'made', createdBy: job.jobId });
+    const { run } = await platform.ctx.clients.runs.createRun({ organizationId: org, threadId: thread!.threadId, createdBy: job.jobId });
+    const held = platform.ctx.stores.records.collection<ExecutionRecord>('job_executions');
+    await held.put({
+      _id: scheduledExecutionId(job.jobId, occurrence),
+      jobId: job.jobId,
+      organizationId: org,
+      occurrenceAt: occurrence,
+      firedAt: occurrence,
+      trigger: ExecutionTrigger.SCHEDULE,
+      outcome: ExecutionOutcome.PENDING,
+      error: '',
+      occurrences: 1,
+      threadId: thread!.threadId,
+      runId: '',
+      leaseUntil: occurrence + 30_000,
+      version: 2,
+    });
+    // While its lease lasts, no other replica touches it.
+    at('2026-04-04T01:00:10Z');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await executions(job, org)).executions[0].outcome).toBe(ExecutionOutcome.PENDING);
+    at('2026-04-04T01:00:40Z');
+    const [taken] = (await executionsUntil(job, 1, org)).executions;
+    expect(taken).toMatchObject({ outcome: ExecutionOutcome.SUCCEEDED, threadId: thread!.threadId, runId: run!.runId });
+    expect((await platform.ctx.clients.runs.listRuns({ organizationId: org })).runs).toHaveLength(1);
+    const after = (await jobs().getJob({ organizationId: org, jobId: job.jobId })).job!;
+    expect(iso(after.state?.nextFireTime)).toBe('2026-04-04T02:00:00.000Z');
+  }, 30_000);
 
   it('fires once on the fall-back day, at the first 02:30', async () => {
     at('2026-10-24T12:00:00Z');
