@@ -110,6 +110,9 @@ export async function fireDue(ctx: JobsContext, job: JobRecord): Promise<void> {
   if (at === undefined) return;
   const held = await hold(ctx, job, at, ctx.now());
   if (!held) return;
-  const done = held.outcome === ExecutionOutcome.PENDING ? await startTarget(ctx, job, held) : held;
-  if (done) await advance(ctx, job, at, done);
+  const started = held.outcome === ExecutionOutcome.PENDING;
+  const done = started ? await startTarget(ctx, job, held) : held;
+  if (!done) return;
+  if (started) ctx.logger.debug({ job: job._id, execution: done._id, outcome: ExecutionOutcome[done.outcome] }, 'job occurrence fired');
+  await advance(ctx, job, at, done);
 }
