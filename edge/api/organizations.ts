@@ -22,6 +22,7 @@ import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
+import { jobRoutes } from './jobs.ts';
 import { runLeaseRoutes } from './run-leases.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
@@ -166,6 +167,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...threadRoutes(deps),
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
+    ...jobRoutes(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

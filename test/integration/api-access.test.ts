@@ -29,6 +29,7 @@ const FILL: Record<string, string> = {
   key_id_gateway: 'gk0000000000000000',
   thread_id: 'thr_nothing',
   run_id: 'run_nothing',
+  job_id: 'job_nothing',
   endpoint_id: 'whe_nothingnothingnothin',
   delivery_id: 'dlv_000000000000000000000000',
   checkout_id: 'chk_nothingnothingnothingnot',
