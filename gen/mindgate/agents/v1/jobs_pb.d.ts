@@ -203,7 +203,7 @@ export declare type Job = Message<"mindgate.agents.v1.Job"> & {
   createdBy: string;
 
   /**
-   * Changes whenever the job's settings do.
+   * Changes whenever the job does (its firings too).
    *
    * @generated from field: string etag = 11;
    */
