@@ -24,15 +24,10 @@ const OUTCOMES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
 const RunTargetSchema = z
   .object({
     type: z.literal('run', { error: 'must be run' }).meta({ description: 'Start a run on a new thread.' }),
-    title_template: z
-      .string()
-      .trim()
-      .min(1, { error: 'must not be empty' })
-      .max(200, { error: 'must be at most 200 characters' })
-      .meta({
-        description: "The thread's title; `{occurrence}` becomes the occurrence's local time.",
-        example: 'Nightly check {occurrence}',
-      }),
+    title_template: z.string().trim().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' }).meta({
+      description: "The thread's title; `{occurrence}` becomes the occurrence's local time.",
+      example: 'Nightly check {occurrence}',
+    }),
     message: z
       .string()
       .max(100_000, { error: 'must be at most 100000 characters' })
