@@ -84,7 +84,8 @@ export const UpdateJobSchema = z
     target: JobFields.target.optional(),
   })
   .strict()
-  .meta({ title: 'UpdateJob' });
+  .refine((b) => Object.keys(b).length > 0, { error: 'give at least one field to change' })
+  .meta({ title: 'UpdateJob', minProperties: 1 });
 
 export type TargetBody = z.output<typeof RunTargetSchema>;
 

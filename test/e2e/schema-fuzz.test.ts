@@ -67,6 +67,12 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404",
 [[operations]]
 include-operation-id = ["assertRelationship", "mergeEntities"]
 checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "422"]
+
+# A job's cron expression and time zone are valid as croner and the time-zone database read them
+# (a 422 naming schedule or time_zone, test/integration/api-jobs.test.ts).
+[[operations]]
+include-operation-id = ["createJob", "updateJob"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "422"]
 `;
 
 /** The OAuth facade's validity depends on state no schema states (registered clients, tickets, policy). */
