@@ -83,7 +83,7 @@ const UpdateThreadSchema = z
   .object({ title: Title.optional(), status: Status.optional() })
   .strict()
   .refine((b) => b.title !== undefined || b.status !== undefined, { error: 'give title or status' })
-  .meta({ title: 'UpdateThread', example: { status: 'resolved' } });
+  .meta({ title: 'UpdateThread', minProperties: 1, example: { status: 'resolved' } });
 const PostMessageSchema = z
   .object({ content: Content.regex(/\S/, { error: 'must not be empty' }) })
   .strict()
