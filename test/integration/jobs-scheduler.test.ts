@@ -227,6 +227,24 @@ describe('scheduled jobs', () => {
     expect(iso(after.state?.nextFireTime)).toBe('2026-10-26T01:30:00.000Z');
   }, 30_000);
 
+  it("goes with its organization's data: jobs and executions are purged", async () => {
+    const org = 'org_jobspurge';
+    const job = await createJob({ schedule: '0 * * * *', organizationId: org });
+    await jobs().triggerJob({ organizationId: org, jobId: job.jobId });
+    for (;;) {
+      const purged = await platform.ctx.clients.organizations.purgeOrganizationData({ organizationId: org });
+      if (purged.done) break;
+    }
+    const gone = await jobs()
+      .getJob({ organizationId: org, jobId: job.jobId })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((gone as ConnectError).code).toBe(Code.NotFound);
+    expect(await platform.ctx.stores.records.collection('job_executions').count({ organizationId: org })).toBe(0);
+  });
+
   it('refuses an invalid cron expression or time zone naming the field', async () => {
     const refused = async (schedule: string, timeZone: string) => {
       const err = await createJob({ schedule, timeZone }).then(
