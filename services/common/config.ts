@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { KeyEncryptionConfig } from './key-encryption.ts';
 
 import { readEntityGraphConfig, type EntityGraphConfig } from '../entity-graph/config.ts';
+import { readSeedingConfig, type SeedingConfig } from '../brain/seeding/config.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -237,6 +238,8 @@ export interface ModuleConfig {
   /** The entity-graph service's own settings (its model extractor). */
   entityGraph: EntityGraphConfig;
   webhooks: WebhooksConfig;
+  /** Memory seeding (the brain's SeedingService): URL sources, leases. */
+  seeding: SeedingConfig;
   /** The key-encryption key that seals the secrets a service keeps (webhook signing secrets). */
   keyEncryption: KeyEncryptionConfig;
 }
@@ -304,6 +307,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     storage,
     accounts: readAccountsConfig(env),
     webhooks: readWebhooksConfig(env),
+    seeding: readSeedingConfig(env),
     keyEncryption: storage.keyEncryption,
     metrics: readMetricsConfig(env),
     entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,
