@@ -260,6 +260,9 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       const schemas = components.schemas as Record<string, unknown>;
       schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
       op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } };
+      // Files the operation also takes as the raw body (memory seeding's uploads).
+      const content = (op.requestBody as { content: Record<string, unknown> }).content;
+      for (const type of route.uploadTypes ?? []) content[type] = { schema: { type: 'string', format: 'binary' } };
     }
   }
   addExamples(doc);

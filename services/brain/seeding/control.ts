@@ -16,7 +16,8 @@ import { updateRun } from './lease.ts';
 import { FINISHED, itemId, OPEN_OUTCOMES, type OutcomeName, type SeedingItemDoc, type SeedingRunDoc } from './records.ts';
 import { requireRun, runWithProgress } from './read.ts';
 
-const finished = (run: SeedingRunDoc) => failure(`seeding run ${run.runId} has already finished (${run.status})`, Code.FailedPrecondition, REASONS.runFinished);
+const finished = (run: SeedingRunDoc) =>
+  failure(`seeding run ${run.runId} has already finished (${run.status})`, Code.FailedPrecondition, REASONS.runFinished);
 
 /** Gives `items` their outcome, each with the next number of the run's sequence; returns how many changed. */
 export async function decide(
@@ -39,7 +40,8 @@ export async function decide(
 /** Every item of the run still open (pending, waiting or approved), in source order. */
 async function openItems(ctx: SeedingContext, key: string, outcomes: OutcomeName[] = OPEN_OUTCOMES): Promise<SeedingItemDoc[]> {
   const out: SeedingItemDoc[] = [];
-  for (const outcome of outcomes) out.push(...(await ctx.store.items.find({ runKey: key, outcome }, { sort: { field: 'index', direction: 'asc' } })));
+  for (const outcome of outcomes)
+    out.push(...(await ctx.store.items.find({ runKey: key, outcome }, { sort: { field: 'index', direction: 'asc' } })));
   return out.sort((a, b) => a.index - b.index);
 }
 
@@ -69,7 +71,7 @@ export async function reviewSeedingItems(ctx: SeedingContext, req: ReviewSeeding
   if (!doc.review) invalid('run_id', 'this run writes without review: there is nothing to approve');
   if (FINISHED.has(doc.status)) throw finished(doc);
   const reason = requireText('reason', req.reason, 1_000);
-  if (req.all === (req.indexes.length > 0)) invalid('indexes', 'name the items, or set all (not both)');
+  if (req.all === req.indexes.length > 0) invalid('indexes', 'name the items, or set all (not both)');
   if (req.indexes.length > 100) invalid('indexes', `must have at most 100 items, got ${req.indexes.length}`);
   let waiting: SeedingItemDoc[];
   if (req.all) waiting = await openItems(ctx, doc._id, ['awaiting_review']);
@@ -77,7 +79,13 @@ export async function reviewSeedingItems(ctx: SeedingContext, req: ReviewSeeding
     const found = await ctx.store.items.getMany([...new Set(req.indexes)].map((i) => itemId(doc._id, i)));
     waiting = found.filter((i) => i.outcome === 'awaiting_review');
   }
-  const decided = await decide(ctx, doc._id, waiting, req.approve ? 'approved' : 'rejected', req.approve ? '' : reason || 'rejected in review');
+  const decided = await decide(
+    ctx,
+    doc._id,
+    waiting,
+    req.approve ? 'approved' : 'rejected',
+    req.approve ? '' : reason || 'rejected in review',
+  );
   // Approved items are work: the run is due now, unless a replica holds it (it looks again before letting go).
   const run = await updateRun(ctx, doc._id, (r) => {
     if (FINISHED.has(r.status)) return false;

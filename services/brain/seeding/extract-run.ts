@@ -19,7 +19,8 @@ async function sourceBytes(ctx: SeedingContext, run: SeedingRunDoc): Promise<{ m
   }
   const ids = Array.from({ length: run.parts }, (_, n) => partId(run._id, n));
   const parts = await ctx.store.uploads.getMany(ids);
-  if (parts.length !== ids.length) throw new Error(`seeding run ${run.runId}: ${ids.length - parts.length} parts of its upload are missing`);
+  if (parts.length !== ids.length)
+    throw new Error(`seeding run ${run.runId}: ${ids.length - parts.length} parts of its upload are missing`);
   return { mediaType: run.mediaType, filename: run.sourceName, bytes: Buffer.concat(parts.map((p) => Buffer.from(p.data, 'base64'))) };
 }
 

@@ -56,7 +56,11 @@ export async function fetchPage(config: SeedingConfig, url: string, maxBytes: nu
   const host = hostOf(url);
   if (net.isIP(host) && !config.allowPrivateUrls && isPrivateAddress(host)) throw new SourceError(`${host} is a private address`);
   const timeout = config.fetchTimeoutMs;
-  const agent = new Agent({ connect: { lookup: guardedLookup(config.allowPrivateUrls), timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(config.allowPrivateUrls), timeout },
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+  });
   try {
     const res = await request(url, {
       method: 'GET',
@@ -69,7 +73,10 @@ export async function fetchPage(config: SeedingConfig, url: string, maxBytes: nu
       body.destroy();
       throw new SourceError(`the page answered HTTP ${res.statusCode}`);
     }
-    const type = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(res.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     const mediaType = PAGE_TYPES[type];
     if (!mediaType) {
       body.destroy();

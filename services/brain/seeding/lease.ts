@@ -18,13 +18,14 @@ const ATTEMPTS = 20;
 export async function updateRun(
   ctx: SeedingContext,
   id: string,
-  change: (run: SeedingRunDoc) => boolean | undefined | void,
+  change: (run: SeedingRunDoc) => unknown,
   leaseId?: string,
 ): Promise<SeedingRunDoc | undefined> {
   for (let i = 0; i < ATTEMPTS; i++) {
     const run = await ctx.store.runs.get(id);
     if (!run) return undefined;
-    if (leaseId !== undefined && (run.leaseId !== leaseId || FINISHED.has(run.status))) throw new LeaseLost(`lost the lease of ${run.runId}`);
+    if (leaseId !== undefined && (run.leaseId !== leaseId || FINISHED.has(run.status)))
+      throw new LeaseLost(`lost the lease of ${run.runId}`);
     const before = run.rev;
     if (change(run) === false) return run;
     run.rev = before + 1;

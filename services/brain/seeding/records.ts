@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { Namespace } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import {
   SeedingItemSchema,
-  SeedingOutcome,
+  type SeedingOutcome,
   SeedingProgressSchema,
   SeedingRunSchema,
-  SeedingStatus,
+  type SeedingStatus,
   type SeedingItem,
   type SeedingRun,
 } from '../../../gen/mindgate/brain/v1/seeding_pb.js';

@@ -25,8 +25,14 @@ async function writeItems(ctx: SeedingContext, held: SeedingRunDoc, stopping: ()
   for (;;) {
     run = (await renewLease(ctx, run))!;
     const due = [
-      ...(await ctx.store.items.find({ runKey: run._id, outcome: 'pending' }, { sort: { field: 'index', direction: 'asc' }, limit: BATCH })),
-      ...(await ctx.store.items.find({ runKey: run._id, outcome: 'approved' }, { sort: { field: 'index', direction: 'asc' }, limit: BATCH })),
+      ...(await ctx.store.items.find(
+        { runKey: run._id, outcome: 'pending' },
+        { sort: { field: 'index', direction: 'asc' }, limit: BATCH },
+      )),
+      ...(await ctx.store.items.find(
+        { runKey: run._id, outcome: 'approved' },
+        { sort: { field: 'index', direction: 'asc' }, limit: BATCH },
+      )),
     ];
     if (due.length === 0) return run;
     for (const item of due) {

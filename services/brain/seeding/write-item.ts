@@ -31,7 +31,11 @@ function outcomeOf(res: PutMemoryResponse, retried: boolean): Partial<SeedingIte
       namespace: d.ref?.namespace === Namespace.EPISODES ? ('episodes' as const) : ('knowledge' as const),
       key: d.ref?.key ?? '',
     }));
-    return { outcome: 'duplicate', duplicates, reason: `a memory already says the same: ${duplicates.map((d) => `${d.namespace}/${d.key}`).join(', ')}` };
+    return {
+      outcome: 'duplicate',
+      duplicates,
+      reason: `a memory already says the same: ${duplicates.map((d) => `${d.namespace}/${d.key}`).join(', ')}`,
+    };
   }
   if (res.outcome === WriteOutcome.UNCHANGED) return { outcome: retried ? 'stored' : 'unchanged', version };
   const contradictionIds = res.contradictions.map((c) => c.id);
@@ -61,7 +65,8 @@ async function write(ctx: SeedingContext, run: SeedingRunDoc, item: SeedingItemD
     if (err.code === Code.InvalidArgument) return { outcome: 'rejected' as const, reason: err.rawMessage };
     if (PER_ITEM.has(err.code)) return { outcome: 'failed' as const, reason: err.rawMessage };
     // The record was saved and its vector is written by vector sync (docs/brain.md): stored.
-    if (err.code === Code.Unavailable && err.rawMessage.includes('was saved')) return { outcome: 'stored' as const, reason: err.rawMessage };
+    if (err.code === Code.Unavailable && err.rawMessage.includes('was saved'))
+      return { outcome: 'stored' as const, reason: err.rawMessage };
     throw err;
   }
 }

@@ -9,7 +9,15 @@ const strings = (v: unknown): string[] | undefined =>
 
 function lineCandidate(path: string, n: number, line: string): Candidate {
   const origin = `${path} line ${n}`;
-  const rejected = (why: string): Candidate => ({ key: '', title: '', content: '', tags: [], entities: [], origin, rejected: `line ${n}: ${why}` });
+  const rejected = (why: string): Candidate => ({
+    key: '',
+    title: '',
+    content: '',
+    tags: [],
+    entities: [],
+    origin,
+    rejected: `line ${n}: ${why}`,
+  });
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -45,7 +53,10 @@ function lineCandidate(path: string, n: number, line: string): Candidate {
 /** The candidates of one JSONL file at `path`, one per non-blank line. */
 export function jsonlCandidates(path: string, text: string): Candidate[] {
   const out: Candidate[] = [];
-  for (const [i, line] of text.replace(/^\uFEFF/, '').split(/\r?\n/).entries()) {
+  for (const [i, line] of text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .entries()) {
     if (line.trim() === '') continue;
     out.push(lineCandidate(path, i + 1, line));
   }

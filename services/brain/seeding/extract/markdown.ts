@@ -38,7 +38,10 @@ interface Section {
 /** Plain text of a heading's inline Markdown (`**x**` → x). */
 function headingText(token: Token): string {
   const text = 'text' in token ? String(token.text) : '';
-  return text.replace(/[*_`~]/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').trim();
+  return text
+    .replace(/[*_`~]/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .trim();
 }
 
 function sectionsOf(body: string): Section[] {

@@ -20,7 +20,11 @@ function cut(para: string): string[] {
 function piecesOf(text: string): string[] {
   const pieces: string[] = [];
   let current = '';
-  const paragraphs = text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean).flatMap(cut);
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .flatMap(cut);
   for (const p of paragraphs) {
     if (current && current.length + p.length + 2 > PIECE) {
       pieces.push(current);
