@@ -3,10 +3,12 @@
 // SSE stream), review its items, cancel it. Each a call to the brain's SeedingService, which owns
 // the runs; uploads are refused before they are read whole when larger than
 // SEEDING_MAX_UPLOAD_BYTES (Content-Length, then counted while read).
+import { Code, ConnectError } from '@connectrpc/connect';
 import * as z from 'zod';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
+import { RequestValidationError } from '../http/validation.ts';
 import { callerOf } from './access.ts';
 import { requireWholeMemory } from './memory-access.ts';
 import {
@@ -77,6 +79,20 @@ function writerOf(c: Parameters<RestRoute['handler']>[0]) {
     : { clientId: `${caller.kind}:${caller.subject}`, userId: '', clientName: 'Mindgate API' };
 }
 
+/** The service's INVALID_ARGUMENT (`field: why`) as a 422 on the field: the upload itself is the body. */
+async function asValidation<T>(where: 'body' | 'query', work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) throw err;
+    const at = err.rawMessage.indexOf(': ');
+    const field = at > 0 ? err.rawMessage.slice(0, at) : '';
+    const msg = at > 0 ? err.rawMessage.slice(at + 2) : err.rawMessage;
+    const loc = field.startsWith('upload.') || field === '' ? ['body'] : [where, ...field.split('.')];
+    throw new RequestValidationError([{ type: 'value_error', loc, msg }]);
+  }
+}
+
 function createSeedingRunRoute({ ctx, limit }: RouteDeps): RestRoute {
   const uploadLimit = ctx.config.seedingMaxUploadBytes;
   return {
@@ -126,7 +142,7 @@ function createSeedingRunRoute({ ctx, limit }: RouteDeps): RestRoute {
             review: q.review === 'true',
           };
         }
-        const { run } = await ctx.clients.seeding.startSeeding(request);
+        const { run } = await asValidation(type === 'application/json' ? 'body' : 'query', () => ctx.clients.seeding.startSeeding(request));
         sendJson(c.res, 201, seedingRunJson(run!));
       },
     }),

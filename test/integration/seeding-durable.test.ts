@@ -136,8 +136,8 @@ describe('durable seeding', () => {
       (r) => r.status === SeedingStatus.SUCCEEDED,
     );
     expect(done.attempt).toBeGreaterThanOrEqual(2);
-    // Stored, some flagged as contradicting a look-alike runbook (written all the same); none twice.
     expect(done.progress).toMatchObject({ total: 120, pending: 0, unchanged: 0, duplicate: 0, failed: 0, skipped: 0 });
+    // Stored; a few may be flagged as contradicting a look-alike runbook (written all the same).
     expect(done.progress!.stored + done.progress!.contradiction).toBe(120);
     const keys: string[] = [];
     let pageToken = '';
@@ -156,6 +156,6 @@ describe('durable seeding', () => {
       for (const m of res.memories) expect(m.version).toBe(1n);
     }
     const item = (await after.seeding.listSeedingItems({ organizationId: ORG, runId, pageSize: 2 })).items[1];
-    expect(item).toMatchObject({ title: 'Service 0 runbook › Rollback', origin: 'docs/runbooks/service-0.md#rollback' });
+    expect(item).toMatchObject({ title: 'Rollback', origin: 'docs/runbooks/service-0.md#rollback' });
   }, 240_000);
 });

@@ -1,8 +1,9 @@
 // Markdown into candidate memories: one per section. The document is read with `marked`'s lexer;
 // a heading of level 1-3 starts a section, whose text is everything up to the next such heading
 // (deeper headings stay inside it). A section's key is the file's path and its heading
-// (`runbooks/deploy/rollback`), its title the document's title and the heading path
-// ("Deploy runbook › Rollback"). YAML front matter may give `title` and `tags`.
+// (`runbooks/deploy/rollback`), its title the heading path under the document's title
+// ("Alerts › Paging"; the document's title for the text before its first section). YAML front
+// matter may give `title` and `tags`.
 import { marked, type Token } from 'marked';
 import { parse as parseYaml } from 'yaml';
 import { baseName, type Candidate, entitiesOf, fitKey, MAX_TITLE, pathKey, slug, splitLong } from './candidate.ts';
@@ -73,7 +74,10 @@ export function markdownCandidates(path: string, text: string): Candidate[] {
     // The document's own H1 names the file: its section is the file's key.
     const own = section.headings.length > 0 && section.headings[0] === docTitle ? section.headings.slice(1) : section.headings;
     const key = own.length > 0 ? `${base}/${slug(own[own.length - 1]) || 'section'}` : base;
-    const title = [docTitle, ...own].join(' › ').slice(0, MAX_TITLE);
+    // Not prefixed with the document's title: two sections of one document would share it, and
+    // the contradiction detector reads "Runbook › Rollback" / "Runbook › Paging" as two names
+    // for one thing. The key keeps the document's path.
+    const title = (own.length > 0 ? own.join(' › ') : docTitle).slice(0, MAX_TITLE);
     const anchor = own.length > 0 ? `#${slug(own[own.length - 1])}` : '';
     const parts = splitLong(section.raw.trim());
     for (const [i, content] of parts.entries()) {
