@@ -4,6 +4,7 @@
 // JSON body of every operation has one and that each one is valid against its schema; the
 // schema fuzzer also sends the request examples.
 import { REGISTRY_EXAMPLES } from './registry-examples.ts';
+import { SEEDING_EXAMPLES } from './seeding-examples.ts';
 
 const ORG = 'org_3hT9xQ2mZr8vKp1L';
 const USER = 'usr_8fJ2kLm4Pq9RsT1v';
@@ -556,6 +557,7 @@ export const EXAMPLES: Record<string, unknown> = {
     cancel_url: 'https://app.example.com/billing',
   },
   ...REGISTRY_EXAMPLES,
+  ...SEEDING_EXAMPLES,
   CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
   UpdateMemory: { ...memoryFields, expected_version: 1 },
   MemoryFeedback: {

@@ -51,7 +51,11 @@ describe('the OpenAPI document of the Agents API', () => {
       for (const [status, response] of success) {
         const json = resolve(response).content?.['application/json'];
         if (json) check(`${name} ${status}`, json);
-        else expect(status === '204' || resolve(response).content?.['application/jsonl'], `${name} ${status}`).toBeTruthy();
+        else {
+          // The non-JSON successes: no content, JSON Lines (exports), or an event stream (progress).
+          const content = resolve(response).content ?? {};
+          expect(status === '204' || content['application/jsonl'] || content['text/event-stream'], `${name} ${status}`).toBeTruthy();
+        }
       }
       if (op.requestBody) check(`${name} request body`, op.requestBody.content['application/json']);
     }
