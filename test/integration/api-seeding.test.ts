@@ -5,6 +5,7 @@
 // Last-Event-ID; tenant isolation on every operation.
 import http from 'node:http';
 import type net from 'node:net';
+import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -116,6 +117,27 @@ describe('memory seeding', () => {
     const listed = await call(m('/seeding-runs?page_size=1'), { token: owner.access_token });
     expect(listed.json.seeding_runs[0].id).toBe(again.json.id);
     expect(listed.json.next_page_token).toEqual(expect.any(String));
+  });
+
+  it('seeds a zip of a docs folder: Markdown, text and JSONL files by extension, the rest left out', async () => {
+    const zip = zipSync({
+      'handbook/ops/backups.md': strToU8('# Backups\n\nNightly backups of the ledger go to the cold bucket.\n'),
+      'handbook/glossary.txt': strToU8('SLO: the service level objective agreed with the product team.'),
+      'handbook/facts.jsonl': strToU8(`${JSON.stringify({ key: 'facts/region', content: 'Production runs in the Frankfurt region.' })}\n`),
+      'handbook/diagram.png': new Uint8Array([137, 80, 78, 71]),
+      'handbook/.draft.md': strToU8('# Draft\n\nnot seeded'),
+      '__MACOSX/handbook/._backups.md': strToU8('junk'),
+    });
+    const started = await upload('?filename=handbook.zip&key_prefix=zip/', 'application/zip', new Blob([zip]));
+    expect(started.status).toBe(201);
+    expect(await finished(started.json.id)).toMatchObject({ status: 'succeeded', progress: { total: 3, stored: 3 } });
+    expect((await items(started.json.id)).map((i) => [i.key, i.origin])).toEqual([
+      ['zip/facts/region', 'handbook/facts.jsonl line 1'],
+      ['zip/handbook/glossary', 'handbook/glossary.txt'],
+      ['zip/handbook/ops/backups', 'handbook/ops/backups.md'],
+    ]);
+    const corrupt = await upload('?filename=bad.zip', 'application/zip', new Blob([new Uint8Array([80, 75, 3, 4, 1, 2, 3])]));
+    expect(await finished(corrupt.json.id)).toMatchObject({ status: 'failed', stop_reason: 'source' });
   });
 
   it('reports a malformed JSONL line with its line number and seeds the others', async () => {

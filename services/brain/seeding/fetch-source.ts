@@ -69,6 +69,8 @@ export async function fetchPage(config: SeedingConfig, url: string, maxBytes: nu
       signal: AbortSignal.timeout(timeout),
     });
     const body = res.body as unknown as AsyncIterable<Buffer> & { destroy(): void };
+    // Leaving a page unread aborts it: that abort is ours, not an error to report.
+    res.body.on('error', () => {});
     if (res.statusCode !== 200) {
       body.destroy();
       throw new SourceError(`the page answered HTTP ${res.statusCode}`);
