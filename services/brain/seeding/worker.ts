@@ -11,7 +11,7 @@ import { SourceError } from './extract/index.ts';
 import { extractRun } from './extract-run.ts';
 import { claimRun, LeaseLost, renewLease, updateRun } from './lease.ts';
 import { countItems, type SeedingRunDoc } from './records.ts';
-import { PlanLimitReached, writeItem } from './write-item.ts';
+import { PlanLimitReached, writeItems as writeBatch } from './write-item.ts';
 
 const BATCH = 10;
 
@@ -35,10 +35,8 @@ async function writeItems(ctx: SeedingContext, held: SeedingRunDoc, stopping: ()
       )),
     ];
     if (due.length === 0) return run;
-    for (const item of due) {
-      if (stopping()) return undefined;
-      await writeItem(ctx, run, item);
-    }
+    await writeBatch(ctx, run, due, stopping);
+    if (stopping()) return undefined;
   }
 }
 
