@@ -34,15 +34,23 @@ const CancelSchema = z
   .strict()
   .meta({ title: 'CancelSeedingRun', example: { reason: 'wrong folder' } });
 
+const Decision = z.enum(['approve', 'reject'], { error: 'must be approve or reject' });
+const Reason = z.string().max(1_000).optional().meta({ description: 'Recorded on rejected items.' });
+// Exactly one of `indexes` and `all`, stated in the schema (anyOf) so clients and fuzzers see it.
 const ReviewSchema = z
-  .object({
-    decision: z.enum(['approve', 'reject'], { error: 'must be approve or reject' }),
-    indexes: z.array(z.int().min(0)).min(1).max(100).optional().meta({ description: 'The items, by `index`.' }),
-    all: z.boolean().optional().meta({ description: 'Every item still waiting.' }),
-    reason: z.string().max(1_000).optional().meta({ description: 'Recorded on rejected items.' }),
-  })
-  .strict()
-  .refine((b) => (b.all === true) !== (b.indexes !== undefined), { error: 'name the items in indexes, or set all (not both)' })
+  .union(
+    [
+      z
+        .object({
+          decision: Decision,
+          indexes: z.array(z.int().min(0)).min(1).max(100).meta({ description: 'The items, by `index`.' }),
+          reason: Reason,
+        })
+        .strict(),
+      z.object({ decision: Decision, all: z.literal(true).meta({ description: 'Every item still waiting.' }), reason: Reason }).strict(),
+    ],
+    { error: 'name the items in indexes (1-100), or set all to true' },
+  )
   .meta({ title: 'ReviewSeedingItems', example: { decision: 'approve', indexes: [0, 1, 4] } });
 
 const ReviewResult = z.object({ run: SeedingRunSchema, decided: z.int() }).meta({ title: 'SeedingReview' });
@@ -123,8 +131,8 @@ function reviewRoute({ ctx, limit }: RouteDeps): RestRoute {
             organizationId,
             runId,
             approve: body.decision === 'approve',
-            indexes: body.indexes ?? [],
-            all: body.all ?? false,
+            indexes: 'indexes' in body ? body.indexes : [],
+            all: 'all' in body,
             reason: body.reason ?? '',
           }),
         );

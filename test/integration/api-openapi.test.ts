@@ -40,7 +40,8 @@ describe('the OpenAPI document of the Agents API', () => {
     const check = (where: string, media: Json) => {
       expect(media.schema, where).toBeDefined();
       const schema = media.schema.$ref ? doc.components.schemas[media.schema.$ref.split('/').pop()] : media.schema;
-      expect(schema.properties ?? schema.items, `${where}: a typed schema`).toBeDefined();
+      // An object, an array, or a choice of them (a body that takes one of two shapes).
+      expect(schema.properties ?? schema.items ?? schema.anyOf, `${where}: a typed schema`).toBeDefined();
       expect(media.example, `${where}: an example`).toBeDefined();
       const validate = ajv.compile(media.schema.$ref ? { $ref: `https://mindgate.test/openapi.json${media.schema.$ref}` } : media.schema);
       expect(validate(media.example) ? [] : validate.errors, `${where}: the example is valid`).toEqual([]);
