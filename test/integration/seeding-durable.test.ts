@@ -1,7 +1,8 @@
 // Memory seeding is durable work: a zip of a Markdown docs folder seeded by the brain run as its
 // own process (`node services/brain/main.ts`), killed with SIGKILL in the middle of the run, is
 // finished by the next brain process on the same store: the run is taken over when its lease
-// expires, resumes where it was, and every item is stored exactly once (version 1).
+// expires, resumes where it was, and every item is stored exactly once (version 1). On the
+// embedded store (SQLite) and on MongoDB (the wire server of test/support/mongo-server.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { BrainService, Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js
 import { SeedingService, SeedingStatus } from '../../gen/mindgate/brain/v1/seeding_pb.js';
 import { INTERNAL_TOKEN_HEADER } from '../../services/common/rpc/context.ts';
 import { inheritedEnv } from '../support/child-env.ts';
+import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { reservePorts } from '../support/ports.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -22,6 +24,9 @@ const token = 'a-shared-internal-token-of-at-least-32-chars';
 const ORG = 'org_seeddurable1';
 let dataDir: string;
 let port: number;
+/** The records store of the brain processes: unset for the embedded one. */
+let storeEnv: Record<string, string> = {};
+let mongo: MongoWireServer | undefined;
 const children: { child: ChildProcess; exited: Promise<unknown> }[] = [];
 
 async function startBrain(): Promise<ChildProcess> {
@@ -36,6 +41,7 @@ async function startBrain(): Promise<ChildProcess> {
       LOG_LEVEL: 'info',
       SEEDING_LEASE_SECONDS: '2',
       SEEDING_POLL_MS: '100',
+      ...storeEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -99,20 +105,36 @@ function docsZip(): Uint8Array {
   return zipSync(files);
 }
 
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-seeding-'));
-  [port] = await reservePorts(1);
-}, 30_000);
-
-afterAll(async () => {
-  for (const { child, exited } of children) {
+async function stopAll() {
+  for (const { child, exited } of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   }
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+afterAll(async () => {
+  await stopAll();
+  await mongo?.stop();
 });
 
-describe('durable seeding', () => {
+const STORES = [
+  { name: 'embedded', mongo: false },
+  { name: 'mongodb', mongo: true },
+].filter((s) => !s.mongo || shouldRunMongoSuite('seeding-durable (MongoDB)'));
+
+describe.each(STORES)('durable seeding on the $name store', (store) => {
+  beforeAll(async () => {
+    await stopAll();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-seeding-'));
+    [port] = await reservePorts(1);
+    storeEnv = {};
+    if (store.mongo) {
+      mongo ??= await startMongoWireServer();
+      storeEnv = { MONGODB_URL: mongo.url, MONGODB_DATABASE: `seeding_${Date.now()}` };
+    }
+  }, 90_000);
+
   it('finishes a docs folder across a SIGKILL of the brain working it, storing every item once', async () => {
     const first = await startBrain();
     const { seeding } = clients();
@@ -127,7 +149,7 @@ describe('durable seeding', () => {
     expect(mid.status).toBe(SeedingStatus.WRITING);
     expect(mid.progress!.total).toBe(120);
     first.kill('SIGKILL');
-    await children[0].exited;
+    await children[children.length - 1].exited;
 
     await startBrain();
     const after = clients();
