@@ -90,7 +90,14 @@ export function seedingStreamRoute({ ctx }: RouteDeps): RestRoute {
         'x-accel-buffering': 'no',
       });
       c.res.write(': seeding run progress\n\n');
-      await stream(ctx, c, organizationId, runId);
+      try {
+        await stream(ctx, c, organizationId, runId);
+      } catch (err) {
+        // The answer has started: a failure (the brain unreachable) ends the stream with an error
+        // event; the client reconnects with Last-Event-ID.
+        ctx.logger.warn({ err, runId }, 'seeding progress stream ended by an error');
+        c.res.end(`event: error\ndata: ${JSON.stringify({ detail: 'the seeding service did not answer; reconnect' })}\n\n`);
+      }
     },
   });
 }

@@ -140,6 +140,20 @@ describe('memory seeding', () => {
     expect(await finished(corrupt.json.id)).toMatchObject({ status: 'failed', stop_reason: 'source' });
   });
 
+  it('answers a retried upload with the same Idempotency-Key with the first run', async () => {
+    const send = () =>
+      fetch(`${api}${m('/seeding-runs?filename=retry.txt&review=true')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.access_token}`, 'content-type': 'text/plain', 'idempotency-key': 'seed-retry-1' },
+        body: 'A fact sent twice.',
+      });
+    const first = await send();
+    const second = await send();
+    expect(first.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await second.json()) as Json).id).toBe(((await first.json()) as Json).id);
+  });
+
   it('reports a malformed JSONL line with its line number and seeds the others', async () => {
     const lines = [
       JSON.stringify({ key: 'facts/db-port', content: 'The orders database listens on port 5433.', title: 'Orders DB port' }),
@@ -147,15 +161,17 @@ describe('memory seeding', () => {
       '',
       JSON.stringify({ key: 'facts/no-content' }),
       JSON.stringify({ key: 'facts/cache', content: 'The session cache runs on Redis 7.', namespace: 'knowledge', tags: ['cache'] }),
+      JSON.stringify({ key: 'facts/when', content: 'The ledger moved to Postgres.', event_time: 'last spring' }),
     ].join('\n');
     const started = await upload('?filename=facts.jsonl', 'application/jsonl', lines);
     expect(started.status).toBe(201);
     const run = await finished(started.json.id);
-    expect(run).toMatchObject({ status: 'succeeded', progress: { total: 4, stored: 2, rejected: 2 } });
+    expect(run).toMatchObject({ status: 'succeeded', progress: { total: 5, stored: 2, rejected: 3 } });
     const rejected = await items(started.json.id, '?outcome=rejected');
     expect(rejected.map((i) => i.reason)).toEqual([
       expect.stringMatching(/^line 2: not JSON/),
       'line 4: content: must be a non-empty string',
+      'line 6: event_time: must be an ISO 8601 date or date-time',
     ]);
     expect(rejected[0].origin).toBe('facts.jsonl line 2');
     expect((await call(m('/memories/knowledge/facts%2Fcache'), { token: owner.access_token })).json.tags).toEqual(['cache']);

@@ -34,6 +34,9 @@ function lineCandidate(path: string, n: number, line: string): Candidate {
   for (const field of ['tags', 'entities'] as const) {
     if (m[field] !== undefined && !strings(m[field])) return rejected(`${field}: must be an array of strings`);
   }
+  if (typeof m.event_time === 'string' && !Number.isFinite(Date.parse(m.event_time))) {
+    return rejected('event_time: must be an ISO 8601 date or date-time');
+  }
   if (m.namespace !== undefined && m.namespace !== 'knowledge' && m.namespace !== 'episodes') {
     return rejected('namespace: must be knowledge or episodes');
   }
