@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrainService, Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { SeedingService, SeedingStatus } from '../../gen/mindgate/brain/v1/seeding_pb.js';
 import { INTERNAL_TOKEN_HEADER } from '../../services/common/rpc/context.ts';
+import { createRecordStore } from '../../services/common/storage/records/index.ts';
 import { inheritedEnv } from '../support/child-env.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { reservePorts } from '../support/ports.ts';
@@ -105,11 +106,15 @@ function docsZip(): Uint8Array {
   return zipSync(files);
 }
 
-async function stopAll() {
+async function killAll() {
   for (const { child, exited } of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   }
+}
+
+async function stopAll() {
+  await killAll();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -179,5 +184,44 @@ describe.each(STORES)('durable seeding on the $name store', (store) => {
     }
     const item = (await after.seeding.listSeedingItems({ organizationId: ORG, runId, pageSize: 2 })).items[1];
     expect(item).toMatchObject({ title: 'Rollback', origin: 'docs/runbooks/service-0.md#rollback' });
+  }, 240_000);
+
+  it('lets go of its run when told to stop (SIGTERM), and the next brain finishes it', async () => {
+    const org = 'org_seedgraceful1';
+    await killAll(); // the previous test's brain holds the store
+    const first = await startBrain();
+    const { seeding } = clients();
+    const { run: started } = await seeding.startSeeding({
+      organizationId: org,
+      source: { case: 'upload', value: { filename: 'docs.zip', mediaType: 'application/zip', content: docsZip() } },
+    });
+    const runId = started!.runId;
+    await until(
+      () => seeding.getSeedingRun({ organizationId: org, runId }).then((r) => r.run!),
+      (r) => (r.progress?.stored ?? 0) + (r.progress?.contradiction ?? 0) >= 5,
+    );
+    first.kill('SIGTERM');
+    expect(await children[children.length - 1].exited).toBe(0);
+    // Read the run as the stopped brain left it: no lease, due at once.
+    const records = await createRecordStore({
+      dataDir,
+      mongodbUrl: storeEnv.MONGODB_URL,
+      mongodbDatabase: storeEnv.MONGODB_DATABASE ?? 'mindgate',
+    });
+    const left = await records.collection('seeding_runs').get(`${org}/${runId}`);
+    await records.close();
+    expect(left).toMatchObject({ status: 'writing', leaseId: '', dueAt: expect.any(Number) });
+
+    await startBrain();
+    const done = await until(
+      () =>
+        clients()
+          .seeding.getSeedingRun({ organizationId: org, runId })
+          .then((r) => r.run!),
+      (r) => r.status === SeedingStatus.SUCCEEDED,
+    );
+    expect(done.attempt).toBe(2);
+    expect(done.progress).toMatchObject({ total: 120, pending: 0, unchanged: 0, duplicate: 0, failed: 0, skipped: 0 });
+    expect(done.progress!.stored + done.progress!.contradiction).toBe(120);
   }, 240_000);
 });
