@@ -11,6 +11,7 @@ import { errors, notFoundAs404, type RestRoute, type RouteDeps } from './rest-ro
 import { notFound, seedingItemJson, seedingRunJson, seedingRunParams, tags } from './seeding-json.ts';
 
 const POLL_MS = 500;
+const GAP_MS = 2_000;
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
 function send(res: ServerResponse, event: string, id: number, data: unknown): void {
@@ -40,23 +41,54 @@ function lastEventId(c: AnyApiRouteContext): number {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
 }
 
+/**
+ * The items to send after `seen`, in order. Numbers are taken before their item is stored, so a
+ * reader may see number n + 1 before n: the stream waits for a missing number up to GAP_MS (a
+ * number whose item was never stored, a writer that died, is then passed), and sends everything
+ * once the run has finished.
+ */
+class Sequencer {
+  seen: number;
+  private gapSince: number | undefined;
+
+  constructor(seen: number) {
+    this.seen = seen;
+  }
+
+  next(items: SeedingItem[], finished: boolean): SeedingItem[] {
+    const out: SeedingItem[] = [];
+    for (const item of items) {
+      const n = Number(item.seq);
+      if (n <= this.seen) continue;
+      if (n !== this.seen + 1 && !finished) {
+        this.gapSince ??= Date.now();
+        if (Date.now() - this.gapSince < GAP_MS) break;
+      }
+      this.gapSince = undefined;
+      this.seen = n;
+      out.push(item);
+    }
+    return out;
+  }
+}
+
 async function stream(ctx: AppContext, c: AnyApiRouteContext, organizationId: string, runId: string): Promise<void> {
   let closed = false;
   c.res.on('close', () => (closed = true));
-  let seen = lastEventId(c);
+  const sequencer = new Sequencer(lastEventId(c));
   let lastProgress = '';
   while (!closed) {
     const { run } = await ctx.clients.seeding.getSeedingRun({ organizationId, runId });
-    for (const item of await changesAfter(ctx, organizationId, runId, seen)) {
-      seen = Math.max(seen, Number(item.seq));
+    const json = seedingRunJson(run!);
+    const finished = FINISHED.has(json.status);
+    for (const item of sequencer.next(await changesAfter(ctx, organizationId, runId, sequencer.seen), finished)) {
       send(c.res, 'item', Number(item.seq), seedingItemJson(item));
     }
-    const json = seedingRunJson(run!);
     const snapshot = JSON.stringify(json);
-    if (snapshot !== lastProgress) send(c.res, 'progress', seen, json);
+    if (snapshot !== lastProgress) send(c.res, 'progress', sequencer.seen, json);
     lastProgress = snapshot;
-    if (FINISHED.has(json.status)) {
-      send(c.res, 'end', seen, { status: json.status });
+    if (finished) {
+      send(c.res, 'end', sequencer.seen, { status: json.status });
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
