@@ -24,6 +24,7 @@ import { BrainPassService } from '../gen/mindgate/billing/v1/brain_pass_pb.js';
 import { CheckoutService } from '../gen/mindgate/billing/v1/checkout_pb.js';
 import { InvoicesService } from '../gen/mindgate/billing/v1/invoices_pb.js';
 import { BrainService } from '../gen/mindgate/brain/v1/brain_pb.js';
+import { SeedingService } from '../gen/mindgate/brain/v1/seeding_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import type { ServiceName } from '../services/common/config.ts';
@@ -36,6 +37,8 @@ import { createServiceFailureInterceptor } from './service-failures.ts';
 
 export interface ServiceClients {
   brain: Client<typeof BrainService>;
+  /** Memory seeding runs (served by the brain). */
+  seeding: Client<typeof SeedingService>;
   entityGraph: Client<typeof EntityGraphService>;
   agents: Client<typeof AgentsService>;
   /** User accounts, how they sign in, e-mail verification (served by the agents service). */
@@ -125,6 +128,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
   const healthClients = new Map<ServiceName, Client<typeof Health>>();
   return {
     brain: client(BrainService, 'brain'),
+    seeding: client(SeedingService, 'brain'),
     entityGraph: client(EntityGraphService, 'entity-graph'),
     agents: client(AgentsService, 'agents'),
     users: client(UsersService, 'agents'),

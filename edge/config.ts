@@ -55,6 +55,8 @@ export interface EdgeConfig {
   requestTimeoutMs: number;
   /** Largest request body any JSON endpoint accepts. */
   maxBodyBytes: number;
+  /** Largest file a memory seeding run takes (413 above), checked before the upload is read whole. */
+  seedingMaxUploadBytes: number;
   storage: StorageConfig;
   /** The Prometheus endpoint of this process (every service it runs included), when METRICS_PORT is set. */
   metrics?: MetricsConfig;
@@ -119,6 +121,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     bodyTimeoutMs: readInt(env, 'BODY_TIMEOUT_MS', 30_000, { min: 50, max: 3_600_000 }),
     requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 120_000, { min: 50, max: 86_400_000 }),
     maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 1_048_576, { min: 1_024, max: 104_857_600 }),
+    seedingMaxUploadBytes: readInt(env, 'SEEDING_MAX_UPLOAD_BYTES', 4_194_304, { min: 1_024, max: 6_291_456 }),
     storage: readStorageConfig(env, cpuCount),
     metrics: readMetricsConfig(env),
     auth: readAuthConfig(env),

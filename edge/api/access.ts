@@ -215,6 +215,14 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   askQuestion: contribute,
   getQuestion: read,
   resolveQuestion: contribute,
+  // Memory seeding (edge/api/seeding.ts): members start, cancel and review; viewers watch.
+  createSeedingRun: contribute,
+  listSeedingRuns: read,
+  getSeedingRun: read,
+  cancelSeedingRun: contribute,
+  listSeedingItems: read,
+  reviewSeedingItems: contribute,
+  streamSeedingRun: read,
 };
 
 export function accessOf(operationId: string): Access {
@@ -333,7 +341,7 @@ export function guardRoutes(
       try {
         const target = { organizationId: params.organization_id, userId: params.user_id, method: route.method };
         setCaller(c, await authorize(ctx, caller, access, target));
-        if (route.creates) await idempotent(c, route.operationId, caller, async () => handler(c));
+        if (route.creates) await idempotent(c, route.operationId, caller, async () => handler(c), route.bodyLimit);
         else await handler(c);
       } catch (err) {
         await audit(c, route, caller, problemOf(err).status);

@@ -60,7 +60,14 @@ function captureBody(c: AnyApiRouteContext): () => Buffer | undefined {
   return () => captured;
 }
 
-export type IdempotentRun = (c: AnyApiRouteContext, operationId: string, caller: Caller, run: () => Promise<void>) => Promise<void>;
+export type IdempotentRun = (
+  c: AnyApiRouteContext,
+  operationId: string,
+  caller: Caller,
+  run: () => Promise<void>,
+  /** The route's own body limit (uploads), else MAX_BODY_BYTES. */
+  bodyLimit?: number,
+) => Promise<void>;
 
 export function createIdempotency(ctx: AppContext): IdempotentRun {
   const keys: RecordCollection<IdempotencyDoc> = ctx.stores.records.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION, {
@@ -68,10 +75,10 @@ export function createIdempotency(ctx: AppContext): IdempotentRun {
   });
   const limit = ctx.config.maxBodyBytes;
 
-  return async (c, operationId, caller, run) => {
+  return async (c, operationId, caller, run, bodyLimit) => {
     const key = keyOf(c);
     if (key === undefined) return run();
-    const body = await readBody(c.req, limit);
+    const body = await readBody(c.req, bodyLimit ?? limit);
     stashBody(c, body);
     const id = sha256(caller.organizationId, caller.kind, caller.subject, operationId, key);
     const context = `idempotency:${id}`;

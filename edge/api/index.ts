@@ -260,6 +260,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       const schemas = components.schemas as Record<string, unknown>;
       schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
       op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } };
+      addUploadTypes(op, route);
     }
   }
   addExamples(doc);
@@ -288,6 +289,12 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
 }
 
 type Json = Record<string, unknown>;
+
+/** The files an operation also takes as its raw body (memory seeding's uploads), beside JSON. */
+function addUploadTypes(op: Json, route: RestRoute): void {
+  const content = (op.requestBody as { content: Record<string, unknown> }).content;
+  for (const type of route.uploadTypes ?? []) content[type] = { schema: { type: 'string', format: 'binary' } };
+}
 
 /**
  * Puts an example on every JSON body of the document (examples.ts, by schema title): the media

@@ -27,6 +27,7 @@ import { runLeaseRoutes } from './run-leases.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
 import { memoryRoutes } from './memories.ts';
+import { seedingRoutes } from './seeding.ts';
 import { createApiCallCounter, usageRoute } from './usage.ts';
 import { createApiRateLimits } from './rate-limits.ts';
 import { memberRoutes } from './members.ts';
@@ -175,6 +176,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...billingInvoiceRoutes(deps),
     ...graphRoutes(deps),
     ...memoryRoutes(deps),
+    ...seedingRoutes(deps),
     ...extra,
   ];
   guardRoutes(ctx, authenticate, routes, createAuditRecorder(ctx), createIdempotency(ctx), createApiRateLimits(ctx, calls, entitlements));

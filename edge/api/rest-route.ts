@@ -27,7 +27,16 @@ export interface RouteDeps extends OrganizationRouteOptions {
  * A route plus what the OpenAPI builder does not know: request body, security, who may call it,
  * and whether it creates something (and so honours Idempotency-Key).
  */
-export type RestRoute = AnyApiRoute & { body?: z.ZodType; secured?: boolean; access?: Access; creates?: boolean };
+export type RestRoute = AnyApiRoute & {
+  body?: z.ZodType;
+  secured?: boolean;
+  access?: Access;
+  creates?: boolean;
+  /** A body limit of its own (file uploads), instead of MAX_BODY_BYTES. */
+  bodyLimit?: number;
+  /** Media types the body may have besides JSON, taken as files (OpenAPI: binary). */
+  uploadTypes?: string[];
+};
 
 /** The resource does not exist, or belongs to another organization (404). */
 export class NotFoundError extends Error {}
@@ -50,6 +59,11 @@ const stashed = new WeakMap<AnyApiRouteContext, Buffer>();
 /** Keeps a body read before the handler (to fingerprint it), for readJson. */
 export function stashBody(c: AnyApiRouteContext, body: Buffer): void {
   stashed.set(c, body);
+}
+
+/** The raw body (an upload): the one stashed by Idempotency-Key, or read now within `limit`. */
+export async function readRawBody(c: AnyApiRouteContext, limit: number): Promise<Buffer> {
+  return stashed.get(c) ?? (await readBody(c.req, limit));
 }
 
 export async function readJson<S extends z.ZodType>(c: AnyApiRouteContext, schema: S, limit: number): Promise<z.output<S>> {

@@ -66,7 +66,8 @@ export function createBodyDeadlines<T extends HasRequest>(options: BodyDeadlineO
     for (const w of watched) {
       const req = w.request.req;
       const socket = req.socket;
-      if (req.complete || socket.destroyed) {
+      // A request whose socket was already detached (the answer sent, the connection reused or gone) is done.
+      if (req.complete || !socket || socket.destroyed) {
         watched.delete(w);
         continue;
       }

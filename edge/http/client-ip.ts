@@ -48,7 +48,8 @@ export function createClientIpResolver(trustedProxies: readonly string[]): Clien
   const isTrusted = (ip: string) => trusted.check(ip, net.isIPv4(ip) ? 'ipv4' : 'ipv6');
 
   return (req) => {
-    const peer = normalizeIp(req.socket.remoteAddress ?? '');
+    // The socket is gone (null) once a client that was cut off mid-body has closed the connection.
+    const peer = normalizeIp(req.socket?.remoteAddress ?? '');
     if (trustedProxies.length === 0 || !peer || !isTrusted(peer)) return peer || 'unknown';
     const header = req.headers['x-forwarded-for'];
     const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');

@@ -14,6 +14,8 @@ import { createMemoryLimit, memoriesForCounting } from './memory-limit.ts';
 import { brainRoutes } from './routes.ts';
 import { startVectorSync } from './vector-sync.ts';
 import { startGraphSync } from './graph-sync.ts';
+import { SeedingService } from '../../gen/mindgate/brain/v1/seeding_pb.js';
+import { createSeeding } from './seeding/index.ts';
 
 export function createBrainModule(
   stores: Stores,
@@ -32,17 +34,19 @@ export function createBrainModule(
   const metrics = createBrainMetrics(ctx);
   const vectorSync = startVectorSync(ctx, { onPass: metrics.countPass });
   const graphSync = startGraphSync(ctx);
+  const seeding = createSeeding(ctx, _config?.seeding);
   return {
-    services: [BrainService, EventOutboxService],
+    services: [BrainService, EventOutboxService, SeedingService],
     routes: (router: ConnectRouter) => {
       brainRoutes(ctx)(router);
       // The Brain's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, ctx.events);
+      seeding.routes(router);
     },
     probe: () => stores.probe(),
     registerMetrics: metrics.register,
     close: async () => {
-      await Promise.all([vectorSync.stop(), graphSync.stop()]);
+      await Promise.all([vectorSync.stop(), graphSync.stop(), seeding.close()]);
     },
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { KeyEncryptionConfig } from './key-encryption.ts';
 
 import { readEntityGraphConfig, type EntityGraphConfig } from '../entity-graph/config.ts';
+import { readSeedingConfig, type SeedingConfig } from '../brain/seeding/config.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -253,6 +254,8 @@ export interface ModuleConfig {
   entityGraph: EntityGraphConfig;
   webhooks: WebhooksConfig;
   jobs: JobsConfig;
+  /** Memory seeding (the brain's SeedingService): URL sources, leases. */
+  seeding: SeedingConfig;
   /** The key-encryption key that seals the secrets a service keeps (webhook signing secrets). */
   keyEncryption: KeyEncryptionConfig;
 }
@@ -321,6 +324,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     accounts: readAccountsConfig(env),
     webhooks: readWebhooksConfig(env),
     jobs: readJobsConfig(env),
+    seeding: readSeedingConfig(env),
     keyEncryption: storage.keyEncryption,
     metrics: readMetricsConfig(env),
     entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,

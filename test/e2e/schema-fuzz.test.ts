@@ -38,11 +38,20 @@ checks.positive_data_acceptance.enabled = false
 /**
  * Whether a URL is accepted depends on where its host resolves (private addresses are refused:
  * a webhook endpoint's by the outbound policy, test/integration/webhook-outbound.test.ts; an MCP
- * server's, docs/gateway.md, "Private addresses"), and an install's required inputs on the catalog
+ * server's, docs/gateway.md, "Private addresses"; a seeding URL source's by the deployment's
+ * allowed hosts, docs/brain.md, "Seeding"), and an install's required inputs on the catalog
  * entry named in the path: no schema can state either. Every other check runs on them, and
  * test/integration/api-registry-fuzz.test.ts fuzzes the registry's operations from valid bodies.
  */
-const ADDRESS_BOUND = ['createWebhookEndpoint', 'updateWebhookEndpoint', 'createMcpServer', 'updateMcpServer', 'installIntegration']
+const ADDRESS_BOUND = [
+  'createWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'createMcpServer',
+  'updateMcpServer',
+  'installIntegration',
+  // A seeding URL source: whether URL sources are on (SEEDING_URL_HOSTS) and the host allowed.
+  'createSeedingRun',
+]
   .map((id) => `\n[[operations]]\ninclude-operation-id = "${id}"\nchecks.positive_data_acceptance.enabled = false\n`)
   .join('');
 

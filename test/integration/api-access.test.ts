@@ -40,6 +40,7 @@ const FILL: Record<string, string> = {
   contradiction_id: 'ctr_aaaaaaaaaaaaaaaaaaaa',
   question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
   version: '1',
+  seeding_run_id: 'sdr_aaaaaaaaaaaaaaaaaaaa',
 };
 
 interface Operation {
@@ -92,8 +93,11 @@ function keyAllowed(op: Operation, who: keyof typeof KEY_SCOPES): boolean {
 
 function concretePath(path: string): string {
   const gatewayKey = path.includes('/gateway-keys/');
+  const seeding = path.includes('/seeding-runs/');
   return path.replace(/\{([a-z_]+)\}/g, (_, name: string) =>
-    name === 'organization_id' ? org : FILL[gatewayKey && name === 'key_id' ? 'key_id_gateway' : name],
+    name === 'organization_id'
+      ? org
+      : FILL[gatewayKey && name === 'key_id' ? 'key_id_gateway' : seeding && name === 'run_id' ? 'seeding_run_id' : name],
   );
 }
 

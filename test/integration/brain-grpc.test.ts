@@ -295,6 +295,8 @@ describe('grpcurl through reflection', () => {
       'grpc.reflection.v1.ServerReflection',
       'grpc.reflection.v1alpha.ServerReflection',
       'mindgate.brain.v1.BrainService',
+      // Memory seeding runs, hosted beside the memories they write.
+      'mindgate.brain.v1.SeedingService',
       // The Brain's events, taken by the webhooks relay.
       'mindgate.events.v1.EventOutboxService',
     ]);
