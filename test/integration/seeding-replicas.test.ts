@@ -40,7 +40,17 @@ afterAll(async () => {
 
 describe('seeding progress across replicas', () => {
   it('streams a run worked by one replica from another', async () => {
-    const text = ['# Ledger', '', '## Backups', '', 'Ledger backups run nightly.', '', '## Restore', '', 'Restores need two approvals.'].join('\n');
+    const text = [
+      '# Ledger',
+      '',
+      '## Backups',
+      '',
+      'Ledger backups run nightly.',
+      '',
+      '## Restore',
+      '',
+      'Restores need two approvals.',
+    ].join('\n');
     const res = await fetch(`${platform.ctx.config.publicUrls.api}/organizations/${org}/seeding-runs?filename=ledger.md`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'content-type': 'text/markdown' },
