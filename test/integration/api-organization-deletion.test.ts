@@ -65,10 +65,17 @@ async function leftovers(records: RecordStore, organizationId: string): Promise<
     'api_idempotency_keys',
     'api_usage',
     'billing_checkouts',
+    'seeding_runs',
+    'seeding_items',
   ];
   const counts: Record<string, number> = {};
   for (const name of byOrganization) {
     const n = await records.collection(name).count({ organizationId });
+    if (n) counts[name] = n;
+  }
+  // Seeding's upload parts and progress sequences are keyed `{organization}/{run}...`.
+  for (const name of ['seeding_uploads', 'seeding_sequences']) {
+    const n = await records.collection(name).count({ _id: { $gte: `${organizationId}/`, $lt: `${organizationId}0` } });
     if (n) counts[name] = n;
   }
   for (const name of ['organizations', 'subscriptions']) if (await records.collection(name).get(organizationId)) counts[name] = 1;
@@ -140,7 +147,23 @@ describe('deleting an organization', () => {
       object: 'db',
       memoryKey: 'notes/0',
     });
+    // A seeding run waiting for review, and what a crashed extraction and a progress stream leave.
+    const seeded = await fetch(`${api}/organizations/${org}/seeding-runs?filename=notes.md&review=true`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.access_token}`, 'content-type': 'text/markdown' },
+      body: '# Ops\n\n## Pager\n\nThe pager rota changes on Mondays.\n\n## Vault\n\nVault unseals need two keys.\n',
+    });
+    expect(seeded.status).toBe(201);
+    const run = ((await seeded.json()) as Json).id as string;
     const records = platform.ctx.stores.records;
+    for (let until = Date.now() + 60_000; (await records.collection('seeding_items').count({ organizationId: org })) < 2; ) {
+      if (Date.now() > until) throw new Error('the seeding run never extracted its items');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const owner of [org, keep.organizationId]) {
+      await records.collection('seeding_uploads').put({ _id: `${owner}/sdr_left/0`, data: 'left behind' });
+      await records.collection('seeding_sequences').put({ _id: `${owner}/${run}`, seq: 2 });
+    }
     expect(Object.keys(await leftovers(records, org)).sort()).toEqual(
       expect.arrayContaining([
         'memories',
@@ -153,6 +176,10 @@ describe('deleting an organization', () => {
         'auth_grants',
         'oidc_client',
         'billing_checkouts',
+        'seeding_runs',
+        'seeding_items',
+        'seeding_uploads',
+        'seeding_sequences',
       ]),
     );
 
@@ -185,6 +212,7 @@ describe('deleting an organization', () => {
     const job = await waitForJob(records, org);
     expect(job.deleted.brain).toBeGreaterThanOrEqual(10);
     expect(await leftovers(records, org)).toEqual({});
+    expect(await leftovers(records, keep.organizationId)).toMatchObject({ seeding_uploads: 1, seeding_sequences: 1 });
     expect(await platform.ctx.stores.vectors.count(org)).toBe(0);
     expect(Number((await platform.ctx.clients.brain.getUsage({ organizationId: keep.organizationId })).memories)).toBe(2);
     expect((await call(`/organizations/${keep.organizationId}`, { token: keep.access_token })).status).toBe(200);

@@ -1,7 +1,7 @@
 // Deleting an organization's memory, when the organization is deleted (the edge's purge job,
 // edge/api/organization-deletion/). A call deletes at most one batch of records, vectors first,
 // so that each call stays short and an interrupted deletion leaves nothing a later call cannot
-// find: the job calls again until `done`. Earlier versions of memories go with the rest.
+// find: the job calls again until `done`. Earlier versions of memories and seeding runs go with the rest.
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
@@ -15,12 +15,16 @@ import type { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
 import { memoryPointId } from '../memory-record.ts';
 import { sequenceId } from '../search/index-registry.ts';
+import { seedingPurgeTargets } from '../seeding/purge.ts';
 
 export async function deleteOrganizationData(ctx: BrainContext, req: DeleteOrganizationDataRequest, access: MemoryAccess) {
   const organizationId = requireOrganization(req.organizationId);
   if (access.restricted || access.readOnly)
     throw new ConnectError('a narrowed caller may not delete an organization', Code.PermissionDenied);
   const batch = purgeBatch(req.batchSize);
+  // Seeding first (seeding/purge.ts): its workers stop before the memories go.
+  const seeding = await purgeBatchOf(seedingPurgeTargets(ctx.stores.records, organizationId), batch);
+  if (!seeding.done) return create(DeleteOrganizationDataResponseSchema, { deleted: BigInt(seeding.deleted), done: false });
   // Memories (tombstones too): their vectors first, so a record is never gone while its vector stays.
   const memories = await ctx.memories.find({ organizationId }, { limit: batch });
   if (memories.length) {
@@ -29,7 +33,8 @@ export async function deleteOrganizationData(ctx: BrainContext, req: DeleteOrgan
       memories.map((m) => memoryPointId(m.namespace, m.key)),
     );
   }
-  let deleted = await deleteIds(
+  let deleted = seeding.deleted;
+  deleted += await deleteIds(
     ctx.memories as RecordCollection<RecordDoc>,
     memories.map((m) => m._id),
   );
