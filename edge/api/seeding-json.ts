@@ -7,7 +7,7 @@ import { iso, OrganizationId } from './rest-route.ts';
 
 export const tags = ['Memory seeding'];
 export const notFound = { '404': 'NotFound' } as const;
-export const UPLOAD_TYPES = ['text/markdown', 'text/plain', 'application/jsonl', 'application/x-ndjson', 'application/zip'];
+export const UPLOAD_TYPES = ['text/markdown', 'text/plain', 'text/html', 'application/jsonl', 'application/x-ndjson', 'application/zip'];
 export const STATUS_NAMES = ['queued', 'extracting', 'awaiting_review', 'writing', 'succeeded', 'failed', 'cancelled'] as const;
 export const OUTCOME_NAMES = [
   'pending',

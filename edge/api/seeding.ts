@@ -102,7 +102,7 @@ function createSeedingRunRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createSeedingRun',
       summary: 'Start seeding memories',
       description:
-        "Starts a seeding run. Send a file as the body with its media type (`text/markdown`, `text/plain`, `application/jsonl`, `application/zip` of a docs folder; at most `SEEDING_MAX_UPLOAD_BYTES`, 413 above, 415 for other types) and the options as query parameters, or `application/json` with a `url` where the deployment allows URL sources. The run extracts candidate memories (one per Markdown section, text piece or JSONL line) and writes them through the Brain as any write (duplicates, contradictions, the plan's memory limit), or holds them for review. Refused to a caller whose memory access is narrowed to part of the organization.",
+        "Starts a seeding run. Send a file as the body with its media type (`text/markdown`, `text/html`, `text/plain`, `application/jsonl`, `application/zip` of a docs folder; at most `SEEDING_MAX_UPLOAD_BYTES`, 413 above, 415 for other types) and the options as query parameters, or `application/json` with a `url` where the deployment allows URL sources. The run extracts candidate memories (one per Markdown or HTML section, text piece or JSONL line) and writes them through the Brain as any write (duplicates, contradictions, the plan's memory limit), or holds them for review. Refused to a caller whose memory access is narrowed to part of the organization.",
       tags,
       params: orgParams,
       query: uploadQuery,

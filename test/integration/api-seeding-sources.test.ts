@@ -22,6 +22,7 @@ let pagesUrl: string;
 let api: string;
 let first: ObtainedToken;
 let second: ObtainedToken;
+let third: ObtainedToken;
 const call = restClient(() => api);
 
 const PAGES: Record<string, [string, string]> = {
@@ -29,7 +30,15 @@ const PAGES: Record<string, [string, string]> = {
     'text/markdown; charset=utf-8',
     '# On-call\n\n## Handover\n\nHandover happens on Mondays at 10:00.\n\n## Escalation\n\nEscalate to the incident commander after fifteen minutes.\n',
   ],
-  '/index.html': ['text/html', '<html><body>Hello</body></html>'],
+  '/runbooks/vault.html': [
+    'text/html; charset=utf-8',
+    '<!doctype html><html><head><title>Vault runbook</title><script>track()</script></head><body>' +
+      '<nav><a href="/">Home</a> · <a href="/docs">Docs</a></nav>' +
+      '<main><h1>Vault</h1><h2>Unsealing</h2><p>Vault unseals need <strong>three of five</strong> key holders.</p>' +
+      '<h2>Rotation</h2><ul><li>Rotate the root token monthly.</li><li>Audit logs go to the SIEM.</li></ul></main>' +
+      '<footer>© Example</footer></body></html>',
+  ],
+  '/manual.pdf': ['application/pdf', '%PDF-1.7'],
 };
 
 async function settled(org: string, id: string, token: string): Promise<Json> {
@@ -60,6 +69,7 @@ beforeAll(async () => {
   api = platform.ctx.config.publicUrls.api;
   first = await obtainAccessToken(platform, { resource: api });
   second = await obtainAccessToken(platform, { resource: api });
+  third = await obtainAccessToken(platform, { resource: api });
 }, 180_000);
 afterAll(async () => {
   await platform?.stop();
@@ -85,7 +95,7 @@ describe('seeding against the plan and the network', () => {
     expect(skipped.json.items.map((i: Json) => i.key)).toEqual(['codes/delta', 'codes/echo']);
   });
 
-  it('seeds a Markdown page from an allowed host, and refuses other hosts and HTML pages', async () => {
+  it('seeds a Markdown page from an allowed host, and refuses other hosts and other types', async () => {
     const org = second.organizationId;
     const t = second.access_token;
     const start = (url: string) => call(`/organizations/${org}/seeding-runs`, { token: t, body: { url, key_prefix: 'web/' } });
@@ -102,8 +112,24 @@ describe('seeding against the plan and the network', () => {
     const other = await start('http://localhost:9/x.md');
     expect(other.status).toBe(422);
     expect(other.json.errors[0].msg).toContain('localhost is not a host URL sources may fetch from');
-    const html = await settled(org, (await start(`${pagesUrl}/index.html`)).json.id, t);
-    expect(html).toMatchObject({ status: 'failed', stop_reason: 'source' });
-    expect(html.error).toContain('text/html');
+    const pdf = await settled(org, (await start(`${pagesUrl}/manual.pdf`)).json.id, t);
+    expect(pdf).toMatchObject({ status: 'failed', stop_reason: 'source' });
+    expect(pdf.error).toContain('application/pdf');
+  });
+
+  it('seeds an HTML page: its main content, one memory per section, without navigation, scripts or footer', async () => {
+    const org = third.organizationId;
+    const t = third.access_token;
+    const start = (url: string) => call(`/organizations/${org}/seeding-runs`, { token: t, body: { url, key_prefix: 'web/' } });
+    const html = await settled(org, (await start(`${pagesUrl}/runbooks/vault.html`)).json.id, t);
+    expect(html).toMatchObject({ status: 'succeeded', progress: { stored: 2 }, source: { media_type: 'text/html' } });
+    const sections = (await call(`/organizations/${org}/seeding-runs/${html.id}/items`, { token: t })).json.items as Json[];
+    expect(sections.map((i) => i.key)).toEqual(['web/127.0.0.1/runbooks/vault/unsealing', 'web/127.0.0.1/runbooks/vault/rotation']);
+    const unsealing = await call(`/organizations/${org}/memories/knowledge/${encodeURIComponent(sections[0].key)}`, { token: t });
+    expect(unsealing.json.title).toContain('Unsealing');
+    expect(unsealing.json.content).toContain('**three of five**');
+    const rotation = await call(`/organizations/${org}/memories/knowledge/${encodeURIComponent(sections[1].key)}`, { token: t });
+    expect(rotation.json.content).toContain('Rotate the root token monthly.');
+    for (const left of ['track()', 'Home', '© Example']) expect(JSON.stringify([unsealing.json, rotation.json])).not.toContain(left);
   });
 });

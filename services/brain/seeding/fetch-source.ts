@@ -3,8 +3,8 @@
 // webhooks and the gateway applies (services/common/net/address-policy.ts): the name is checked
 // when the run starts and pinned again at the connection, so loopback, private, link-local and
 // metadata addresses are refused unless SEEDING_ALLOW_PRIVATE_URLS is set. Redirects are not
-// followed (they could lead anywhere). The page must be Markdown, plain text or JSON Lines (a
-// raw file), at most MAX_UPLOAD_BYTES.
+// followed (they could lead anywhere). The page must be HTML (its main content is converted),
+// Markdown, plain text or JSON Lines, at most MAX_UPLOAD_BYTES.
 import net from 'node:net';
 import { Agent, request } from 'undici';
 import { guardedLookup, hostOf, isPrivateAddress, refusedAddress } from '../../common/net/address-policy.ts';
@@ -15,6 +15,8 @@ const PAGE_TYPES: Record<string, string> = {
   'text/markdown': 'text/markdown',
   'text/x-markdown': 'text/markdown',
   'text/plain': 'text/plain',
+  'text/html': 'text/html',
+  'application/xhtml+xml': 'text/html',
   'application/jsonl': 'application/jsonl',
   'application/x-ndjson': 'application/jsonl',
 };
@@ -64,7 +66,7 @@ export async function fetchPage(config: SeedingConfig, url: string, maxBytes: nu
   try {
     const res = await request(url, {
       method: 'GET',
-      headers: { accept: 'text/markdown, text/plain, application/jsonl;q=0.9', 'user-agent': 'Mindgate-Seeding/1' },
+      headers: { accept: 'text/markdown, text/plain, application/jsonl;q=0.9, text/html;q=0.8', 'user-agent': 'Mindgate-Seeding/1' },
       dispatcher: agent,
       signal: AbortSignal.timeout(timeout),
     });
@@ -82,7 +84,7 @@ export async function fetchPage(config: SeedingConfig, url: string, maxBytes: nu
     const mediaType = PAGE_TYPES[type];
     if (!mediaType) {
       body.destroy();
-      throw new SourceError(`the page is ${type || 'of no type'}: URL sources take Markdown, plain text or JSON Lines (raw files)`);
+      throw new SourceError(`the page is ${type || 'of no type'}: URL sources take HTML pages, Markdown, plain text or JSON Lines`);
     }
     const filename = new URL(url).pathname.split('/').filter(Boolean).pop() || new URL(url).hostname;
     return { mediaType, filename, bytes: await readCapped(body, maxBytes) };
