@@ -177,6 +177,27 @@ export declare type Run = Message<"mindgate.agents.v1.Run"> & {
    * @generated from field: string retry_of = 21;
    */
   retryOf: string;
+
+  /**
+   * The playbook the run follows, when it was started from one (StartPlaybookRun).
+   *
+   * @generated from field: string playbook_id = 22;
+   */
+  playbookId: string;
+
+  /**
+   * The playbook version it follows (the published one when it was queued).
+   *
+   * @generated from field: uint32 playbook_version = 23;
+   */
+  playbookVersion: number;
+
+  /**
+   * The values given for the playbook's inputs.
+   *
+   * @generated from field: google.protobuf.Struct inputs = 24;
+   */
+  inputs?: JsonObject | undefined;
 };
 
 /**
@@ -996,6 +1017,13 @@ export enum Executor {
    * @generated from enum value: EXECUTOR_EXTERNAL = 2;
    */
   EXTERNAL = 2,
+
+  /**
+   * The built-in playbook runner (edge processes): a playbook version's structured steps, no model.
+   *
+   * @generated from enum value: EXECUTOR_PLAYBOOK = 3;
+   */
+  PLAYBOOK = 3,
 }
 
 /**
@@ -1034,6 +1062,20 @@ export enum StepKind {
    * @generated from enum value: STEP_KIND_BRAIN_READ = 3;
    */
   BRAIN_READ = 3,
+
+  /**
+   * A write to the organization's Brain.
+   *
+   * @generated from enum value: STEP_KIND_BRAIN_WRITE = 4;
+   */
+  BRAIN_WRITE = 4,
+
+  /**
+   * A playbook step whose condition did not hold: recorded as skipped.
+   *
+   * @generated from enum value: STEP_KIND_CONDITION = 5;
+   */
+  CONDITION = 5,
 }
 
 /**
