@@ -15,6 +15,7 @@ import { GatewayRegistryService } from '../gen/mindgate/agents/v1/gateway_regist
 import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
+import { PlaybooksService } from '../gen/mindgate/agents/v1/playbooks_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
 import { JobsService } from '../gen/mindgate/agents/v1/jobs_pb.js';
 import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
@@ -65,6 +66,8 @@ export interface ServiceClients {
   runs: Client<typeof RunsService>;
   /** Scheduled jobs and their executions (served by the agents service). */
   jobs: Client<typeof JobsService>;
+  /** Playbooks, their versions, and the runs started from them (served by the agents service). */
+  playbooks: Client<typeof PlaybooksService>;
   billing: Client<typeof BillingService>;
   /** Webhook endpoints, deliveries and publishing (served by the agents service). */
   webhooks: Client<typeof WebhooksService>;
@@ -143,6 +146,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     threads: client(ThreadsService, 'agents'),
     runs: client(RunsService, 'agents'),
     jobs: client(JobsService, 'agents'),
+    playbooks: client(PlaybooksService, 'agents'),
     billing: client(BillingService, 'billing'),
     webhooks: client(WebhooksService, 'agents'),
     outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },

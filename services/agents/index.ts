@@ -102,6 +102,7 @@ import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
+import { playbooksModule } from './playbooks-module.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -386,6 +387,9 @@ export function createAgentsModule(
   // Scheduled jobs: their runs go through the runs' context, with the plan's run limit.
   const jobs = jobsModule({ records: stores.records, runs: contexts.runs, config: config.jobs, logger, now });
   contexts.deletion.owned.unshift(...(jobs.owned as RecordCollection<RecordDoc>[]));
+  const playbooks = playbooksModule(stores.records, () => contexts.runs, now);
+  // Playbooks go with their organization, before the runs that name them.
+  contexts.deletion.owned.unshift(...(playbooks.owned as RecordCollection<RecordDoc>[]));
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
@@ -399,6 +403,7 @@ export function createAgentsModule(
       ...gateway.services,
       ThreadsService,
       RunsService,
+      ...playbooks.services,
       EventOutboxService,
       ...webhooks.services,
       ...jobs.services,
@@ -408,6 +413,7 @@ export function createAgentsModule(
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
+      playbooks.routes(router);
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);

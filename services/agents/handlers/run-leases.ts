@@ -102,11 +102,11 @@ async function claimNext(ctx: RunsContext, queue: Filter, agentId: string, lease
   return undefined;
 }
 
-/** Which runs a claimer may take: the LLM runner's of every organization, or an organization's external ones. */
+/** Which runs a claimer may take: the platform runners' of every organization, or an organization's external ones. */
 function queueOf(req: ClaimRunRequest): Filter {
   const executor = req.executor === Executor.UNSPECIFIED ? Executor.LLM : req.executor;
-  if (executor === Executor.LLM) {
-    if (req.organizationId !== '') invalid('organization_id', 'must be empty for the LLM runner, which serves every organization');
+  if (executor === Executor.LLM || executor === Executor.PLAYBOOK) {
+    if (req.organizationId !== '') invalid('organization_id', "must be empty for the platform's runners, which serve every organization");
     return { executor };
   }
   if (executor !== Executor.EXTERNAL) invalid('executor', 'is not an executor');

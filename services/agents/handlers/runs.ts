@@ -65,6 +65,10 @@ export interface RunRecord extends RecordDoc {
   createdBy: string;
   /** The run this one retries, or ''. */
   retryOf?: string;
+  /** The playbook and version it follows, and the inputs given (StartPlaybookRun). */
+  playbookId?: string;
+  playbookVersion?: number;
+  inputs?: JsonObject;
   model: string;
   createdAt: number;
   startedAt?: number;
@@ -128,6 +132,9 @@ export function toRun(r: RunRecord): Run {
     stepCount: r.stepCount,
     createdBy: r.createdBy,
     retryOf: r.retryOf ?? '',
+    playbookId: r.playbookId ?? '',
+    playbookVersion: r.playbookVersion ?? 0,
+    inputs: r.inputs,
     model: r.model,
     etag: String(r.version),
     createTime: timestampFromMs(r.createdAt),
@@ -169,9 +176,12 @@ interface NewRun {
   timeoutSeconds: number;
   createdBy: string;
   retryOf?: string;
+  playbookId?: string;
+  playbookVersion?: number;
+  inputs?: JsonObject;
 }
 
-async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
+export async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
   await ctx.runLimit?.(spec.organizationId);
   const now = ctx.now();
   const run: RunRecord = {
@@ -203,6 +213,7 @@ export async function createRun(ctx: RunsContext, req: CreateRunRequest) {
   if (timeoutSeconds > 86_400) invalid('timeout_seconds', 'must be from 1 to 86400 (0 for 3600)');
   const executor = req.executor === Executor.UNSPECIFIED ? Executor.LLM : req.executor;
   if (!(executor in Executor)) invalid('executor', 'is not an executor');
+  if (executor === Executor.PLAYBOOK) invalid('executor', 'is for runs of a playbook (StartPlaybookRun)');
   const run = await queue(ctx, {
     organizationId,
     threadId: thread._id,
@@ -219,9 +230,10 @@ export async function retryRun(ctx: RunsContext, req: RetryRunRequest) {
   if (!FINISHED.has(previous.status)) {
     throw failure('the run is still queued or running: cancel it first, or wait for it', Code.FailedPrecondition, REASONS.runActive);
   }
-  const { organizationId, threadId, executor, instructions, timeoutSeconds } = previous;
+  const { organizationId, threadId, executor, instructions, timeoutSeconds, playbookId, playbookVersion, inputs } = previous;
   const createdBy = requireText('created_by', req.createdBy, 200);
-  const run = await queue(ctx, { organizationId, threadId, executor, instructions, timeoutSeconds, createdBy, retryOf: previous._id });
+  const playbook = { playbookId, playbookVersion, inputs };
+  const run = await queue(ctx, { organizationId, threadId, executor, instructions, timeoutSeconds, createdBy, retryOf: previous._id, ...playbook });
   return create(RetryRunResponseSchema, { run: toRun(run) });
 }
 
