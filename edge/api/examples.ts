@@ -6,6 +6,7 @@
 import { REGISTRY_EXAMPLES } from './registry-examples.ts';
 import { JOB_EXAMPLES } from './job-examples.ts';
 import { SEEDING_EXAMPLES } from './seeding-examples.ts';
+import { PLAYBOOK_EXAMPLES } from './playbook-examples.ts';
 
 const ORG = 'org_3hT9xQ2mZr8vKp1L';
 const USER = 'usr_8fJ2kLm4Pq9RsT1v';
@@ -83,6 +84,9 @@ const run = {
   step_count: 3,
   created_by: USER,
   retry_of: null,
+  playbook_id: null,
+  playbook_version: null,
+  inputs: {},
   created_at: AT,
   started_at: AT,
   finished_at: AT,
@@ -560,6 +564,7 @@ export const EXAMPLES: Record<string, unknown> = {
   ...REGISTRY_EXAMPLES,
   ...JOB_EXAMPLES,
   ...SEEDING_EXAMPLES,
+  ...PLAYBOOK_EXAMPLES,
   CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
   UpdateMemory: { ...memoryFields, expected_version: 1 },
   MemoryFeedback: {

@@ -16,6 +16,7 @@ import { addDocsPage } from '../http/docs-page.ts';
 import { organizationDeletion } from './organization-deletion/index.ts';
 import { organizationRoutes } from './organizations.ts';
 import { billingWebhookRoutes } from './billing-webhooks.ts';
+import { playbookSchemaRoute } from './playbook-documents.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
@@ -134,6 +135,7 @@ export function createApiSurface(ctx: AppContext): Surface {
     }),
     ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }, [deletion.route]),
     ...billingWebhookRoutes(ctx),
+    playbookSchemaRoute(),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(
@@ -259,7 +261,11 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;
       const schemas = components.schemas as Record<string, unknown>;
       schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
-      op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } };
+      const schema = { $ref: `#/components/schemas/${title}` };
+      op.requestBody = {
+        required: true,
+        content: { 'application/json': { schema }, ...(route.yamlBody ? { 'application/yaml': { schema } } : {}) },
+      };
       addUploadTypes(op, route);
     }
   }

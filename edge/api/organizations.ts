@@ -24,6 +24,8 @@ import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
 import { jobRoutes } from './jobs.ts';
 import { runLeaseRoutes } from './run-leases.ts';
+import { playbookRoutes } from './playbooks.ts';
+import { playbookDocumentRoutes } from './playbook-documents.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
 import { memoryRoutes } from './memories.ts';
@@ -169,6 +171,9 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
     ...jobRoutes(deps),
+    // The documents' fixed paths (validate, import) before the playbook's own.
+    ...playbookDocumentRoutes(deps),
+    ...playbookRoutes(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

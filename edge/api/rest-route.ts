@@ -36,6 +36,8 @@ export type RestRoute = AnyApiRoute & {
   bodyLimit?: number;
   /** Media types the body may have besides JSON, taken as files (OpenAPI: binary). */
   uploadTypes?: string[];
+  /** The body may be YAML too (application/yaml), read by the route itself. */
+  yamlBody?: boolean;
 };
 
 /** The resource does not exist, or belongs to another organization (404). */

@@ -40,7 +40,10 @@ export const KIND_NAMES: Record<number, string> = {
   [StepKind.MODEL_CALL]: 'model_call',
   [StepKind.TOOL_CALL]: 'tool_call',
   [StepKind.BRAIN_READ]: 'brain_read',
+  [StepKind.BRAIN_WRITE]: 'brain_write',
+  [StepKind.CONDITION]: 'condition',
 };
+const EXECUTOR_NAMES: Record<number, string> = { [Executor.EXTERNAL]: 'external', [Executor.PLAYBOOK]: 'playbook' };
 
 export const RunSchema = z
   .object({
@@ -48,7 +51,9 @@ export const RunSchema = z
     organization_id: z.string(),
     thread_id: z.string(),
     status: Status,
-    executor: ExecutorName.meta({ description: "Who works it: the platform's LLM runner, or an external agent that claims it." }),
+    executor: z
+      .enum(['llm', 'external', 'playbook'])
+      .meta({ description: "Who works it: the platform's LLM runner, an external agent that claims it, or the built-in playbook runner." }),
     instructions: z.string().meta({ description: "The system prompt; empty for the runner's default." }),
     agent_id: z.string().meta({ description: 'The executor that holds or last held it.', example: 'llm:edge-0:1f2e3d4c' }),
     attempt: z.int().meta({ description: 'How many times it was claimed (more than 1 after a takeover).' }),
@@ -61,6 +66,9 @@ export const RunSchema = z
     step_count: z.int(),
     created_by: z.string(),
     retry_of: z.string().nullable().meta({ description: 'The run this one retries.' }),
+    playbook_id: z.string().nullable().meta({ description: 'The playbook it follows (runPlaybook).' }),
+    playbook_version: z.int().nullable().meta({ description: 'The playbook version it follows: the published one when it was queued.' }),
+    inputs: z.record(z.string(), z.unknown()).meta({ description: "The values given for the playbook's inputs." }),
     created_at: z.string().nullable(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -70,7 +78,7 @@ export const RunSchema = z
 export const StepSchema = z
   .object({
     index: z.int(),
-    kind: z.enum(['model_call', 'tool_call', 'brain_read']),
+    kind: z.enum(['model_call', 'tool_call', 'brain_read', 'brain_write', 'condition']),
     name: z.string().meta({ example: 'brain_recall' }),
     ok: z.boolean(),
     arguments: z.record(z.string(), z.unknown()),
@@ -110,7 +118,7 @@ export const runJson = (r: Run) => ({
   organization_id: r.organizationId,
   thread_id: r.threadId,
   status: STATUS_NAMES[r.status - 1] ?? 'queued',
-  executor: r.executor === Executor.EXTERNAL ? 'external' : 'llm',
+  executor: EXECUTOR_NAMES[r.executor] ?? 'llm',
   instructions: r.instructions,
   agent_id: r.agentId,
   attempt: r.attempt,
@@ -128,6 +136,9 @@ export const runJson = (r: Run) => ({
   step_count: r.stepCount,
   created_by: r.createdBy,
   retry_of: r.retryOf === '' ? null : r.retryOf,
+  playbook_id: r.playbookId === '' ? null : r.playbookId,
+  playbook_version: r.playbookVersion === 0 ? null : r.playbookVersion,
+  inputs: r.inputs ?? {},
   created_at: iso(r.createTime as Timestamp | undefined),
   started_at: iso(r.startTime as Timestamp | undefined),
   finished_at: iso(r.finishTime as Timestamp | undefined),

@@ -227,7 +227,11 @@ export async function getPlaybook(ctx: PlaybooksContext, req: GetPlaybookRequest
 
 export async function listPlaybooks(ctx: PlaybooksContext, req: ListPlaybooksRequest) {
   const organizationId = requireOrganization(req.organizationId);
-  const page = await findPage(ctx.playbooks, { organizationId }, req, { field: 'createdAt', direction: 'desc', scope: `playbooks:${organizationId}` });
+  const page = await findPage(ctx.playbooks, { organizationId }, req, {
+    field: 'createdAt',
+    direction: 'desc',
+    scope: `playbooks:${organizationId}`,
+  });
   return create(ListPlaybooksResponseSchema, { playbooks: page.items.map(toPlaybook), nextPageToken: page.nextPageToken });
 }
 
@@ -247,7 +251,13 @@ export async function publishPlaybook(ctx: PlaybooksContext, req: PublishPlayboo
   checkEtag(current, req.etag);
   if (req.version < 1 || req.version > current.latestVersion) invalid('version', `must be from 1 to ${current.latestVersion}`);
   const now = ctx.now();
-  const next: PlaybookRecord = { ...current, publishedVersion: req.version, publishedAt: now, updatedAt: now, version: current.version + 1 };
+  const next: PlaybookRecord = {
+    ...current,
+    publishedVersion: req.version,
+    publishedAt: now,
+    updatedAt: now,
+    version: current.version + 1,
+  };
   if (!(await ctx.playbooks.put(next, { expect: { version: current.version } }))) {
     throw failure('the playbook changed meanwhile: read it again', Code.FailedPrecondition, REASONS.etagMismatch);
   }

@@ -233,7 +233,16 @@ export async function retryRun(ctx: RunsContext, req: RetryRunRequest) {
   const { organizationId, threadId, executor, instructions, timeoutSeconds, playbookId, playbookVersion, inputs } = previous;
   const createdBy = requireText('created_by', req.createdBy, 200);
   const playbook = { playbookId, playbookVersion, inputs };
-  const run = await queue(ctx, { organizationId, threadId, executor, instructions, timeoutSeconds, createdBy, retryOf: previous._id, ...playbook });
+  const run = await queue(ctx, {
+    organizationId,
+    threadId,
+    executor,
+    instructions,
+    timeoutSeconds,
+    createdBy,
+    retryOf: previous._id,
+    ...playbook,
+  });
   return create(RetryRunResponseSchema, { run: toRun(run) });
 }
 

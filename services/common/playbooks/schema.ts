@@ -56,6 +56,7 @@ const step = {
   allOf: [
     {
       if: { properties: { kind: { const: 'tool_call' } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable
       then: {
         properties: {
           ...common,
@@ -70,6 +71,7 @@ const step = {
     },
     {
       if: { properties: { kind: { const: 'brain_read' } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable
       then: {
         properties: {
           ...common,
@@ -84,6 +86,7 @@ const step = {
     },
     {
       if: { properties: { kind: { const: 'brain_write' } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable
       then: {
         properties: {
           ...common,
@@ -139,7 +142,11 @@ export const PLAYBOOK_SCHEMA = {
     },
     namespaces: { type: 'array', uniqueItems: true, maxItems: 2, items: namespace, description: 'Brain namespaces it may read and write.' },
     steps: { type: 'array', maxItems: 100, items: { $ref: '#/definitions/step' } },
-    output: { type: 'string', maxLength: 20000, description: 'Markdown posted to the thread when the steps are done; may hold {{ path }} templates.' },
+    output: {
+      type: 'string',
+      maxLength: 20000,
+      description: 'Markdown posted to the thread when the steps are done; may hold {{ path }} templates.',
+    },
   },
   definitions: { condition, step },
 } as const;

@@ -94,16 +94,19 @@ function checkTemplates(value: unknown, where: string, known: Known, out: Playbo
       const problem = checkPath(path, where, known);
       if (problem) out.push(problem);
     }
-  } else if (Array.isArray(value)) value.forEach((v, i) => checkTemplates(v, `${where}/${i}`, known, out));
-  else if (value !== null && typeof value === 'object') {
+  } else if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) checkTemplates(v, `${where}/${i}`, known, out);
+  } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) checkTemplates(v, `${where}${pointer(k)}`, known, out);
   }
 }
 
 function checkCondition(c: Condition, where: string, known: Known, out: PlaybookProblem[]): void {
-  if ('all' in c) c.all.forEach((x, i) => checkCondition(x, `${where}/all/${i}`, known, out));
-  else if ('any' in c) c.any.forEach((x, i) => checkCondition(x, `${where}/any/${i}`, known, out));
-  else if ('not' in c) checkCondition(c.not, `${where}/not`, known, out);
+  if ('all' in c) {
+    for (const [i, x] of c.all.entries()) checkCondition(x, `${where}/all/${i}`, known, out);
+  } else if ('any' in c) {
+    for (const [i, x] of c.any.entries()) checkCondition(x, `${where}/any/${i}`, known, out);
+  } else if ('not' in c) checkCondition(c.not, `${where}/not`, known, out);
   else {
     const problem = checkPath(c.path, `${where}/path`, known);
     if (problem) out.push(problem);
