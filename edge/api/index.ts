@@ -261,11 +261,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;
       const schemas = components.schemas as Record<string, unknown>;
       schemas[title] ??= stripSchema(z.toJSONSchema(route.body, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>);
-      const schema = { $ref: `#/components/schemas/${title}` };
-      op.requestBody = {
-        required: true,
-        content: { 'application/json': { schema }, ...(route.yamlBody ? { 'application/yaml': { schema } } : {}) },
-      };
+      op.requestBody = requestBody(title, route.yamlBody === true);
       addUploadTypes(op, route);
     }
   }
@@ -300,6 +296,12 @@ type Json = Record<string, unknown>;
 function addUploadTypes(op: Json, route: RestRoute): void {
   const content = (op.requestBody as { content: Record<string, unknown> }).content;
   for (const type of route.uploadTypes ?? []) content[type] = { schema: { type: 'string', format: 'binary' } };
+}
+
+/** A request body of the components' schema `title`: JSON, and YAML too where the route reads it. */
+function requestBody(title: string, yaml: boolean): Json {
+  const schema = { $ref: `#/components/schemas/${title}` };
+  return { required: true, content: { 'application/json': { schema }, ...(yaml ? { 'application/yaml': { schema } } : {}) } };
 }
 
 /**
