@@ -19,7 +19,7 @@ import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
 import { createMailQueue } from './mail/queue.ts';
 import { createMailTransport } from './mail/transport.ts';
-import { createRunner } from './runs/runner.ts';
+import { startRunners } from './runs/runners.ts';
 import { createEventRelay } from './webhooks/relay.ts';
 
 export interface Platform {
@@ -161,11 +161,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const edge = await startEdge(ctx);
     metadata.listening(edge.listeners.auth.url);
     mail.start();
-    const { url: llmUrl } = config.runner;
-    const runner = llmUrl
-      ? createRunner({ clients, config: { ...config.runner, url: llmUrl }, logger: logger.child({ component: 'runner' }) })
-      : undefined;
-    runner?.start();
+    const runners = startRunners({ clients, config, logger, now });
     // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
     // Replicas share the work; an operator may leave it to some of them (WEBHOOK_RELAY=false).
     const relay = createEventRelay(ctx);
@@ -180,7 +176,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
-        await Promise.all([edge.close(graceMs), mail.stop(), runner?.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await Promise.all([edge.close(graceMs), mail.stop(), runners.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
         await metricsListener?.close();
         if (!options.stores) await stores.close();
       },

@@ -61,7 +61,7 @@ function pendingCalls(messages: ChatMessage[]): ToolCall[] {
   return answer.tool_calls.filter((c) => !done.has(c.id));
 }
 
-const isLeaseLost = (err: unknown) => err instanceof ConnectError && reasonOf(err) === REASONS.leaseLost;
+export const isLeaseLost = (err: unknown) => err instanceof ConnectError && reasonOf(err) === REASONS.leaseLost;
 
 class Execution {
   private readonly deps: ExecutionDeps;
@@ -129,7 +129,11 @@ class Execution {
 }
 
 /** Renews the lease at a third of its length; aborts `lost` when the run is no longer ours. */
-function keepLease(deps: ExecutionDeps, claim: ClaimRunResponse, lost: AbortController): () => void {
+export function keepLease(
+  deps: { runs: ExecutionDeps['runs']; config: { leaseSeconds: number }; logger: Logger },
+  claim: ClaimRunResponse,
+  lost: AbortController,
+): () => void {
   const run = claim.run!;
   const timer = setInterval(
     () => {

@@ -1,0 +1,95 @@
+// MCP tool calls of a playbook run, made through the gateway at its public URL as a client of the
+// organization, never straight to the backend: the gateway's organization check (only the
+// organization's own servers), its tool policy and its private-address rules apply to the runner
+// as to any agent. The runner's credential is the same signed ticket as the Agents API's
+// connection test (edge/gateway/connection-test.ts: the server and the organization, 30 seconds,
+// no operator rights), issued afresh for every HTTP request so a long run never outlives it.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client as RpcClient } from '@connectrpc/connect';
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { McpServersService } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
+import { CONNECTION_TEST_HEADER, type ConnectionTickets } from '../gateway/connection-test.ts';
+
+export interface ToolCallOutcome {
+  ok: boolean;
+  result: JsonObject;
+  error: string;
+}
+
+export interface GatewayTools {
+  call(server: string, tool: string, args: JsonObject, signal: AbortSignal): Promise<ToolCallOutcome>;
+  close(): Promise<void>;
+}
+
+export interface GatewayToolsOptions {
+  organizationId: string;
+  gatewayUrl: string;
+  tickets: ConnectionTickets;
+  mcpServers: RpcClient<typeof McpServersService>;
+  timeoutMs: number;
+}
+
+/** The MCP path of the organization's server `name` (its registry entry), or 'mcp' when it is not one of its own. */
+async function mcpPathOf(options: GatewayToolsOptions, name: string): Promise<string> {
+  let pageToken = '';
+  do {
+    const page = await options.mcpServers.listMcpServers({ organizationId: options.organizationId, pageSize: 100, pageToken });
+    const found = page.servers.find((s) => s.name === name);
+    if (found) return found.mcpPath || 'mcp';
+    pageToken = page.nextPageToken;
+  } while (pageToken !== '');
+  return 'mcp';
+}
+
+/** Why a call failed, in words the run's record keeps: the gateway's refusal with its status, or the error. */
+function describe(err: unknown): string {
+  const e = err as { code?: number; message?: string };
+  if (typeof e.code === 'number' && e.code >= 400 && e.code < 600) return `the gateway answered HTTP ${e.code}: ${e.message ?? ''}`.trim();
+  return e.message ?? String(err);
+}
+
+/** Tool calls for one run: one MCP session per server, opened on first use and closed with the run. */
+export function createGatewayTools(options: GatewayToolsOptions): GatewayTools {
+  const clients = new Map<string, Promise<Client>>();
+
+  async function connect(server: string): Promise<Client> {
+    const url = new URL(`${options.gatewayUrl}/${server}/${await mcpPathOf(options, server)}`);
+    const ticketed: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set(CONNECTION_TEST_HEADER, options.tickets.issue(server, options.organizationId));
+      return fetch(input, { ...init, headers });
+    };
+    const client = new Client({ name: 'mindgate-playbook-runner', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { fetch: ticketed }), { timeout: options.timeoutMs });
+    return client;
+  }
+
+  return {
+    async call(server, tool, args, signal) {
+      try {
+        let pending = clients.get(server);
+        if (!pending) {
+          pending = connect(server);
+          clients.set(server, pending);
+          // A failed connection is not kept: the next step tries again.
+          pending.catch(() => clients.delete(server));
+        }
+        const client = await pending;
+        const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: options.timeoutMs });
+        const isError = result.isError === true;
+        const text = Array.isArray(result.content) ? result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') : '';
+        return { ok: !isError, result: JSON.parse(JSON.stringify(result)) as JsonObject, error: isError ? text.slice(0, 10_000) : '' };
+      } catch (err) {
+        signal.throwIfAborted();
+        const error = describe(err).slice(0, 10_000);
+        return { ok: false, result: { error }, error };
+      }
+    },
+    async close() {
+      const all = [...clients.values()];
+      clients.clear();
+      await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => undefined)));
+    },
+  };
+}
