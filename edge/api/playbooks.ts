@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { defineApiRoute, optionalIntegerParam } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { callerOf } from './access.ts';
+import { bodyFields } from './service-fields.ts';
 import { ETAG_HEADER, ifMatch, quoteEtag } from './etag.ts';
 import {
   PlaybookDetailSchema,
@@ -183,8 +184,8 @@ function publishPlaybookRoute({ ctx, limit }: RouteDeps): RestRoute {
         const etag = ifMatch(c.req.headers['if-match']);
         const body = await readJson(c, PublishPlaybookSchema, limit);
         const { organization_id: organizationId, playbook_id: playbookId } = c.input.params;
-        const { playbook } = await notFoundAs404(() =>
-          ctx.clients.playbooks.publishPlaybook({ organizationId, playbookId, version: body.version, etag }),
+        const { playbook } = await bodyFields({ version: ['version'] }, () =>
+          notFoundAs404(() => ctx.clients.playbooks.publishPlaybook({ organizationId, playbookId, version: body.version, etag })),
         );
         sendJson(c.res, 200, playbookJson(playbook!), { etag: quoteEtag(playbook!.etag) });
       },

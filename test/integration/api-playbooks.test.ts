@@ -1,0 +1,264 @@
+// Playbooks over the real REST API: the lifecycle (create, versions under If-Match, publish, roll
+// back, import and export as JSON and YAML), documents refused with every problem at its path, and
+// runs bound to the published version, worked by the built-in runner with no model: MCP tool calls
+// through the gateway to a real MCP server (an SDK backend) registered for the organization, under
+// its tool policy, conditions on the results, and what it found written to the Brain.
+import { parse as parseYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { problemType } from '../../edge/api/problems.ts';
+import { startMcpBackend, type McpBackend } from '../support/gateway-backends.ts';
+import { joinAs, type TestMember } from '../support/members.ts';
+import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import { restClient, type Json } from '../support/rest.ts';
+
+let platform: TestPlatform;
+let backend: McpBackend;
+let api: string;
+let owner: ObtainedToken;
+let other: ObtainedToken;
+let org: string;
+let viewer: TestMember;
+const call = restClient(() => api);
+const path = (p: string) => `/organizations/${org}${p}`;
+
+const doc = (overrides: Json = {}): Json => ({
+  name: 'Checkout latency',
+  instructions: 'Look at what changed, then record it.',
+  inputs: [{ name: 'service', type: 'string', required: true }],
+  tools: ['tools/echo'],
+  namespaces: ['episodes', 'knowledge'],
+  steps: [
+    { id: 'echo', kind: 'tool_call', server: 'tools', tool: 'echo', arguments: { text: 'deploy 42 of {{ inputs.service }}' } },
+    { id: 'known', kind: 'brain_read', namespace: 'knowledge', query: '{{ inputs.service }} latency', limit: 5 },
+    {
+      id: 'record',
+      kind: 'brain_write',
+      when: { path: 'steps.echo.result.content[0].text', contains: 'deploy 42' },
+      namespace: 'episodes',
+      key: 'playbook/{{ inputs.service }}',
+      content: 'Seen: {{ steps.echo.result.content[0].text }}; known: {{ steps.known.result.memories[0].key }}',
+    },
+    { id: 'never', kind: 'brain_write', when: { path: 'steps.echo.ok', equals: false }, namespace: 'episodes', key: 'never', content: 'x' },
+  ],
+  output: 'Echoed: {{ steps.echo.result.content[0].text }}',
+  ...overrides,
+});
+
+async function until(read: () => Promise<Json>, done: (run: Json) => boolean): Promise<Json> {
+  for (let i = 0; i < 300; i += 1) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('timed out waiting');
+}
+const finished = (r: Json) => ['succeeded', 'failed', 'cancelled', 'timed_out'].includes(r.status);
+const readRun = (id: string) => async () => (await call(path(`/runs/${id}`), { token: owner.access_token })).json;
+
+beforeAll(async () => {
+  platform = await startOAuthTestPlatform({
+    GATEWAY_REGISTRY_POLL_MS: '100',
+    GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
+    RUNNER_POLL_MS: '50',
+    RUNNER_LEASE_SECONDS: '5',
+  });
+  api = platform.ctx.config.publicUrls.api;
+  owner = await obtainAccessToken(platform, { resource: api });
+  other = await obtainAccessToken(platform, { resource: api });
+  org = owner.organizationId;
+  viewer = await joinAs(platform, org, 'viewer');
+  backend = await startMcpBackend({ mode: 'json', name: 'tools' });
+  const server = await call(path('/mcp-servers'), { token: owner.access_token, body: { name: 'tools', url: backend.url } });
+  expect(server.status).toBe(201);
+  await platform.ctx.clients.brain.putMemory({
+    organizationId: org,
+    namespace: Namespace.KNOWLEDGE,
+    key: 'runbooks/checkout-latency',
+    title: 'Checkout latency after deploys',
+    content: 'When checkout latency rises after a deploy, roll back the payment client config.',
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  await backend?.close();
+});
+
+describe('the playbook lifecycle', () => {
+  it('creates, versions under If-Match, publishes, rolls back, lists and reads versions', async () => {
+    const t = owner.access_token;
+    const created = await call(path('/playbooks'), { token: t, body: { document: doc({ name: 'Lifecycle' }) } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: 'Lifecycle', latest_version: 1, published_version: null, has_steps: true });
+    const id = created.json.id;
+    const etag = created.headers.get('etag')!;
+    const v2 = await call(path(`/playbooks/${id}`), {
+      token: t,
+      method: 'PUT',
+      headers: { 'if-match': etag },
+      body: { document: doc({ name: 'Lifecycle', description: 'second' }), publish: true },
+    });
+    expect(v2.status).toBe(200);
+    expect(v2.json).toMatchObject({ latest_version: 2, published_version: 2, description: 'second' });
+    const stale = await call(path(`/playbooks/${id}`), {
+      token: t,
+      method: 'PUT',
+      headers: { 'if-match': etag },
+      body: { document: doc({ name: 'Lifecycle' }) },
+    });
+    expect(stale.status).toBe(412);
+    const rolledBack = await call(path(`/playbooks/${id}/publish`), { token: t, body: { version: 1 } });
+    expect(rolledBack.json).toMatchObject({ latest_version: 2, published_version: 1 });
+    const tooFar = await call(path(`/playbooks/${id}/publish`), { token: t, body: { version: 3 } });
+    expect(tooFar.status).toBe(422);
+    const versions = await call(path(`/playbooks/${id}/versions`), { token: viewer.access_token });
+    expect(versions.json.versions.map((v: Json) => v.version)).toEqual([2, 1]);
+    const v1 = await call(path(`/playbooks/${id}/versions/1`), { token: viewer.access_token });
+    expect(v1.json.document.description).toBeUndefined();
+    const list = await call(path('/playbooks?page_size=1'), { token: viewer.access_token });
+    expect(list.json.playbooks).toHaveLength(1);
+    const duplicate = await call(path('/playbooks'), { token: t, body: { document: doc({ name: 'lifecycle' }) } });
+    expect(duplicate.status).toBe(409);
+  });
+
+  it('answers every problem of a document with its path, on validate and on create', async () => {
+    const bad = doc({
+      output: undefined,
+      steps: [
+        { id: 'a', kind: 'tool_call', server: 'tools', tool: 'delete_all' },
+        { id: 'a', kind: 'brain_read', namespace: 'knowledge', query: '{{ steps.later.result }}', extra: 1 },
+        { id: 'b', kind: 'brain_write', namespace: 'episodes', key: 'k', content: 'c', when: { path: 'inputs.nope', equals: 1 } },
+      ],
+    });
+    const checked = await call(path('/playbooks/validate'), { token: viewer.access_token, body: bad });
+    expect(checked.status).toBe(200);
+    expect(checked.json.valid).toBe(false);
+    expect(checked.json.problems).toEqual([{ path: '/steps/1/extra', message: 'is not a field of this kind of step or object' }]);
+    const semantic = { ...bad, steps: bad.steps.map((s: Json) => (s.extra ? { ...s, extra: undefined } : s)) };
+    const problems = (await call(path('/playbooks/validate'), { token: t(), body: JSON.parse(JSON.stringify(semantic)) })).json.problems;
+    expect(problems.map((p: Json) => p.path)).toEqual(['/steps/0/tool', '/steps/1/id', '/steps/1/query', '/steps/2/when/path']);
+    const refused = await call(path('/playbooks'), { token: t(), body: { document: JSON.parse(JSON.stringify(semantic)) } });
+    expect(refused.status).toBe(422);
+    expect(refused.json.type).toBe(problemType(422));
+    expect(refused.json.errors.map((e: Json) => e.loc)).toEqual([
+      ['body', 'document', 'steps', 0, 'tool'],
+      ['body', 'document', 'steps', 1, 'id'],
+      ['body', 'document', 'steps', 1, 'query'],
+      ['body', 'document', 'steps', 2, 'when', 'path'],
+    ]);
+    const yaml = await call(path('/playbooks/validate'), { token: t(), rawBody: 'name: [unclosed', contentType: 'application/yaml' });
+    expect(yaml.status).toBe(422);
+    const schema = await fetch(`${api}/schemas/playbook.json`);
+    expect(schema.status).toBe(200);
+    expect((await schema.json()).$id).toBe('https://mindgate.dev/schemas/playbook.json');
+  });
+
+  it('imports YAML as a new playbook then as its next version, and exports both formats', async () => {
+    const yamlText = `name: Imported\ninstructions: |\n  Do the thing.\ntools: [tools/echo]\nsteps:\n  - id: say\n    kind: tool_call\n    server: tools\n    tool: echo\n    arguments: {text: hi}\n`;
+    const first = await call(path('/playbooks/import?publish=true'), { token: t(), rawBody: yamlText, contentType: 'application/yaml' });
+    expect(first.status).toBe(201);
+    expect(first.json).toMatchObject({ name: 'Imported', latest_version: 1, published_version: 1 });
+    const again = await call(path('/playbooks/import'), {
+      token: t(),
+      rawBody: yamlText.replace('text: hi', 'text: hello'),
+      contentType: 'application/yaml',
+    });
+    expect(again.status).toBe(200);
+    expect(again.json).toMatchObject({ id: first.json.id, latest_version: 2, published_version: 1 });
+    const json = await call(path(`/playbooks/${first.json.id}/export`), { token: viewer.access_token });
+    expect(json.json.steps[0].arguments.text).toBe('hi');
+    const yaml = await call(path(`/playbooks/${first.json.id}/export?version=2&format=yaml`), { token: viewer.access_token });
+    expect(yaml.headers.get('content-type')).toContain('application/yaml');
+    expect(parseYaml(yaml.text).steps[0].arguments.text).toBe('hello');
+  });
+
+  it('keeps playbooks to their organization and their roles', async () => {
+    const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Tenant' }) } });
+    const id = created.json.id;
+    expect((await call(`/organizations/${other.organizationId}/playbooks/${id}`, { token: other.access_token })).status).toBe(404);
+    expect((await call(path(`/playbooks/${id}`), { token: other.access_token })).status).toBe(403);
+    expect((await call(path('/playbooks'), { token: viewer.access_token, body: { document: doc({ name: 'Viewer' }) } })).status).toBe(403);
+    expect((await call(path(`/playbooks/${id}/runs`), { token: viewer.access_token, body: { inputs: { service: 'x' } } })).status).toBe(
+      403,
+    );
+  });
+});
+
+function t() {
+  return owner.access_token;
+}
+
+describe('running a playbook', () => {
+  it('refuses a run before a version is published, and inputs that do not fit', async () => {
+    const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Unpublished' }) } });
+    const id = created.json.id;
+    const early = await call(path(`/playbooks/${id}/runs`), { token: t(), body: { inputs: { service: 'checkout' } } });
+    expect(early.status).toBe(409);
+    expect(early.json.type).toBe(problemType(409, 'playbook-unpublished'));
+    await call(path(`/playbooks/${id}/publish`), { token: t(), body: { version: 1 } });
+    const missing = await call(path(`/playbooks/${id}/runs`), { token: t(), body: { inputs: {} } });
+    expect(missing.status).toBe(422);
+    expect(missing.json.errors[0].loc).toEqual(['body', 'inputs', 'service']);
+    const wrong = await call(path(`/playbooks/${id}/runs`), { token: t(), body: { inputs: { service: 3 } } });
+    expect(wrong.json.errors[0]).toMatchObject({ loc: ['body', 'inputs', 'service'], msg: 'must be of type string' });
+  });
+
+  it('works the steps with no model: a tool through the gateway, a Brain search, a conditional Brain write', async () => {
+    const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Runner' }), publish: true } });
+    const started = await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { inputs: { service: 'checkout' } } });
+    expect(started.status).toBe(201);
+    expect(started.json).toMatchObject({
+      executor: 'playbook',
+      playbook_id: created.json.id,
+      playbook_version: 1,
+      inputs: { service: 'checkout' },
+    });
+    const run = await until(readRun(started.json.id), finished);
+    expect(run).toMatchObject({ status: 'succeeded', output: 'Echoed: deploy 42 of checkout', step_count: 4 });
+    const steps = (await call(path(`/runs/${run.id}/steps`), { token: viewer.access_token })).json.steps;
+    expect(steps.map((s: Json) => [s.kind, s.name, s.ok])).toEqual([
+      ['tool_call', 'tools/echo', true],
+      ['brain_read', 'brain_search', true],
+      ['brain_write', 'brain_write', true],
+      ['condition', 'never', true],
+    ]);
+    expect(steps[0].result.content[0].text).toBe('deploy 42 of checkout');
+    expect(steps[1].result.memories[0].key).toBe('runbooks/checkout-latency');
+    expect(steps[3].result).toEqual({ skipped: true });
+    // The tool call went through the gateway as the organization: the backend saw it there.
+    expect(backend.seen.some((r) => r.method === 'POST' && r.url === '/mcp')).toBe(true);
+    const { memories } = await platform.ctx.clients.brain.getMemories({
+      organizationId: org,
+      namespace: Namespace.EPISODES,
+      keys: ['playbook/checkout'],
+    });
+    expect(memories[0].content).toBe('Seen: deploy 42 of checkout; known: runbooks/checkout-latency');
+    const messages = (await call(path(`/threads/${run.thread_id}/messages`), { token: t() })).json.messages;
+    expect(messages.map((m: Json) => m.role)).toEqual(['user', 'agent']);
+    expect(messages[0].content).toContain('service: checkout');
+  });
+
+  it('fails the run at a tool the gateway refuses (tool policy), and runs a version without steps on the LLM queue', async () => {
+    const server = (await call(path('/mcp-servers'), { token: t() })).json.mcp_servers.find((s: Json) => s.name === 'tools');
+    await call(path(`/mcp-servers/${server.id}`), { token: t(), method: 'PATCH', body: { tool_policy: { deny: ['echo'] } } });
+    try {
+      const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Denied' }), publish: true } });
+      // The registry change reaches the gateway within a poll.
+      await new Promise((r) => setTimeout(r, 400));
+      const started = await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { inputs: { service: 'checkout' } } });
+      const run = await until(readRun(started.json.id), finished);
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatch(/^step echo failed: .*not available: the tool policy of server tools does not allow it/);
+    } finally {
+      await call(path(`/mcp-servers/${server.id}`), { token: t(), method: 'PATCH', body: { tool_policy: { deny: [] } } });
+    }
+    const plain = await call(path('/playbooks'), {
+      token: t(),
+      body: { document: { name: 'Plain', instructions: 'Think.' }, publish: true },
+    });
+    const queued = await call(path(`/playbooks/${plain.json.id}/runs`), { token: t(), body: { executor: 'external' } });
+    expect(queued.json).toMatchObject({ executor: 'external', instructions: 'Think.', status: 'queued', playbook_version: 1 });
+  });
+});
