@@ -26,6 +26,7 @@ import { jobRoutes } from './jobs.ts';
 import { runLeaseRoutes } from './run-leases.ts';
 import { playbookRoutes } from './playbooks.ts';
 import { playbookDocumentRoutes } from './playbook-documents.ts';
+import { streamRunEventsRoute } from './run-events.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
 import { memoryRoutes } from './memories.ts';
@@ -174,6 +175,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     // The documents' fixed paths (validate, import) before the playbook's own.
     ...playbookDocumentRoutes(deps),
     ...playbookRoutes(deps),
+    streamRunEventsRoute(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

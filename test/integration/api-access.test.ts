@@ -30,6 +30,8 @@ const FILL: Record<string, string> = {
   thread_id: 'thr_nothing',
   run_id: 'run_nothing',
   job_id: 'job_nothing',
+  playbook_id: 'pbk_nothing',
+  version: '1',
   endpoint_id: 'whe_nothingnothingnothin',
   delivery_id: 'dlv_000000000000000000000000',
   checkout_id: 'chk_nothingnothingnothingnot',

@@ -260,5 +260,87 @@ describe('running a playbook', () => {
     });
     const queued = await call(path(`/playbooks/${plain.json.id}/runs`), { token: t(), body: { executor: 'external' } });
     expect(queued.json).toMatchObject({ executor: 'external', instructions: 'Think.', status: 'queued', playbook_version: 1 });
+    // Out of the external queue, which a later test claims from.
+    await call(path(`/runs/${queued.json.id}/cancel`), { token: t(), method: 'POST' });
+  });
+});
+
+/** An open SSE stream: its status, and its events as they arrive. */
+async function openEvents(runId: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${api}${path(`/runs/${runId}/events`)}`, { headers: { authorization: `Bearer ${t()}`, ...headers } });
+  const reader = res.body?.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let ended = false;
+  const events: Json[] = [];
+  async function next(): Promise<Json | undefined> {
+    for (;;) {
+      const cut = buffer.indexOf('\n\n');
+      if (cut >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const fields = Object.fromEntries(
+          block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+        );
+        if (fields.id === undefined) continue;
+        const event = { id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data) };
+        events.push(event);
+        return event;
+      }
+      if (ended || !reader) return undefined;
+      const { value, done } = await reader.read();
+      if (done) ended = true;
+      else buffer += decoder.decode(value, { stream: true });
+    }
+  }
+  return { status: res.status, next, events, close: () => reader?.cancel() };
+}
+
+describe("a run's live events (SSE)", () => {
+  it('streams status changes and steps as they happen, and resumes after Last-Event-ID', async () => {
+    const plain = await call(path('/playbooks'), {
+      token: t(),
+      body: { document: { name: 'Live', instructions: 'Watch.' }, publish: true },
+    });
+    const run = (await call(path(`/playbooks/${plain.json.id}/runs`), { token: t(), body: { executor: 'external' } })).json;
+    const live = await openEvents(run.id);
+    expect(live.status).toBe(200);
+    expect(await live.next()).toMatchObject({ id: 1, event: 'status', data: { status: 'queued' } });
+    // The agent works while the stream is open: each change arrives on it.
+    const claimed = (await call(path('/runs/claim'), { token: t(), body: { agent_id: 'sse-agent', lease_seconds: 30 } })).json;
+    expect(claimed.run.id).toBe(run.id);
+    expect(await live.next()).toMatchObject({ id: 2, data: { status: 'running', agent_id: 'sse-agent' } });
+    const lease = claimed.lease_id;
+    await call(path(`/runs/${run.id}/steps`), { token: t(), body: { lease_id: lease, kind: 'tool_call', name: 'ssh/df', ok: true } });
+    expect(await live.next()).toMatchObject({ id: 3, event: 'step', data: { index: 0, name: 'ssh/df' } });
+    await call(path(`/runs/${run.id}/steps`), { token: t(), body: { lease_id: lease, kind: 'brain_read', name: 'recall', ok: true } });
+    expect(await live.next()).toMatchObject({ id: 4, event: 'step', data: { index: 1 } });
+    await call(path(`/runs/${run.id}/complete`), { token: t(), body: { lease_id: lease, status: 'succeeded', output: 'Disk full.' } });
+    expect(await live.next()).toMatchObject({ id: 5, data: { status: 'succeeded', run: { output: 'Disk full.', step_count: 2 } } });
+    expect(await live.next()).toBeUndefined();
+
+    const resumed = await openEvents(run.id, { 'last-event-id': '3' });
+    expect(resumed.status).toBe(200);
+    await resumed.next();
+    await resumed.next();
+    expect(await resumed.next()).toBeUndefined();
+    expect(resumed.events.map((e) => e.id)).toEqual([4, 5]);
+    expect((await openEvents(run.id, { 'last-event-id': '5' })).status).toBe(204);
+    const replay = await openEvents(run.id);
+    while (await replay.next());
+    expect(replay.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('streams a built-in run to its end, and keeps streams to their organization', async () => {
+    const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Streamed' }), publish: true } });
+    const run = (await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { inputs: { service: 'search' } } })).json;
+    const stream = await openEvents(run.id);
+    while (await stream.next());
+    expect(stream.events.map((e) => e.event)).toEqual(['status', 'status', 'step', 'step', 'step', 'step', 'status']);
+    expect(stream.events.at(-1)!.data.status).toBe('succeeded');
+    const foreign = await fetch(`${api}/organizations/${other.organizationId}/runs/${run.id}/events`, {
+      headers: { authorization: `Bearer ${other.access_token}` },
+    });
+    expect(foreign.status).toBe(404);
   });
 });
