@@ -161,7 +161,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const edge = await startEdge(ctx);
     metadata.listening(edge.listeners.auth.url);
     mail.start();
-    const runners = startRunners({ clients, config, logger, now });
+    const runners = startRunners({ clients, config, logger, now, gatewayUrl: edge.listeners.gateway?.url ?? config.publicUrls.gateway });
     // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
     // Replicas share the work; an operator may leave it to some of them (WEBHOOK_RELAY=false).
     const relay = createEventRelay(ctx);

@@ -1,4 +1,4 @@
-// MCP tool calls of a playbook run, made through the gateway at its public URL as a client of the
+// MCP tool calls of a playbook run, made through the gateway (this replica's own listener) as a client of the
 // organization, never straight to the backend: the gateway's organization check (only the
 // organization's own servers), its tool policy and its private-address rules apply to the runner
 // as to any agent. The runner's credential is the same signed ticket as the Agents API's
@@ -82,6 +82,9 @@ export function createGatewayTools(options: GatewayToolsOptions): GatewayTools {
         return { ok: !isError, result: JSON.parse(JSON.stringify(result)) as JsonObject, error: isError ? text.slice(0, 10_000) : '' };
       } catch (err) {
         signal.throwIfAborted();
+        // The gateway itself unreachable is the platform's failure, not the tool's: the attempt ends
+        // and the run is taken up again when its lease expires.
+        if (err instanceof TypeError && (err as { cause?: unknown }).cause !== undefined) throw err;
         const error = describe(err).slice(0, 10_000);
         return { ok: false, result: { error }, error };
       }

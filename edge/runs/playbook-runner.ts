@@ -18,7 +18,7 @@ import type { Runner } from './runner.ts';
 export interface PlaybookRunnerOptions {
   clients: Pick<ServiceClients, 'runs' | 'brain' | 'playbooks' | 'mcpServers'>;
   config: RunnerConfig;
-  /** The gateway's public URL: tool calls go through it, as any agent's would. */
+  /** The gateway (this replica's listener): tool calls go through it, as any agent's would. */
   gatewayUrl: string;
   tickets: ConnectionTickets;
   logger: Logger;

@@ -8,7 +8,16 @@ import { resolveStateSecrets } from '../gateway/oauth/secret.ts';
 import { createPlaybookRunner } from './playbook-runner.ts';
 import { createRunner } from './runner.ts';
 
-export function startRunners(options: { clients: ServiceClients; config: EdgeConfig; logger: Logger; now: () => number }) {
+export interface RunnersOptions {
+  clients: ServiceClients;
+  config: EdgeConfig;
+  logger: Logger;
+  now: () => number;
+  /** Where the playbook runner reaches the gateway: this replica's own gateway listener. */
+  gatewayUrl: string;
+}
+
+export function startRunners(options: RunnersOptions) {
   const { clients, config, logger } = options;
   const { url: llmUrl } = config.runner;
   const llm = llmUrl
@@ -18,7 +27,7 @@ export function startRunners(options: { clients: ServiceClients; config: EdgeCon
     ? createPlaybookRunner({
         clients,
         config: config.runner,
-        gatewayUrl: config.publicUrls.gateway,
+        gatewayUrl: options.gatewayUrl,
         tickets: createConnectionTickets(resolveStateSecrets(config.gateway.stateSecrets, config.storage.dataDir), options.now),
         logger: logger.child({ component: 'playbook-runner' }),
       })
