@@ -97,7 +97,10 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}\n${logs.slice(-30).join('\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting: ${JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}\n${logs.slice(-30).join('\n')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
