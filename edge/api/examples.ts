@@ -87,6 +87,7 @@ const run = {
   playbook_id: null,
   playbook_version: null,
   inputs: {},
+  brain_feedback: false,
   created_at: AT,
   started_at: AT,
   finished_at: AT,

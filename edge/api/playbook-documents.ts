@@ -34,6 +34,10 @@ const RunPlaybookSchema = z
       .min(1, { error: 'must be at least 1' })
       .max(86_400, { error: 'must be at most 86400' })
       .optional(),
+    brain_feedback: z
+      .boolean({ error: 'must be a boolean' })
+      .optional()
+      .meta({ description: 'Report the outcome to the Brain as feedback on the memories the run read (worked or failed).' }),
     executor: z.enum(['llm', 'external'], { error: 'must be llm or external' }).optional().meta({
       description:
         'For a version without steps: the LLM runner (default) or an external agent. A version with steps always goes to the built-in runner.',
@@ -192,6 +196,7 @@ function runPlaybookRoute({ ctx, limit }: RouteDeps): RestRoute {
               title: body.title ?? '',
               timeoutSeconds: body.timeout_seconds ?? 0,
               executor,
+              brainFeedback: body.brain_feedback ?? false,
               createdBy: callerOf(c).subject,
             }),
           ),

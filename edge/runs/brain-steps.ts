@@ -5,7 +5,7 @@
 // does not answer ends the attempt, and the run is taken up again when its lease expires.
 import type { JsonObject } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import { Namespace, WriteOutcome, type BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { Namespace, type Outcome, WriteOutcome, type BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { ToolCallOutcome } from './gateway-tools.ts';
 
 const NAMESPACES = { episodes: Namespace.EPISODES, knowledge: Namespace.KNOWLEDGE } as const;
@@ -76,5 +76,26 @@ export function brainWrite(
       outcome: (WriteOutcome[res.outcome] ?? 'UNSPECIFIED').toLowerCase(),
     };
     return { ok: true, error: '', result };
+  });
+}
+
+/** Feedback on memories the run read: its outcome, so the Brain ranks what worked higher. */
+export function recordFeedback(
+  brain: Client<typeof BrainService>,
+  organizationId: string,
+  memories: Array<{ namespace: keyof typeof NAMESPACES; key: string }>,
+  outcome: Outcome,
+  runId: string,
+): Promise<ToolCallOutcome> {
+  return refusedAsFailure(async () => {
+    const res = await brain.recordFeedback({
+      organizationId,
+      memories: memories.map((m) => ({ namespace: NAMESPACES[m.namespace], key: m.key })),
+      outcome,
+      note: `playbook run ${runId}`,
+      source: { clientId: 'playbook-runner' },
+    });
+    const missing = res.missing.map((m) => `${namespaceName(m.namespace)}/${m.key}`);
+    return { ok: true, error: '', result: { recorded: res.memories.length, missing } };
   });
 }

@@ -14,13 +14,14 @@ import {
   type ClaimRunResponse,
   type ReportStepRequestSchema,
   type RunsService,
+  type Step,
 } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import type { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { Outcome, type BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { Logger } from '../../services/common/log.ts';
 import { evaluateCondition, fillTemplates } from '../../services/common/playbooks/expressions.ts';
 import type { PlaybookDocument, PlaybookStep } from '../../services/common/playbooks/validate.ts';
 import type { ConnectionTickets } from '../gateway/connection-test.ts';
-import { brainRead, brainWrite, type BrainRead, type BrainWrite } from './brain-steps.ts';
+import { brainRead, brainWrite, recordFeedback, type BrainRead, type BrainWrite } from './brain-steps.ts';
 import { createGatewayTools, type GatewayTools, type ToolCallOutcome } from './gateway-tools.ts';
 import { isLeaseLost, keepLease } from './run-execution.ts';
 
@@ -41,12 +42,30 @@ interface Scope {
   steps: Record<string, { ok: boolean; skipped: boolean; result: JsonObject; error: string }>;
 }
 
+/** The memories the run's Brain reads found (each once, at most 50: what RecordFeedback takes). */
+function readMemories(scope: Scope): Array<{ namespace: 'episodes' | 'knowledge'; key: string }> {
+  const seen = new Map<string, { namespace: 'episodes' | 'knowledge'; key: string }>();
+  for (const step of Object.values(scope.steps)) {
+    const found = step.result?.memories;
+    if (!Array.isArray(found)) continue;
+    for (const m of found as Array<{ namespace?: unknown; key?: unknown }>) {
+      if ((m.namespace === 'episodes' || m.namespace === 'knowledge') && typeof m.key === 'string')
+        seen.set(`${m.namespace}/${m.key}`, { namespace: m.namespace, key: m.key });
+    }
+  }
+  return [...seen.values()].slice(0, 50);
+}
+
 const KIND = { tool_call: StepKind.TOOL_CALL, brain_read: StepKind.BRAIN_READ, brain_write: StepKind.BRAIN_WRITE } as const;
 
+/** The step that reports the run's outcome to the Brain, last before the run completes. */
+const FEEDBACK_STEP = 'brain_feedback';
+const isFeedback = (s: Step) => s.kind === StepKind.BRAIN_WRITE && s.name === FEEDBACK_STEP;
+
 /** The scope after the recorded steps, each under the id of the playbook step it recorded. */
-function scopeOf(claim: ClaimRunResponse, doc: PlaybookDocument): Scope {
+function scopeOf(claim: ClaimRunResponse, recorded: Step[], doc: PlaybookDocument): Scope {
   const scope: Scope = { inputs: (claim.run!.inputs ?? {}) as JsonObject, steps: {} };
-  for (const step of claim.steps) {
+  for (const step of recorded) {
     const id = doc.steps?.[step.index]?.id;
     if (id)
       scope.steps[id] = {
@@ -74,6 +93,7 @@ class PlaybookExecution {
   private readonly deps: PlaybookExecutionDeps;
   private readonly claim: ClaimRunResponse;
   private readonly signal: AbortSignal;
+  private feedbackDone = false;
 
   constructor(deps: PlaybookExecutionDeps, claim: ClaimRunResponse, signal: AbortSignal) {
     this.deps = deps;
@@ -94,23 +114,46 @@ class PlaybookExecution {
     const run = this.claim.run!;
     const doc = await this.document();
     if (!doc) return;
-    const scope = scopeOf(this.claim, doc);
+    const recorded = this.claim.steps.filter((s) => !isFeedback(s));
+    this.feedbackDone = recorded.length < this.claim.steps.length;
+    const scope = scopeOf(this.claim, recorded, doc);
     const steps = doc.steps ?? [];
     try {
-      for (const [i, recorded] of this.claim.steps.entries()) {
+      for (const [i, done] of recorded.entries()) {
         // The previous holder recorded a failure that ends the run, then died before completing it.
-        if (!recorded.ok && !steps[i]?.continue_on_error)
-          return this.complete(RunStatus.FAILED, '', `step ${steps[i]?.id} failed: ${recorded.error}`);
+        if (!done.ok && !steps[i]?.continue_on_error)
+          return this.finish(scope, RunStatus.FAILED, '', `step ${steps[i]?.id} failed: ${done.error}`);
       }
-      for (let i = this.claim.steps.length; i < steps.length; i += 1) {
+      for (let i = recorded.length; i < steps.length; i += 1) {
         const outcome = await this.step(doc, steps[i], scope, run.runId);
         if (!outcome.ok && !steps[i].continue_on_error)
-          return this.complete(RunStatus.FAILED, '', `step ${steps[i].id} failed: ${outcome.error}`);
+          return this.finish(scope, RunStatus.FAILED, '', `step ${steps[i].id} failed: ${outcome.error}`);
       }
     } finally {
       await this.tools.close();
     }
-    await this.complete(RunStatus.SUCCEEDED, summary(doc, scope), '');
+    await this.finish(scope, RunStatus.SUCCEEDED, summary(doc, scope), '');
+  }
+
+  /**
+   * Completes the run; first, when the run asks for it, reports its outcome to the Brain as
+   * feedback on the memories its steps read, recorded as a step so a takeover does not report it again.
+   */
+  private async finish(scope: Scope, status: RunStatus, output: string, error: string): Promise<void> {
+    const memories = readMemories(scope);
+    if (this.claim.run!.brainFeedback && !this.feedbackDone && memories.length > 0) {
+      const outcome = status === RunStatus.SUCCEEDED ? Outcome.WORKED : Outcome.FAILED;
+      const reported = await recordFeedback(this.deps.brain, this.lease.organizationId, memories, outcome, this.lease.runId);
+      await this.report({
+        kind: StepKind.BRAIN_WRITE,
+        name: FEEDBACK_STEP,
+        ok: reported.ok,
+        arguments: { outcome: outcome === Outcome.WORKED ? 'worked' : 'failed', memories: memories.map((m) => `${m.namespace}/${m.key}`) },
+        result: reported.result,
+        error: reported.error,
+      });
+    }
+    await this.complete(status, output, error);
   }
 
   /** The document of the run's version; a version that is gone fails the run. */

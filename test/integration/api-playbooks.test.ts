@@ -344,3 +344,37 @@ describe("a run's live events (SSE)", () => {
     expect(foreign.status).toBe(404);
   });
 });
+
+describe("a run's outcome as feedback to the Brain", () => {
+  it('reports the outcome on the memories the run read, once, when the run asks for it', async () => {
+    const stats = async () =>
+      (
+        await platform.ctx.clients.brain.getMemories({
+          organizationId: org,
+          namespace: Namespace.KNOWLEDGE,
+          keys: ['runbooks/checkout-latency'],
+        })
+      ).memories[0]!.stats!;
+    const before = await stats();
+    const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Feedback' }), publish: true } });
+    const quiet = await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { inputs: { service: 'checkout' } } });
+    expect((await until(readRun(quiet.json.id), finished)).step_count).toBe(4);
+    expect((await stats()).worked).toBe(before.worked);
+    const asked = await call(path(`/playbooks/${created.json.id}/runs`), {
+      token: t(),
+      body: { inputs: { service: 'checkout' }, brain_feedback: true },
+    });
+    expect(asked.json.brain_feedback).toBe(true);
+    const run = await until(readRun(asked.json.id), finished);
+    expect(run).toMatchObject({ status: 'succeeded', step_count: 5 });
+    const steps = (await call(path(`/runs/${run.id}/steps`), { token: t() })).json.steps;
+    expect(steps.at(-1)).toMatchObject({
+      kind: 'brain_write',
+      name: 'brain_feedback',
+      ok: true,
+      arguments: { outcome: 'worked', memories: ['knowledge/runbooks/checkout-latency'] },
+      result: { recorded: 1, missing: [] },
+    });
+    expect((await stats()).worked).toBe(before.worked + 1);
+  });
+});

@@ -65,6 +65,7 @@ export async function startPlaybookRun(ctx: { playbooks: PlaybooksContext; runs:
     playbookId: playbook._id,
     playbookVersion: version.version,
     inputs,
+    brainFeedback: req.brainFeedback,
   });
   return create(StartPlaybookRunResponseSchema, { thread, run: toRun(run) });
 }

@@ -69,6 +69,8 @@ export interface RunRecord extends RecordDoc {
   playbookId?: string;
   playbookVersion?: number;
   inputs?: JsonObject;
+  /** Report the outcome to the Brain as feedback on the memories the run read. */
+  brainFeedback?: boolean;
   model: string;
   createdAt: number;
   startedAt?: number;
@@ -135,6 +137,7 @@ export function toRun(r: RunRecord): Run {
     playbookId: r.playbookId ?? '',
     playbookVersion: r.playbookVersion ?? 0,
     inputs: r.inputs,
+    brainFeedback: r.brainFeedback ?? false,
     model: r.model,
     etag: String(r.version),
     createTime: timestampFromMs(r.createdAt),
@@ -179,6 +182,7 @@ interface NewRun {
   playbookId?: string;
   playbookVersion?: number;
   inputs?: JsonObject;
+  brainFeedback?: boolean;
 }
 
 export async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
@@ -230,9 +234,9 @@ export async function retryRun(ctx: RunsContext, req: RetryRunRequest) {
   if (!FINISHED.has(previous.status)) {
     throw failure('the run is still queued or running: cancel it first, or wait for it', Code.FailedPrecondition, REASONS.runActive);
   }
-  const { organizationId, threadId, executor, instructions, timeoutSeconds, playbookId, playbookVersion, inputs } = previous;
+  const { organizationId, threadId, executor, instructions, timeoutSeconds, playbookId, playbookVersion, inputs, brainFeedback } = previous;
   const createdBy = requireText('created_by', req.createdBy, 200);
-  const playbook = { playbookId, playbookVersion, inputs };
+  const playbook = { playbookId, playbookVersion, inputs, brainFeedback };
   const run = await queue(ctx, {
     organizationId,
     threadId,

@@ -713,6 +713,13 @@ export declare type StartPlaybookRunRequest = Message<"mindgate.agents.v1.StartP
    * @generated from field: mindgate.agents.v1.Executor executor = 7;
    */
   executor: Executor;
+
+  /**
+   * Report the run's outcome to the Brain as feedback on the memories it read.
+   *
+   * @generated from field: bool brain_feedback = 8;
+   */
+  brainFeedback: boolean;
 };
 
 /**

@@ -198,6 +198,13 @@ export declare type Run = Message<"mindgate.agents.v1.Run"> & {
    * @generated from field: google.protobuf.Struct inputs = 24;
    */
   inputs?: JsonObject | undefined;
+
+  /**
+   * Report the run's outcome to the Brain as feedback on the memories it read (playbook runs).
+   *
+   * @generated from field: bool brain_feedback = 25;
+   */
+  brainFeedback: boolean;
 };
 
 /**
