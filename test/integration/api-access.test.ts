@@ -31,7 +31,6 @@ const FILL: Record<string, string> = {
   run_id: 'run_nothing',
   job_id: 'job_nothing',
   playbook_id: 'pbk_nothing',
-  version: '1',
   endpoint_id: 'whe_nothingnothingnothin',
   delivery_id: 'dlv_000000000000000000000000',
   checkout_id: 'chk_nothingnothingnothingnot',
