@@ -94,6 +94,8 @@ const RUN_EVENT = {
   [RunStatus.TIMED_OUT]: 'run.timed_out',
 } as const;
 
+const EXECUTOR_NAMES: Record<number, string> = { [Executor.EXTERNAL]: 'external', [Executor.PLAYBOOK]: 'playbook' };
+
 /** The event of a run that has just moved to its status (the run as it is after the change). */
 export function runEvent(r: RunRecord): NewEvent {
   const type = RUN_EVENT[r.status as keyof typeof RUN_EVENT];
@@ -103,7 +105,7 @@ export function runEvent(r: RunRecord): NewEvent {
     id: r._id,
     thread_id: r.threadId,
     status: RUN_STATUS[r.status],
-    executor: r.executor === Executor.EXTERNAL ? 'external' : 'llm',
+    executor: EXECUTOR_NAMES[r.executor] ?? 'llm',
     agent_id: r.agentId,
     attempt: r.attempt,
     timeout_seconds: r.timeoutSeconds,
@@ -119,6 +121,8 @@ export function runEvent(r: RunRecord): NewEvent {
     step_count: r.stepCount,
     created_by: r.createdBy,
     retry_of: r.retryOf ? r.retryOf : null,
+    playbook_id: r.playbookId ? r.playbookId : null,
+    playbook_version: r.playbookVersion ? r.playbookVersion : null,
     created_at: iso(r.createdAt),
     started_at: r.startedAt === undefined ? null : iso(r.startedAt),
     finished_at: r.finishedAt === undefined ? null : iso(r.finishedAt),
