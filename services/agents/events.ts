@@ -94,7 +94,7 @@ const RUN_EVENT = {
   [RunStatus.TIMED_OUT]: 'run.timed_out',
 } as const;
 
-const EXECUTOR_NAMES: Record<number, string> = { [Executor.EXTERNAL]: 'external', [Executor.PLAYBOOK]: 'playbook' };
+const EXECUTOR_NAMES: Record<number, 'external' | 'playbook'> = { [Executor.EXTERNAL]: 'external', [Executor.PLAYBOOK]: 'playbook' };
 
 /** The event of a run that has just moved to its status (the run as it is after the change). */
 export function runEvent(r: RunRecord): NewEvent {
