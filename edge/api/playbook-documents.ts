@@ -11,6 +11,7 @@ import { quoteEtag } from './etag.ts';
 import {
   PlaybookDetailSchema,
   PlaybookDocumentSchema,
+  PlaybookDraftSchema,
   playbookDetailJson,
   playbookParams,
   ProblemListSchema,
@@ -90,7 +91,7 @@ function validateRoute({ ctx, limit }: RouteDeps): RestRoute {
         sendJson(c.res, 200, { valid: problems.length === 0, problems: problems.map((p) => ({ path: p.path, message: p.message })) });
       },
     }),
-    body: PlaybookDocumentSchema,
+    body: PlaybookDraftSchema,
     yamlBody: true,
   };
 }

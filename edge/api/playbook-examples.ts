@@ -42,6 +42,7 @@ const playbook = {
 
 export const PLAYBOOK_EXAMPLES: Record<string, unknown> = {
   PlaybookDocument: document,
+  PlaybookDraft: document,
   Playbook: playbook,
   PlaybookDetail: { ...playbook, document, has_steps: true },
   PlaybookVersion: { playbook_id: PLAYBOOK, version: 2, document, has_steps: true, created_by: USER, created_at: LATER },

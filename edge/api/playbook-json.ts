@@ -19,20 +19,53 @@ export const PlaybookId = z
 export const playbookParams = z.object({ organization_id: OrganizationId, playbook_id: PlaybookId });
 
 export const PlaybookDocumentSchema = z
-  .looseObject({
-    name: z.string({ error: 'must be a string' }),
-    description: z.string({ error: 'must be a string' }).optional(),
-    instructions: z.string({ error: 'must be a string' }),
-    inputs: z.array(z.record(z.string(), z.unknown()), { error: 'must be an array' }).optional(),
-    tools: z.array(z.string(), { error: 'must be an array of strings' }).optional(),
-    namespaces: z.array(z.string(), { error: 'must be an array of strings' }).optional(),
-    steps: z.array(z.record(z.string(), z.unknown()), { error: 'must be an array' }).optional(),
-    output: z.string({ error: 'must be a string' }).optional(),
+  .object({
+    name: z.string({ error: 'must be a string' }).min(1).max(200).regex(/\S/, { error: 'must not be blank' }),
+    description: z.string({ error: 'must be a string' }).max(2_000).optional(),
+    instructions: z.string({ error: 'must be a string' }).min(1).max(20_000),
+    inputs: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+            type: z.enum(['string', 'number', 'integer', 'boolean', 'object', 'array']),
+            required: z.boolean().optional(),
+            description: z.string().max(1_000).optional(),
+          })
+          .strict(),
+        { error: 'must be an array' },
+      )
+      .max(50)
+      .optional(),
+    tools: z
+      .array(z.string().regex(/^[A-Za-z0-9._-]{1,100}\/[A-Za-z0-9._-]{0,200}\*?$/), { error: 'must be an array of server/tool' })
+      .max(100)
+      .optional(),
+    namespaces: z
+      .array(z.enum(['episodes', 'knowledge']))
+      .max(2)
+      .optional(),
+    steps: z
+      .array(z.record(z.string(), z.unknown()), { error: 'must be an array' })
+      .max(100)
+      .optional()
+      .meta({ description: 'Each a tool_call, brain_read or brain_write step, as the JSON Schema says.' }),
+    output: z.string({ error: 'must be a string' }).max(20_000).optional(),
   })
+  .strict()
   .meta({
     title: 'PlaybookDocument',
     description: `A playbook document, as the JSON Schema at \`/schemas/playbook.json\` (${PLAYBOOK_SCHEMA_ID}) describes it.`,
   });
+
+/** What `validatePlaybook` takes: any object, since answering what is wrong with it is its job. */
+export const PlaybookDraftSchema = z
+  .looseObject({
+    name: z.unknown().optional(),
+    instructions: z.unknown().optional(),
+    steps: z.unknown().optional(),
+  })
+  .meta({ title: 'PlaybookDraft', description: 'A playbook document to check: any object; the answer lists what is wrong with it.' });
 
 export const PlaybookSchema = z
   .object({

@@ -71,6 +71,13 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404",
 include-operation-id = ["createMemory", "updateMemory"]
 checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409", "412"]
 
+# A playbook document's steps are checked against the playbook JSON Schema (published apart, at
+# /schemas/playbook.json) and must name declared tools, namespaces, inputs and earlier steps; a
+# version to publish must exist; a run's inputs must be the published version's; a name is unique.
+[[operations]]
+include-operation-id = ["createPlaybook", "updatePlaybook", "importPlaybook", "publishPlaybook", "runPlaybook"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409", "412", "422"]
+
 # The cited memory must exist in the organization; the merge's source must be another entity than
 # the one in the path (a path and a body field no schema can relate).
 [[operations]]
