@@ -67,6 +67,8 @@ async function leftovers(records: RecordStore, organizationId: string): Promise<
     'billing_checkouts',
     'seeding_runs',
     'seeding_items',
+    'playbooks',
+    'playbook_versions',
   ];
   const counts: Record<string, number> = {};
   for (const name of byOrganization) {
@@ -135,6 +137,8 @@ describe('deleting an organization', () => {
       body: { plan: 'professional', interval: 'month', billing_address: { country: 'NL' } },
     });
     expect(checkout.status, JSON.stringify(checkout.json)).toBe(201);
+    const playbook = { document: { name: 'Purged', instructions: 'Nothing to do.' } };
+    expect((await call(`/organizations/${org}/playbooks`, { token: owner.access_token, body: playbook })).status).toBe(201);
     await seedMemories(platform, org, 8);
     await seedMemories(platform, keep.organizationId, 2);
     const refs = [0, 2].map((i) => ({ namespace: Namespace.KNOWLEDGE, key: `notes/${i}` }));
@@ -180,6 +184,8 @@ describe('deleting an organization', () => {
         'seeding_items',
         'seeding_uploads',
         'seeding_sequences',
+        'playbooks',
+        'playbook_versions',
       ]),
     );
 
