@@ -345,6 +345,18 @@ describe("a run's live events (SSE)", () => {
   });
 });
 
+describe('the audit log', () => {
+  it('records the changes of playbooks and the runs started from them, and the refused attempts', async () => {
+    const events = async (query: string) =>
+      (await call(path(`/audit-events?${query}`), { token: owner.access_token })).json.events as Json[];
+    for (const action of ['createPlaybook', 'updatePlaybook', 'publishPlaybook', 'importPlaybook', 'runPlaybook']) {
+      expect((await events(`action=${action}&outcome=success`)).length, action).toBeGreaterThan(0);
+    }
+    const denied = await events('action=createPlaybook&outcome=denied');
+    expect(denied[0]).toMatchObject({ actor: { id: viewer.userId }, status: 403 });
+  });
+});
+
 describe("a run's outcome as feedback to the Brain", () => {
   it('reports the outcome on the memories the run read, once, when the run asks for it', async () => {
     const stats = async () =>
