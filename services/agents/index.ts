@@ -102,6 +102,8 @@ import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
+import { alertRoutes, AlertsService } from './alerts/module.ts';
+import { openAlertCollections, type AlertCollections } from './alerts/records.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -118,6 +120,7 @@ interface Contexts {
   /** The service's events (members, invitations, API keys, endpoints disabled), relayed to webhooks. */
   events: EventOutbox;
   webhooks: WebhookCollections;
+  alerts: AlertCollections;
   deletion: OrganizationDeletionContext;
 }
 
@@ -143,6 +146,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
       [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
       [SUBJECTS.runs]: investigations.runs,
       [SUBJECTS.threads]: investigations.threads,
+      [SUBJECTS.alertEvents]: investigations.alerts.events,
     },
     logger,
     now,
@@ -184,6 +188,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   // and their log before the endpoints), the audit log last.
   const runs = runsContext(investigations, events, now);
   const owned = [
+    ...Object.values(investigations.alerts),
     runs.steps,
     runs.runs,
     runs.threads.messages,
@@ -216,6 +221,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
     runs,
     events,
     webhooks,
+    alerts: investigations.alerts,
     deletion,
   };
 }
@@ -243,6 +249,8 @@ function openInvestigations(stores: RecordStores) {
       ],
     }),
     steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }, { fields: ['organizationId'] }] }),
+    // Alert sources, rules and events (alerts/), which open investigations.
+    alerts: openAlertCollections(records),
   };
 }
 
@@ -372,10 +380,11 @@ export function createAgentsModule(
   // The plan's max_members, asked of the billing service (none for a module built without it).
   contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   contexts.runs = withRunLimit(contexts.runs, deps, logger);
+  const kek = loadKeyEncryption(config.keyEncryption);
   const webhooks = webhooksModule({
     collections: contexts.webhooks,
     outbox: contexts.events,
-    kek: loadKeyEncryption(config.keyEncryption),
+    kek,
     config: config.webhooks,
     logger,
     now,
@@ -399,6 +408,7 @@ export function createAgentsModule(
       ...gateway.services,
       ThreadsService,
       RunsService,
+      AlertsService,
       EventOutboxService,
       ...webhooks.services,
       ...jobs.services,
@@ -408,6 +418,7 @@ export function createAgentsModule(
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
+      alertRoutes(router, { ...contexts.alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);

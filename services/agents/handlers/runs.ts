@@ -161,7 +161,7 @@ export async function ownedRun(ctx: RunsContext, organizationId: string, runId: 
   return run;
 }
 
-interface NewRun {
+export interface NewRun {
   organizationId: string;
   threadId: string;
   executor: Executor;
@@ -171,7 +171,8 @@ interface NewRun {
   retryOf?: string;
 }
 
-async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
+/** Queues a run under the plan's run limit (RESOURCE_EXHAUSTED, reason plan-limit, past it). */
+export async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
   await ctx.runLimit?.(spec.organizationId);
   const now = ctx.now();
   const run: RunRecord = {

@@ -25,6 +25,8 @@ export const REASONS = {
   runFinished: 'run-finished',
   /** The run is still queued or running (retry). */
   runActive: 'run-active',
+  /** The alert event is resolved already (acknowledge, resolve, snooze). */
+  alertResolved: 'alert-resolved',
   /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */
   planLimit: 'plan-limit',
   /** The subscription is not in a state that allows the change (nothing to cancel, a checkout needed). */
