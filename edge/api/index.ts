@@ -16,6 +16,7 @@ import { addDocsPage } from '../http/docs-page.ts';
 import { organizationDeletion } from './organization-deletion/index.ts';
 import { organizationRoutes } from './organizations.ts';
 import { billingWebhookRoutes } from './billing-webhooks.ts';
+import { ALERT_SOURCE_SECURITY_SCHEME, receiveAlertsRoute } from './alerts.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
@@ -134,6 +135,7 @@ export function createApiSurface(ctx: AppContext): Surface {
     }),
     ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }, [deletion.route]),
     ...billingWebhookRoutes(ctx),
+    receiveAlertsRoute(ctx),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(
@@ -228,7 +230,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
   for (const route of routes) {
     const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
     if (!op) continue;
-    op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
+    op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : (route.security ?? []);
     for (const [status, name, when] of COMMON_PROBLEMS) {
       if (when(route)) (op.responses as Record<string, unknown>)[status] ??= { $ref: `#/components/responses/${name}` };
     }
@@ -272,6 +274,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       description: `An access token issued by ${auth} for the audience ${ctx.config.publicUrls.api}.`,
     },
     ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the organization.' },
+    AlertSourceSecret: ALERT_SOURCE_SECURITY_SCHEME,
     OAuth2: {
       type: 'oauth2',
       flows: {

@@ -23,6 +23,7 @@ import { teamRoutes } from './teams.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
 import { jobRoutes } from './jobs.ts';
+import { alertRoutes } from './alerts.ts';
 import { runLeaseRoutes } from './run-leases.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
@@ -169,6 +170,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
     ...jobRoutes(deps),
+    ...alertRoutes(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

@@ -36,6 +36,8 @@ export type RestRoute = AnyApiRoute & {
   bodyLimit?: number;
   /** Media types the body may have besides JSON, taken as files (OpenAPI: binary). */
   uploadTypes?: string[];
+  /** An unguarded route's own security requirement (a source's secret), for the OpenAPI document. */
+  security?: Record<string, string[]>[];
 };
 
 /** The resource does not exist, or belongs to another organization (404). */
