@@ -63,7 +63,32 @@ const alertEvent = {
   created_at: AT,
 };
 
+/** An Alertmanager notification as Alertmanager sends it. */
+export const ALERTMANAGER_EXAMPLE = {
+  version: '4',
+  groupKey: '{}/{severity="critical"}:{alertname="HighLatency"}',
+  truncatedAlerts: 0,
+  status: 'firing',
+  receiver: 'mindgate',
+  groupLabels: { alertname: 'HighLatency' },
+  commonLabels: { alertname: 'HighLatency', service: 'checkout', severity: 'critical' },
+  commonAnnotations: { summary: 'p99 latency of checkout above 2 s' },
+  externalURL: 'https://alertmanager.example.com',
+  alerts: [
+    {
+      status: 'firing',
+      labels: { alertname: 'HighLatency', service: 'checkout', severity: 'critical', instance: 'checkout-7d9f:9090' },
+      annotations: { summary: 'p99 latency of checkout above 2 s' },
+      startsAt: AT,
+      endsAt: '0001-01-01T00:00:00Z',
+      generatorURL: 'https://prometheus.example.com/graph?g0.expr=histogram_quantile',
+      fingerprint: 'c1a9f1f2b3d4e5f6',
+    },
+  ],
+};
+
 export const ALERT_EXAMPLES: Record<string, unknown> = {
+  AlertPayload: ALERTMANAGER_EXAMPLE,
   AlertSource: source,
   AlertSourceWithSecret: { source, secret: 'alsec_Q2mZr8vKp1L3hT9xQ2mZr8vKp1L3hT9xQ2mZr8vKp1' },
   CreateAlertSource: { name: 'Production Alertmanager', format: 'alertmanager' },

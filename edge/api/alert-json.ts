@@ -272,3 +272,45 @@ export async function fieldErrors<T>(work: () => Promise<T>, strip = ''): Promis
     throw new RequestValidationError([{ type: 'value_error', loc, msg: match[2] }]);
   }
 }
+
+const Strings = z.record(z.string(), z.string());
+const AlertmanagerWebhookSchema = z
+  .object({
+    version: z.literal('4'),
+    groupKey: z.string(),
+    truncatedAlerts: z.int().optional(),
+    status: z.enum(['firing', 'resolved']),
+    receiver: z.string().optional(),
+    groupLabels: Strings.optional(),
+    commonLabels: Strings.optional(),
+    commonAnnotations: Strings.optional(),
+    externalURL: z.string().optional(),
+    alerts: z.array(
+      z.object({
+        status: z.enum(['firing', 'resolved']),
+        labels: Strings,
+        annotations: Strings.optional(),
+        startsAt: z.string().optional(),
+        endsAt: z.string().optional(),
+        generatorURL: z.string().optional(),
+        fingerprint: z.string(),
+      }),
+    ),
+  })
+  .meta({ title: 'AlertmanagerWebhook', description: "Prometheus Alertmanager's webhook payload, version 4 (an `alertmanager` source)." });
+const GenericAlertSchema = z
+  .object({
+    title: z.string(),
+    status: z.enum(['firing', 'resolved']).optional().meta({ description: 'Default firing.' }),
+    severity: z.string().optional(),
+    labels: Strings.optional(),
+    annotations: Strings.optional(),
+    fingerprint: z.string().optional().meta({ description: 'The deduplication key (or dedup_key); default: a hash of title and labels.' }),
+    dedup_key: z.string().optional(),
+    group_key: z.string().optional().meta({ description: 'Alerts of one group key share an investigation.' }),
+    url: z.string().optional(),
+    starts_at: z.string().optional(),
+  })
+  .meta({ title: 'GenericAlert', description: 'One alert (a `generic` source).' });
+/** What the receive URL takes, for the document: the source's format decides which. */
+export const AlertPayloadSchema = z.union([AlertmanagerWebhookSchema, GenericAlertSchema]).meta({ title: 'AlertPayload' });

@@ -11,7 +11,7 @@ import type { AppContext } from '../context.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { readBody, sendJson } from '../http/respond.ts';
 import { alertEventRoutes } from './alert-events.ts';
-import { fieldErrors, ReceiptSchema, SourceId } from './alert-json.ts';
+import { AlertPayloadSchema, fieldErrors, ReceiptSchema, SourceId } from './alert-json.ts';
 import { alertRuleRoutes } from './alert-rules.ts';
 import { alertSourceRoutes } from './alert-sources.ts';
 import { UnauthenticatedError } from './auth.ts';
@@ -83,6 +83,7 @@ export function receiveAlertsRoute(ctx: AppContext): RestRoute {
         });
       },
     }),
+    body: AlertPayloadSchema,
     security: [{ AlertSourceSecret: [] }],
   };
 }
