@@ -235,6 +235,41 @@ describe('Alertmanager alerts', () => {
   });
 });
 
+describe('a replica that dies mid-alert', () => {
+  const events = () => platform.ctx.stores.records.collection('alert_events');
+
+  it('leaves the investigation step to the next repeat when it died before the thread', async () => {
+    const body = notification('crash-1', 'firing', [{ fingerprint: 'fp-crash-1', name: 'OOMKilled' }]);
+    const opened = await alertEvent((await send(am, body)).json.alert_event_ids[0]);
+    // What a replica that died right after inserting the alert event leaves: no thread, no run.
+    await platform.ctx.stores.records.collection('runs').delete(opened.run_id);
+    await platform.ctx.stores.records.collection('threads').delete(opened.thread_id);
+    const stored = (await events().get(opened.id))!;
+    await events().put({ ...stored, attached: false, threadId: '', runId: '', ruleId: '' });
+    const repeat = await send(am, body);
+    expect(repeat.json).toMatchObject({ deduplicated: 1 });
+    const recovered = await alertEvent(opened.id);
+    expect(recovered).toMatchObject({ count: 2, rule_id: rule.id });
+    expect(recovered.thread_id).toBeTruthy();
+    expect((await runsOf(recovered.thread_id)).map((r) => r.id)).toEqual([recovered.run_id]);
+    // Done once: the next repeat changes nothing more.
+    await send(am, body);
+    expect(await runsOf(recovered.thread_id)).toHaveLength(1);
+  });
+
+  it("queues the group's run when the opener died between the thread and the run", async () => {
+    const opened = await alertEvent(
+      (await send(am, notification('crash-2', 'firing', [{ fingerprint: 'fp-crash-2a', name: 'PodRestarts' }]))).json.alert_event_ids[0],
+    );
+    await platform.ctx.stores.records.collection('runs').delete(opened.run_id);
+    const joined = await send(am, notification('crash-2', 'firing', [{ fingerprint: 'fp-crash-2b', name: 'PodRestarts' }]));
+    expect(joined.json).toMatchObject({ opened: 1, investigations_opened: 0 });
+    const runs = await runsOf(opened.thread_id);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'queued', instructions: 'Find the deploy that caused it.' });
+  });
+});
+
 describe('a generic source', () => {
   let generic: { id: string; secret: string; url: string };
   const sign = (secret: string, body: string, at = Math.floor((Date.now() + offset) / 1000)) => ({

@@ -13,7 +13,7 @@ import { queue, type RunRecord } from '../handlers/runs.ts';
 import { appendMessage, type ThreadRecord } from '../handlers/threads.ts';
 import { latestGeneration, noteGeneration } from './generations.ts';
 import type { IncomingAlert } from './payloads.ts';
-import { generationKey, groupThreadId, type AlertEventRecord, type AlertRuleRecord, type AlertsContext } from './records.ts';
+import { alertRunId, generationKey, groupThreadId, type AlertEventRecord, type AlertRuleRecord, type AlertsContext } from './records.ts';
 import { ruleMatches } from './rules.ts';
 
 const ATTEMPTS = 50;
@@ -52,16 +52,29 @@ async function link(ctx: AlertsContext, event: AlertEventRecord, fields: Partial
   return event;
 }
 
-async function queueRun(ctx: AlertsContext, thread: ThreadRecord, rule: AlertRuleRecord): Promise<{ run?: RunRecord; note: string }> {
+const RULE_PREFIX = 'alert_rule:';
+
+/**
+ * The run of a thread a rule opened, queued if it is not there yet: the opener queues it, and an
+ * alert joining the thread queues it when the opener died before it did (its id is fixed).
+ */
+async function ensureRun(ctx: AlertsContext, thread: ThreadRecord, known?: AlertRuleRecord): Promise<{ run?: RunRecord; note: string }> {
+  if (!thread.createdBy.startsWith(RULE_PREFIX)) return { note: '' };
+  const id = alertRunId(thread._id);
+  const existing = await ctx.runs.runs.get(id);
+  if (existing) return { run: existing, note: '' };
+  const rule = known ?? (await ctx.rules.get(thread.createdBy.slice(RULE_PREFIX.length)));
+  if (!rule) return { note: '' };
   const { instructions, executor, timeoutSeconds } = rule.action;
   try {
     const run = await queue(ctx.runs, {
+      id,
       organizationId: thread.organizationId,
       threadId: thread._id,
       executor,
       instructions,
       timeoutSeconds,
-      createdBy: `alert_rule:${rule._id}`,
+      createdBy: `${RULE_PREFIX}${rule._id}`,
     });
     return { run, note: '' };
   } catch (err) {
@@ -84,7 +97,7 @@ async function openThread(
     organizationId: event.organizationId,
     title,
     status: ThreadStatus.OPEN,
-    createdBy: `alert_rule:${rule._id}`,
+    createdBy: `${RULE_PREFIX}${rule._id}`,
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -105,20 +118,22 @@ export async function attachInvestigation(
 ): Promise<{ event: AlertEventRecord; opened: boolean }> {
   const rule = rules.find((r) => ruleMatches(r, event.sourceId, alert));
   const groupKey = event.groupKey !== '' ? `source:${event.sourceId}:${event.groupKey}` : rule ? `rule:${rule._id}` : '';
-  if (groupKey === '') return { event, opened: false };
+  if (groupKey === '') return { event: await link(ctx, event, { attached: true }), opened: false };
   const message = { role: MessageRole.USER, content: describe(event), author: event.sourceId, id: `msg_${event._id.slice(5)}f` };
   for (let i = 0; i < ATTEMPTS; i++) {
     const slot = await groupSlot(ctx, event.organizationId, groupKey);
     if (slot.open) {
       await appendMessage(ctx.runs.threads, slot.open, message);
-      return { event: await link(ctx, event, { threadId: slot.open._id, ruleId: rule?._id ?? '' }), opened: false };
+      await ensureRun(ctx, slot.open);
+      return { event: await link(ctx, event, { threadId: slot.open._id, ruleId: rule?._id ?? '', attached: true }), opened: false };
     }
-    if (!rule) return { event, opened: false };
+    if (!rule) return { event: await link(ctx, event, { attached: true }), opened: false };
     const thread = await openThread(ctx, event, slot.freeId!, rule);
     if (!thread) continue; // Another replica opened it: join it.
     await appendMessage(ctx.runs.threads, thread, message);
-    const { run, note } = await queueRun(ctx, thread, rule);
-    return { event: await link(ctx, event, { threadId: thread._id, runId: run?._id ?? '', ruleId: rule._id, note }), opened: true };
+    const { run, note } = await ensureRun(ctx, thread, rule);
+    const fields = { threadId: thread._id, runId: run?._id ?? '', ruleId: rule._id, note, attached: true };
+    return { event: await link(ctx, event, fields), opened: true };
   }
   throw new Error(`alert event ${event._id}: the group's thread kept changing`);
 }

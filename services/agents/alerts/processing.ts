@@ -69,6 +69,8 @@ function newOccurrence(ctx: AlertsContext, sourceId: string, organizationId: str
     acknowledgedBy: '',
     resolvedBy: '',
     note: '',
+    // A snoozed occurrence opens nothing, now or on its repeats.
+    attached: snoozedUntil !== undefined,
     startsAt: alert.startsAt ?? now,
     lastSeenAt: now,
     snoozedUntil,
@@ -96,8 +98,11 @@ async function fire(
     const at = await lookup(ctx, sourceId, organizationId, alert.fingerprint);
     if (at.open) {
       const next = repeated(ctx, at.open, alert);
-      if (await ctx.events.put(next, { expect: { version: at.open.version } })) return { kind: 'deduplicated', event: next };
-      continue;
+      if (!(await ctx.events.put(next, { expect: { version: at.open.version } }))) continue;
+      // The replica that opened it died before its investigation step: this repeat does it.
+      if (next.attached === false)
+        return { kind: 'deduplicated', event: (await attachInvestigation(ctx, next, alert, await rules())).event };
+      return { kind: 'deduplicated', event: next };
     }
     const record = newOccurrence(ctx, sourceId, organizationId, alert, at);
     const quiet = record.status === AlertStatus.SNOOZED;

@@ -67,6 +67,11 @@ export interface AlertEventRecord extends RecordDoc {
   acknowledgedBy: string;
   resolvedBy: string;
   note: string;
+  /**
+   * False until the investigation step is done (joined, opened, or nothing to do): a process that
+   * died before it leaves it false, and the alert's next repeat does it.
+   */
+  attached: boolean;
   startsAt: number;
   lastSeenAt: number;
   endsAt?: number;
@@ -122,6 +127,9 @@ export const alertSecretContext = (sourceId: string) => `alert_sources/${sourceI
 
 const digest = (...parts: string[]) =>
   createHash('sha256').update(parts.join('\u0000')).digest('base64url').replace(/[-_]/g, 'x').slice(0, 32);
+
+/** The id of the run an alert rule's thread gets: one, whoever opens or joins the thread. */
+export const alertRunId = (threadId: string) => `run_${digest(threadId)}`;
 
 /** The id of a key's generation hint. */
 export const generationKey = (kind: 'fingerprint' | 'group', ...parts: string[]) => `${kind}_${digest(...parts)}`;
