@@ -395,6 +395,26 @@ describe('alert rules', () => {
   });
 });
 
+describe('audit', () => {
+  it('records the changes in the audit log, and refusals', async () => {
+    const events = async (query: string) =>
+      (await call(path(`/audit-events?${query}`), { token: owner.access_token })).json.events as Json[];
+    for (const action of [
+      'createAlertSource',
+      'createAlertRule',
+      'updateAlertRule',
+      'acknowledgeAlertEvent',
+      'resolveAlertEvent',
+      'snoozeAlertEvent',
+    ]) {
+      expect((await events(`action=${action}&outcome=success`)).length, action).toBeGreaterThan(0);
+    }
+    expect((await call(path('/alert-sources'), { token: member.access_token, body: { name: 'x', format: 'generic' } })).status).toBe(403);
+    const denied = await events('action=createAlertSource&outcome=denied');
+    expect(denied[0]).toMatchObject({ actor: { id: member.userId }, status: 403 });
+  });
+});
+
 describe('tenants', () => {
   it("does not show an organization's alerts to another", async () => {
     const mine = (await call(path('/alert-events?page_size=1'), { token: owner.access_token })).json.alert_events[0];
