@@ -8,6 +8,7 @@
 // nothing, and alert.received / alert.resolved reach a webhook endpoint.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertFormat } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -412,6 +413,27 @@ describe('audit', () => {
     expect((await call(path('/alert-sources'), { token: member.access_token, body: { name: 'x', format: 'generic' } })).status).toBe(403);
     const denied = await events('action=createAlertSource&outcome=denied');
     expect(denied[0]).toMatchObject({ actor: { id: member.userId }, status: 403 });
+  });
+});
+
+describe("an organization's deletion", () => {
+  it('purges its alert sources, rules, events and generation hints', async () => {
+    const org2 = 'org_alertspurge';
+    const alerts = platform.ctx.clients.alerts;
+    const created = await alerts.createAlertSource({ organizationId: org2, name: 'p', format: AlertFormat.GENERIC, createdBy: 'usr_p' });
+    const body = Buffer.from(JSON.stringify({ title: 'Purge me', dedup_key: 'purge' }));
+    const auth = `Bearer ${created.secret}`;
+    await alerts.receiveAlerts({ sourceId: created.source!.sourceId, payload: body, authorization: auth });
+    await alerts.receiveAlerts({
+      sourceId: created.source!.sourceId,
+      payload: Buffer.from('{"title":"Purge me","dedup_key":"purge","status":"resolved"}'),
+      authorization: auth,
+    });
+    await alerts.receiveAlerts({ sourceId: created.source!.sourceId, payload: body, authorization: auth });
+    for (;;) if ((await platform.ctx.clients.organizations.purgeOrganizationData({ organizationId: org2 })).done) break;
+    for (const name of ['alert_sources', 'alert_rules', 'alert_events', 'alert_generations']) {
+      expect(await platform.ctx.stores.records.collection(name).count({ organizationId: org2 }), name).toBe(0);
+    }
   });
 });
 
