@@ -192,7 +192,6 @@ function sendInvalid(c: RouteContext, invalid: InvalidParam[]): void {
 }
 
 function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unknown> {
-  const auth = ctx.config.publicUrls.auth;
   const doc = buildOpenApiDocument(routes, {
     info: {
       title: 'Mindgate Agents API',
@@ -266,7 +265,14 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     }
   }
   addExamples(doc);
-  components.securitySchemes = {
+  components.securitySchemes = securitySchemes(ctx);
+  return doc;
+}
+
+/** How the document's operations authenticate: users' tokens, API keys, and an alert source's secret. */
+function securitySchemes(ctx: AppContext): Record<string, unknown> {
+  const auth = ctx.config.publicUrls.auth;
+  return {
     BearerToken: {
       type: 'http',
       scheme: 'bearer',
@@ -288,7 +294,6 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       },
     },
   };
-  return doc;
 }
 
 type Json = Record<string, unknown>;

@@ -103,7 +103,7 @@ import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
 import { alertRoutes, AlertsService } from './alerts/module.ts';
-import { openAlertCollections, type AlertCollections } from './alerts/records.ts';
+import { openAlertCollections } from './alerts/records.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -120,7 +120,6 @@ interface Contexts {
   /** The service's events (members, invitations, API keys, endpoints disabled), relayed to webhooks. */
   events: EventOutbox;
   webhooks: WebhookCollections;
-  alerts: AlertCollections;
   deletion: OrganizationDeletionContext;
 }
 
@@ -146,7 +145,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
       [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
       [SUBJECTS.runs]: investigations.runs,
       [SUBJECTS.threads]: investigations.threads,
-      [SUBJECTS.alertEvents]: investigations.alerts.events,
+      [SUBJECTS.alertEvents]: openAlertCollections(records).events,
     },
     logger,
     now,
@@ -188,7 +187,6 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   // and their log before the endpoints), the audit log last.
   const runs = runsContext(investigations, events, now);
   const owned = [
-    ...Object.values(investigations.alerts),
     runs.steps,
     runs.runs,
     runs.threads.messages,
@@ -221,7 +219,6 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
     runs,
     events,
     webhooks,
-    alerts: investigations.alerts,
     deletion,
   };
 }
@@ -249,8 +246,6 @@ function openInvestigations(stores: RecordStores) {
       ],
     }),
     steps: records.collection<StepRecord>('run_steps', { indexes: [{ fields: ['runId', 'index'] }, { fields: ['organizationId'] }] }),
-    // Alert sources, rules and events (alerts/), which open investigations.
-    alerts: openAlertCollections(records),
   };
 }
 
@@ -395,6 +390,9 @@ export function createAgentsModule(
   // Scheduled jobs: their runs go through the runs' context, with the plan's run limit.
   const jobs = jobsModule({ records: stores.records, runs: contexts.runs, config: config.jobs, logger, now });
   contexts.deletion.owned.unshift(...(jobs.owned as RecordCollection<RecordDoc>[]));
+  // Alert sources, rules and events (alerts/), which open investigations; purged with the rest.
+  const alerts = openAlertCollections(stores.records);
+  contexts.deletion.owned.unshift(...(Object.values(alerts) as RecordCollection<RecordDoc>[]));
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
@@ -418,7 +416,7 @@ export function createAgentsModule(
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
-      alertRoutes(router, { ...contexts.alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
+      alertRoutes(router, { ...alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);
