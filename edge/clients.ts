@@ -18,6 +18,7 @@ import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
 import { PlaybooksService } from '../gen/mindgate/agents/v1/playbooks_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
 import { JobsService } from '../gen/mindgate/agents/v1/jobs_pb.js';
+import { AlertsService } from '../gen/mindgate/agents/v1/alerts_pb.js';
 import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
 import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
@@ -68,6 +69,8 @@ export interface ServiceClients {
   jobs: Client<typeof JobsService>;
   /** Playbooks, their versions, and the runs started from them (served by the agents service). */
   playbooks: Client<typeof PlaybooksService>;
+  /** Alert sources, rules and alert events (served by the agents service). */
+  alerts: Client<typeof AlertsService>;
   billing: Client<typeof BillingService>;
   /** Webhook endpoints, deliveries and publishing (served by the agents service). */
   webhooks: Client<typeof WebhooksService>;
@@ -147,6 +150,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     runs: client(RunsService, 'agents'),
     jobs: client(JobsService, 'agents'),
     playbooks: client(PlaybooksService, 'agents'),
+    alerts: client(AlertsService, 'agents'),
     billing: client(BillingService, 'billing'),
     webhooks: client(WebhooksService, 'agents'),
     outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },

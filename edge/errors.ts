@@ -35,6 +35,7 @@ const STATUS_BY_REASON: Record<string, number> = {
   'run-finished': 409,
   'run-active': 409,
   'playbook-unpublished': 409,
+  'alert-resolved': 409,
   'plan-limit': 403,
   'subscription-state': 409,
 };

@@ -7,6 +7,7 @@ import { REGISTRY_EXAMPLES } from './registry-examples.ts';
 import { JOB_EXAMPLES } from './job-examples.ts';
 import { SEEDING_EXAMPLES } from './seeding-examples.ts';
 import { PLAYBOOK_EXAMPLES } from './playbook-examples.ts';
+import { ALERT_EXAMPLES } from './alert-examples.ts';
 
 const ORG = 'org_3hT9xQ2mZr8vKp1L';
 const USER = 'usr_8fJ2kLm4Pq9RsT1v';
@@ -566,6 +567,7 @@ export const EXAMPLES: Record<string, unknown> = {
   ...JOB_EXAMPLES,
   ...SEEDING_EXAMPLES,
   ...PLAYBOOK_EXAMPLES,
+  ...ALERT_EXAMPLES,
   CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
   UpdateMemory: { ...memoryFields, expected_version: 1 },
   MemoryFeedback: {

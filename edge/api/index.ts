@@ -17,6 +17,7 @@ import { organizationDeletion } from './organization-deletion/index.ts';
 import { organizationRoutes } from './organizations.ts';
 import { billingWebhookRoutes } from './billing-webhooks.ts';
 import { playbookSchemaRoute } from './playbook-documents.ts';
+import { ALERT_SOURCE_SECURITY_SCHEME, receiveAlertsRoute } from './alerts.ts';
 import type { RestRoute } from './rest-route.ts';
 
 export const API_VERSION = '1.0.0';
@@ -136,6 +137,7 @@ export function createApiSurface(ctx: AppContext): Surface {
     ...organizationRoutes({ ctx, authenticate: (c) => authenticateHeaders(c.req.headers) }, [deletion.route]),
     ...billingWebhookRoutes(ctx),
     playbookSchemaRoute(),
+    receiveAlertsRoute(ctx),
   ];
   let openapi: Record<string, unknown> | undefined;
   routes.push(
@@ -192,7 +194,6 @@ function sendInvalid(c: RouteContext, invalid: InvalidParam[]): void {
 }
 
 function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unknown> {
-  const auth = ctx.config.publicUrls.auth;
   const doc = buildOpenApiDocument(routes, {
     info: {
       title: 'Mindgate Agents API',
@@ -230,7 +231,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
   for (const route of routes) {
     const op = paths[toPath(route.path)]?.[route.method.toLowerCase()];
     if (!op) continue;
-    op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : [];
+    op.security = route.secured ? [{ BearerToken: [] }, { ApiKey: [] }, { OAuth2: [] }] : (route.security ?? []);
     for (const [status, name, when] of COMMON_PROBLEMS) {
       if (when(route)) (op.responses as Record<string, unknown>)[status] ??= { $ref: `#/components/responses/${name}` };
     }
@@ -266,7 +267,14 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
     }
   }
   addExamples(doc);
-  components.securitySchemes = {
+  components.securitySchemes = securitySchemes(ctx);
+  return doc;
+}
+
+/** How the document's operations authenticate: users' tokens, API keys, and an alert source's secret. */
+function securitySchemes(ctx: AppContext): Record<string, unknown> {
+  const auth = ctx.config.publicUrls.auth;
+  return {
     BearerToken: {
       type: 'http',
       scheme: 'bearer',
@@ -274,6 +282,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       description: `An access token issued by ${auth} for the audience ${ctx.config.publicUrls.api}.`,
     },
     ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the organization.' },
+    AlertSourceSecret: ALERT_SOURCE_SECURITY_SCHEME,
     OAuth2: {
       type: 'oauth2',
       flows: {
@@ -287,7 +296,6 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       },
     },
   };
-  return doc;
 }
 
 type Json = Record<string, unknown>;

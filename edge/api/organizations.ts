@@ -23,6 +23,7 @@ import { teamRoutes } from './teams.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
 import { jobRoutes } from './jobs.ts';
+import { alertRoutes } from './alerts.ts';
 import { runLeaseRoutes } from './run-leases.ts';
 import { playbookRoutes } from './playbooks.ts';
 import { playbookDocumentRoutes } from './playbook-documents.ts';
@@ -176,6 +177,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...playbookDocumentRoutes(deps),
     ...playbookRoutes(deps),
     streamRunEventsRoute(deps),
+    ...alertRoutes(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

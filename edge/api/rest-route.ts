@@ -38,6 +38,8 @@ export type RestRoute = AnyApiRoute & {
   uploadTypes?: string[];
   /** The body may be YAML too (application/yaml), read by the route itself. */
   yamlBody?: boolean;
+  /** An unguarded route's own security requirement (a source's secret), for the OpenAPI document. */
+  security?: Record<string, string[]>[];
 };
 
 /** The resource does not exist, or belongs to another organization (404). */

@@ -24,6 +24,7 @@ export const SUBJECTS = {
   webhookEndpoints: 'webhook_endpoints',
   runs: 'runs',
   threads: 'threads',
+  alertEvents: 'alert_events',
 } as const;
 
 export const membershipSubject = (records: RecordCollection<MembershipRecord>) => ({ collection: SUBJECTS.memberships, records });

@@ -103,6 +103,8 @@ import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
 import { playbooksModule } from './playbooks-module.ts';
+import { alertRoutes, AlertsService } from './alerts/module.ts';
+import { openAlertCollections } from './alerts/records.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -144,6 +146,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
       [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
       [SUBJECTS.runs]: investigations.runs,
       [SUBJECTS.threads]: investigations.threads,
+      [SUBJECTS.alertEvents]: openAlertCollections(records).events,
     },
     logger,
     now,
@@ -373,10 +376,11 @@ export function createAgentsModule(
   // The plan's max_members, asked of the billing service (none for a module built without it).
   contexts.invitations = withMemberLimit(contexts.invitations, deps, logger);
   contexts.runs = withRunLimit(contexts.runs, deps, logger);
+  const kek = loadKeyEncryption(config.keyEncryption);
   const webhooks = webhooksModule({
     collections: contexts.webhooks,
     outbox: contexts.events,
-    kek: loadKeyEncryption(config.keyEncryption),
+    kek,
     config: config.webhooks,
     logger,
     now,
@@ -390,6 +394,9 @@ export function createAgentsModule(
   const playbooks = playbooksModule(stores.records, () => contexts.runs, now);
   // Playbooks go with their organization, before the runs that name them.
   contexts.deletion.owned.unshift(...(playbooks.owned as RecordCollection<RecordDoc>[]));
+  // Alert sources, rules and events (alerts/), which open investigations; purged with the rest.
+  const alerts = openAlertCollections(stores.records);
+  contexts.deletion.owned.unshift(...(Object.values(alerts) as RecordCollection<RecordDoc>[]));
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
@@ -404,6 +411,7 @@ export function createAgentsModule(
       ThreadsService,
       RunsService,
       ...playbooks.services,
+      AlertsService,
       EventOutboxService,
       ...webhooks.services,
       ...jobs.services,
@@ -414,6 +422,7 @@ export function createAgentsModule(
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
       playbooks.routes(router);
+      alertRoutes(router, { ...alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);

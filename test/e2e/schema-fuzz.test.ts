@@ -89,6 +89,17 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404",
 [[operations]]
 include-operation-id = ["createJob", "updateJob"]
 checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "422"]
+
+# An alert rule's regular expressions must compile (JavaScript's syntax, which no schema states);
+# a snooze ends in the future, at most 30 days ahead of the platform's clock, on an alert event not
+# yet resolved (409).
+[[operations]]
+include-operation-id = ["createAlertRule", "updateAlertRule"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "422"]
+
+[[operations]]
+include-operation-id = "snoozeAlertEvent"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409", "422"]
 `;
 
 /** The OAuth facade's validity depends on state no schema states (registered clients, tickets, policy). */

@@ -42,6 +42,9 @@ const FILL: Record<string, string> = {
   question_id: 'q_aaaaaaaaaaaaaaaaaaaa',
   version: '1',
   seeding_run_id: 'sdr_aaaaaaaaaaaaaaaaaaaa',
+  source_id: 'als_nothing',
+  rule_id: 'alr_nothing',
+  alert_event_id: 'alrt_nothing',
 };
 
 interface Operation {

@@ -171,7 +171,9 @@ export async function ownedRun(ctx: RunsContext, organizationId: string, runId: 
   return run;
 }
 
-interface NewRun {
+export interface NewRun {
+  /** A fixed id: queued only if no run has it (an alert's investigation); a new one otherwise. */
+  id?: string;
   organizationId: string;
   threadId: string;
   executor: Executor;
@@ -185,11 +187,12 @@ interface NewRun {
   brainFeedback?: boolean;
 }
 
-export async function queue(ctx: RunsContext, spec: NewRun): Promise<RunRecord> {
+/** Queues a run under the plan's run limit (RESOURCE_EXHAUSTED, reason plan-limit, past it). */
+export async function queue(ctx: RunsContext, { id, ...spec }: NewRun): Promise<RunRecord> {
   await ctx.runLimit?.(spec.organizationId);
   const now = ctx.now();
   const run: RunRecord = {
-    _id: newId('run'),
+    _id: id ?? newId('run'),
     ...spec,
     status: RunStatus.QUEUED,
     agentId: '',

@@ -95,6 +95,25 @@ const Thread = z.object({
   updated_at: Time,
 });
 
+const AlertEvent = z
+  .object({
+    id: z.string(),
+    source_id: z.string(),
+    status: z.enum(['firing', 'acknowledged', 'snoozed', 'resolved']),
+    title: z.string(),
+    severity: z.string(),
+    labels: z.record(z.string(), z.string()),
+    fingerprint: z.string().meta({ description: "The deduplication key: Alertmanager's fingerprint, or the generic dedup_key." }),
+    group_key: z.string(),
+    generator_url: z.string(),
+    count: z.int().meta({ description: 'Notifications of this occurrence so far.' }),
+    thread_id: z.string().nullable().meta({ description: 'The investigation it opened or joined.' }),
+    rule_id: z.string().nullable().meta({ description: 'The alert rule that matched it.' }),
+    starts_at: Time,
+    ends_at: Time.nullable(),
+  })
+  .meta({ description: "The alert event as it stands after the change (the REST API's AlertEvent, in part)." });
+
 /** Every event type: its description and the schema of its data. */
 export const EVENT_TYPES = {
   'memory.created': { description: 'A memory was written under a new key.', data: Memory },
@@ -148,6 +167,12 @@ export const EVENT_TYPES = {
   'run.failed': { description: 'The run finished with an error (`error`).', data: Run },
   'run.cancelled': { description: 'The run was cancelled before it finished (`error` holds the reason).', data: Run },
   'run.timed_out': { description: 'The run passed its timeout before it finished.', data: Run },
+  'alert.received': {
+    description:
+      'A new alert occurrence fired at an alert source (not its repeats, nor while snoozed); thread.created follows when a rule opens an investigation.',
+    data: AlertEvent,
+  },
+  'alert.resolved': { description: 'An alert occurrence closed: resolved at its source, or by hand.', data: AlertEvent },
   'webhook_endpoint.disabled': {
     description: 'A webhook endpoint was disabled automatically after failing for a sustained time; its owners are e-mailed too.',
     data: z.object({

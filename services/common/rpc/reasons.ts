@@ -27,6 +27,8 @@ export const REASONS = {
   runActive: 'run-active',
   /** The playbook has no published version to run. */
   playbookUnpublished: 'playbook-unpublished',
+  /** The alert event is resolved already (acknowledge, resolve, snooze). */
+  alertResolved: 'alert-resolved',
   /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */
   planLimit: 'plan-limit',
   /** The subscription is not in a state that allows the change (nothing to cancel, a checkout needed). */
