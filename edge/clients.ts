@@ -17,6 +17,7 @@ import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
 import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
 import { JobsService } from '../gen/mindgate/agents/v1/jobs_pb.js';
+import { EvaluationService } from '../gen/mindgate/agents/v1/evaluation_pb.js';
 import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
 import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
@@ -65,6 +66,8 @@ export interface ServiceClients {
   runs: Client<typeof RunsService>;
   /** Scheduled jobs and their executions (served by the agents service). */
   jobs: Client<typeof JobsService>;
+  /** Evaluation datasets, evaluations and their queue (served by the agents service). */
+  evaluation: Client<typeof EvaluationService>;
   billing: Client<typeof BillingService>;
   /** Webhook endpoints, deliveries and publishing (served by the agents service). */
   webhooks: Client<typeof WebhooksService>;
@@ -143,6 +146,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     threads: client(ThreadsService, 'agents'),
     runs: client(RunsService, 'agents'),
     jobs: client(JobsService, 'agents'),
+    evaluation: client(EvaluationService, 'agents'),
     billing: client(BillingService, 'billing'),
     webhooks: client(WebhooksService, 'agents'),
     outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },

@@ -34,6 +34,8 @@ const STATUS_BY_REASON: Record<string, number> = {
   'lease-lost': 409,
   'run-finished': 409,
   'run-active': 409,
+  'dataset-empty': 409,
+  'evaluation-not-finished': 409,
   'plan-limit': 403,
   'subscription-state': 409,
 };

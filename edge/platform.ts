@@ -20,6 +20,7 @@ import { createTokenVerifier } from './oauth/verify.ts';
 import { createMailQueue } from './mail/queue.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { createRunner } from './runs/runner.ts';
+import { createEvaluationWorker } from './evaluation/worker.ts';
 import { createEventRelay } from './webhooks/relay.ts';
 
 export interface Platform {
@@ -166,6 +167,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       ? createRunner({ clients, config: { ...config.runner, url: llmUrl }, logger: logger.child({ component: 'runner' }) })
       : undefined;
     runner?.start();
+    const evaluation = createEvaluationWorker({ clients, config: config.evaluation, logger: logger.child({ component: 'evaluation' }) });
+    evaluation.start();
     // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
     // Replicas share the work; an operator may leave it to some of them (WEBHOOK_RELAY=false).
     const relay = createEventRelay(ctx);
@@ -180,7 +183,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
-        await Promise.all([edge.close(graceMs), mail.stop(), runner?.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await Promise.all([edge.close(graceMs), mail.stop(), runner?.stop(), evaluation.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
         await metricsListener?.close();
         if (!options.stores) await stores.close();
       },

@@ -102,6 +102,7 @@ import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
+import { evaluationModule } from './handlers/evaluation/module.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -386,6 +387,9 @@ export function createAgentsModule(
   // Scheduled jobs: their runs go through the runs' context, with the plan's run limit.
   const jobs = jobsModule({ records: stores.records, runs: contexts.runs, config: config.jobs, logger, now });
   contexts.deletion.owned.unshift(...(jobs.owned as RecordCollection<RecordDoc>[]));
+  // Evaluation datasets and runs (handlers/evaluation/); an organization's deletion purges them.
+  const evaluation = evaluationModule(stores.records, now);
+  contexts.deletion.owned.push(...evaluation.owned);
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
@@ -402,6 +406,7 @@ export function createAgentsModule(
       EventOutboxService,
       ...webhooks.services,
       ...jobs.services,
+      ...evaluation.services,
     ],
     routes: (router) => {
       gateway.routes(router);
@@ -412,6 +417,7 @@ export function createAgentsModule(
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);
       jobs.routes(router);
+      evaluation.routes(router);
     },
     close: async () => {
       await Promise.all([webhooks.close(), timeouts.stop(), jobs.close()]);

@@ -25,6 +25,10 @@ export const REASONS = {
   runFinished: 'run-finished',
   /** The run is still queued or running (retry). */
   runActive: 'run-active',
+  /** An evaluation of a dataset without cases. */
+  datasetEmpty: 'dataset-empty',
+  /** A comparison of evaluations that have not both finished. */
+  evaluationNotFinished: 'evaluation-not-finished',
   /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */
   planLimit: 'plan-limit',
   /** The subscription is not in a state that allows the change (nothing to cancel, a checkout needed). */
