@@ -35,6 +35,7 @@ const STATUS_BY_REASON: Record<string, number> = {
   'run-finished': 409,
   'run-active': 409,
   'dataset-empty': 409,
+  'dataset-full': 409,
   'evaluation-not-finished': 409,
   'plan-limit': 403,
   'subscription-state': 409,

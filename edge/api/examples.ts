@@ -6,6 +6,7 @@
 import { REGISTRY_EXAMPLES } from './registry-examples.ts';
 import { JOB_EXAMPLES } from './job-examples.ts';
 import { SEEDING_EXAMPLES } from './seeding-examples.ts';
+import { EVALUATION_EXAMPLES } from './evaluation-examples.ts';
 
 const ORG = 'org_3hT9xQ2mZr8vKp1L';
 const USER = 'usr_8fJ2kLm4Pq9RsT1v';
@@ -560,6 +561,7 @@ export const EXAMPLES: Record<string, unknown> = {
   ...REGISTRY_EXAMPLES,
   ...JOB_EXAMPLES,
   ...SEEDING_EXAMPLES,
+  ...EVALUATION_EXAMPLES,
   CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
   UpdateMemory: { ...memoryFields, expected_version: 1 },
   MemoryFeedback: {

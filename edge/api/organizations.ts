@@ -23,6 +23,8 @@ import { teamRoutes } from './teams.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
 import { jobRoutes } from './jobs.ts';
+import { evaluationDatasetRoutes } from './evaluation-datasets.ts';
+import { evaluationRoutes } from './evaluations.ts';
 import { runLeaseRoutes } from './run-leases.ts';
 import { userRoutes } from './users.ts';
 import { graphRoutes } from './graph.ts';
@@ -169,6 +171,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
     ...jobRoutes(deps),
+    ...evaluationDatasetRoutes(deps),
+    ...evaluationRoutes(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

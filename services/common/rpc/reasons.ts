@@ -27,6 +27,8 @@ export const REASONS = {
   runActive: 'run-active',
   /** An evaluation of a dataset without cases. */
   datasetEmpty: 'dataset-empty',
+  /** A dataset already holds as many cases as it may. */
+  datasetFull: 'dataset-full',
   /** A comparison of evaluations that have not both finished. */
   evaluationNotFinished: 'evaluation-not-finished',
   /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */

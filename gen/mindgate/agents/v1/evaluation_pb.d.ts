@@ -1607,7 +1607,7 @@ export declare const EvaluationService: GenService<{
   },
   /**
    * AddCases adds up to 500 cases to a dataset, in order; all or none (the first invalid case
-   * answers INVALID_ARGUMENT naming it). RESOURCE_EXHAUSTED past 10,000 cases in a dataset.
+   * answers INVALID_ARGUMENT naming it). FAILED_PRECONDITION (reason dataset-full) past 10,000 cases.
    *
    * @generated from rpc mindgate.agents.v1.EvaluationService.AddCases
    */

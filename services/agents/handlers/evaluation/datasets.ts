@@ -142,7 +142,7 @@ export async function addCases(ctx: EvaluationContext, req: AddCasesRequest) {
   const valid = req.cases.map((c, i) => validCase(c, `cases[${i}]`));
   const count = await ctx.cases.count({ datasetId: dataset._id });
   if (count + valid.length > MAX_CASES)
-    throw new ConnectError(`a dataset holds at most ${MAX_CASES} cases; it has ${count}`, Code.ResourceExhausted);
+    throw failure(`a dataset holds at most ${MAX_CASES} cases; it has ${count}`, Code.FailedPrecondition, REASONS.datasetFull);
   const stored: CaseRecord[] = [];
   for (const c of valid) {
     const { count: seq } = await ctx.counters.increment(dataset._id, 'count', 1, { fields: { organizationId: dataset.organizationId } });
