@@ -4,7 +4,6 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as z from 'zod';
 import type { NewCase } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
-import { patternProblem } from '../../services/agents/handlers/evaluation/case-validation.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { readBody, sendJson } from '../http/respond.ts';
 import type { AppContext } from '../context.ts';
@@ -55,9 +54,7 @@ export function parseLines(text: string): { lines: Line[]; failed: Failure[] } {
       failed.push({ line: i + 1, detail: issueText(result.error) });
       continue;
     }
-    const problem = result.data.answer_pattern ? patternProblem(result.data.answer_pattern) : undefined;
-    if (problem) failed.push({ line: i + 1, detail: `answer_pattern: ${problem}` });
-    else lines.push({ line: i + 1, value: newCaseMessage(result.data) });
+    lines.push({ line: i + 1, value: newCaseMessage(result.data) });
   }
   return { lines, failed };
 }

@@ -12,7 +12,7 @@ import {
   type Dataset,
   type Evaluation,
 } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
-import { LIMITS } from '../../services/agents/handlers/evaluation/case-validation.ts';
+import { LIMITS, patternProblem } from '../../services/agents/handlers/evaluation/case-validation.ts';
 import { iso } from './rest-route.ts';
 
 export const EVALUATOR_NAMES = ['exact', 'contains', 'regex', 'retrieval'] as const;
@@ -49,7 +49,14 @@ export const NewCaseSchema = z
     namespace: Namespace.optional().meta({ description: 'The namespace searched; left out, both (the Brain recall).' }),
     expected_memories: z.array(MemoryKeySchema).max(LIMITS.memories).optional(),
     expected_answer: z.string().max(LIMITS.expectedAnswer).optional(),
-    answer_pattern: z.string().max(LIMITS.pattern).optional().meta({ description: 'RE2 syntax; matched anywhere in the answer.' }),
+    answer_pattern: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = patternProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional()
+      .meta({ description: 'RE2 syntax (no backreferences or lookarounds), at most 1000 characters; matched anywhere in the answer.' }),
     labels: z.array(z.string().min(1).max(LIMITS.label)).max(LIMITS.labels).optional(),
   })
   .strict()
