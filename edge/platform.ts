@@ -183,7 +183,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
-        await Promise.all([edge.close(graceMs), mail.stop(), runner?.stop(), evaluation.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
+        const evaluationStopped = evaluation.stop();
+        await Promise.all([edge.close(graceMs), mail.stop(), runner?.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await evaluationStopped;
         await metricsListener?.close();
         if (!options.stores) await stores.close();
       },
