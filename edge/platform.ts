@@ -167,7 +167,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       ? createRunner({ clients, config: { ...config.runner, url: llmUrl }, logger: logger.child({ component: 'runner' }) })
       : undefined;
     runner?.start();
-    const evaluation = createEvaluationWorker({ clients, config: config.evaluation, logger: logger.child({ component: 'evaluation' }) });
+    const evaluation = createEvaluationWorker({
+      clients,
+      config: config.evaluation,
+      llm: config.runner,
+      logger: logger.child({ component: 'evaluation' }),
+    });
     evaluation.start();
     // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
     // Replicas share the work; an operator may leave it to some of them (WEBHOOK_RELAY=false).

@@ -15,12 +15,13 @@ import {
 import { LIMITS, patternProblem } from '../../services/agents/handlers/evaluation/case-validation.ts';
 import { iso } from './rest-route.ts';
 
-export const EVALUATOR_NAMES = ['exact', 'contains', 'regex', 'retrieval'] as const;
+export const EVALUATOR_NAMES = ['exact', 'contains', 'regex', 'retrieval', 'llm_judge'] as const;
 export const EVALUATOR_ENUM: Record<(typeof EVALUATOR_NAMES)[number], Evaluator> = {
   exact: Evaluator.EXACT,
   contains: Evaluator.CONTAINS,
   regex: Evaluator.REGEX,
   retrieval: Evaluator.RETRIEVAL,
+  llm_judge: Evaluator.LLM_JUDGE,
 };
 const STATUS_NAMES: Record<number, string> = {
   [EvaluationStatus.QUEUED]: 'queued',

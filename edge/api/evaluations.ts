@@ -49,10 +49,13 @@ const CreateEvaluationSchema = z
     dataset_id: DatasetId,
     subject: SubjectSchema.optional().meta({ description: "What is evaluated; default the organization's Brain search." }),
     evaluators: z
-      .array(z.enum(EVALUATOR_NAMES, { error: 'must be exact, contains, regex or retrieval' }))
-      .max(4)
+      .array(z.enum(EVALUATOR_NAMES, { error: 'must be exact, contains, regex, retrieval or llm_judge' }))
+      .max(5)
       .optional()
-      .meta({ description: 'Default: all of them (each scores the cases that hold its expectation).' }),
+      .meta({
+        description:
+          'Default: all but `llm_judge` (each scores the cases that hold its expectation). `llm_judge` asks the model of `LLM_URL` whether the answer gives `expected_answer`.',
+      }),
     label: z.string().max(200).optional().meta({ description: 'What this evaluation is of (a change, a version).' }),
   })
   .strict()

@@ -8,13 +8,16 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { EvaluationStatus, type Case, type Evaluation } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
+import { EvaluationStatus, Evaluator, type Case, type Evaluation } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
 import { reasonOf, REASONS } from '../../services/common/rpc/reasons.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { ServiceClients } from '../clients.ts';
 import { searchBrain } from './brain-search.ts';
 import type { EvaluationWorkerConfig } from './config.ts';
 import { firstRelevantRank, scoreCase, type Outcome } from './evaluators.ts';
+import { createJudge, type Judge } from './llm-judge.ts';
+import { createChatModel } from '../runs/chat-completions.ts';
+import type { RunnerConfig } from '../runs/config.ts';
 
 export interface EvaluationWorker {
   readonly agentId: string;
@@ -27,7 +30,14 @@ export interface EvaluationWorkerOptions {
   clients: Pick<ServiceClients, 'evaluation' | 'brain'>;
   config: EvaluationWorkerConfig;
   logger: Logger;
+  /** The LLM runner's model settings: with LLM_URL the judge asks that model; evaluations asking for a judge fail without. */
+  llm?: RunnerConfig;
+  /** The judge; by default one asking the model of `llm`. */
+  judge?: Judge;
 }
+
+/** The evaluation cannot be scored here: it is ended as failed, with this message. */
+class Unscorable extends Error {}
 
 /** Failures of the case itself (the Brain refused its query): recorded as the case's error. */
 const CASE_FAILURES = new Set([Code.InvalidArgument, Code.FailedPrecondition, Code.ResourceExhausted, Code.OutOfRange]);
@@ -35,6 +45,10 @@ const isLeaseLost = (err: unknown) => err instanceof ConnectError && reasonOf(er
 
 export function createEvaluationWorker(options: EvaluationWorkerOptions): EvaluationWorker {
   const { clients, config, logger } = options;
+  const llm = options.llm;
+  const judge =
+    options.judge ??
+    (llm?.url ? createJudge(createChatModel({ url: llm.url, apiKey: llm.apiKey, model: llm.model, timeoutMs: llm.timeoutMs })) : undefined);
   const host = os
     .hostname()
     .replace(/[^A-Za-z0-9.-]/g, '-')
@@ -53,22 +67,40 @@ export function createEvaluationWorker(options: EvaluationWorkerOptions): Evalua
     }
   }
 
+  async function resultOf(evaluation: Evaluation, c: Case) {
+    const { outcome, error } = await outcomeOf(evaluation, c);
+    const scores = scoreCase(c, outcome, evaluation.evaluators);
+    let judged = '';
+    if (evaluation.evaluators.includes(Evaluator.LLM_JUDGE) && c.expectedAnswer.trim() !== '') {
+      if (!judge) throw new Unscorable('llm_judge needs a model: set LLM_URL on the replicas');
+      const verdict = await judge.judge(c, outcome.answer, stopping.signal);
+      scores.push(verdict.score);
+      judged = verdict.error;
+    }
+    const errors = [error, judged].filter((e) => e !== '').join('; ');
+    return {
+      caseId: c.caseId,
+      found: outcome.found,
+      firstRelevantRank: firstRelevantRank(c, outcome),
+      scores,
+      answer: outcome.answer.slice(0, 100_000),
+      error: errors,
+    };
+  }
+
   async function work(evaluation: Evaluation, leaseId: string, first: Case[]): Promise<void> {
     const key = { organizationId: evaluation.organizationId, evaluationId: evaluation.evaluationId, leaseId };
     let cases = first;
-    while (cases.length > 0) {
-      if (stopping.signal.aborted) return;
-      const c = cases[0];
-      const { outcome, error } = await outcomeOf(evaluation, c);
-      const result = {
-        caseId: c.caseId,
-        found: outcome.found,
-        firstRelevantRank: firstRelevantRank(c, outcome),
-        scores: scoreCase(c, outcome, evaluation.evaluators),
-        answer: outcome.answer.slice(0, 100_000),
-        error,
-      };
-      cases = (await clients.evaluation.recordCaseResults({ ...key, results: [result] })).cases;
+    try {
+      while (cases.length > 0) {
+        if (stopping.signal.aborted) return;
+        const result = await resultOf(evaluation, cases[0]);
+        cases = (await clients.evaluation.recordCaseResults({ ...key, results: [result] })).cases;
+      }
+    } catch (err) {
+      if (!(err instanceof Unscorable)) throw err;
+      await clients.evaluation.completeEvaluation({ ...key, status: EvaluationStatus.FAILED, error: err.message });
+      return;
     }
     await clients.evaluation.completeEvaluation({ ...key, status: EvaluationStatus.SUCCEEDED });
     logger.info({ evaluationId: evaluation.evaluationId }, 'evaluation finished');

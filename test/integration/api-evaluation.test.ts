@@ -6,12 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { problemType } from '../../edge/api/problems.ts';
+import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } from '../support/chat-server.ts';
 import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient, type Json } from '../support/rest.ts';
 
 let platform: TestPlatform;
+let model: ChatServer;
 let api: string;
 let owner: ObtainedToken;
 let other: ObtainedToken;
@@ -93,8 +95,24 @@ async function evaluate(datasetId: string, label: string): Promise<Json> {
   );
 }
 
+/** The judge: passes an answer that holds the expected text; one question gets prose instead of a verdict. */
+function judge(req: ChatRequest): ChatReply {
+  const prompt = req.messages.find((m) => m.role === 'user')?.content ?? '';
+  const expected = /Expected answer:\n(.*)\n\nAnswer to grade:/s.exec(prompt)?.[1] ?? '';
+  const answer = prompt.split('Answer to grade:\n')[1] ?? '';
+  if (prompt.includes('[prose]')) return { content: 'Looks right to me.' };
+  const pass = answer.toLowerCase().includes(expected.toLowerCase());
+  return { content: `Verdict: {"pass": ${pass}, "score": ${pass ? 0.9 : 0.1}, "reason": "compared"}` };
+}
+
 beforeAll(async () => {
-  platform = await startOAuthTestPlatform({ EVALUATION_POLL_MS: '50' });
+  model = await startChatServer(judge);
+  platform = await startOAuthTestPlatform({
+    EVALUATION_POLL_MS: '50',
+    LLM_URL: model.url,
+    LLM_API_KEY: 'sk-judge-0123456789',
+    LLM_MODEL: 'judge-1',
+  });
   api = platform.ctx.config.publicUrls.api;
   owner = await obtainAccessToken(platform, { resource: api });
   other = await obtainAccessToken(platform, { resource: api });
@@ -108,6 +126,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await platform?.stop();
+  await model?.close();
 });
 
 describe('datasets', () => {
@@ -265,5 +284,40 @@ describe('evaluations', () => {
       (await call(path(`/audit-events?${query}`), { token: owner.access_token })).json.events as Json[];
     for (const action of ['createEvaluationDataset', 'importEvaluationCases', 'createEvaluation'])
       expect((await events(`action=${action}&outcome=success`)).length).toBeGreaterThan(0);
+  });
+
+  it('asks the LLM judge behind LLM_URL when asked for, and records a verdict it cannot read as the case error', async () => {
+    const t = owner.access_token;
+    const id = (await call(path('/evaluation-datasets'), { token: t, body: { name: 'Judged' } })).json.id;
+    const cases = [
+      { input: 'How many connections does the checkout database pool hold?', namespace: 'knowledge', expected_answer: '50 connections' },
+      { input: 'What do I do when the database disk is full?', namespace: 'knowledge', expected_answer: 'restart the payment service' },
+      { input: '[prose] What is the search cache TTL?', namespace: 'knowledge', expected_answer: '300 seconds' },
+    ];
+    await call(path(`/evaluation-datasets/${id}/cases/import`), {
+      token: t,
+      rawBody: cases.map((c) => JSON.stringify(c)).join('\n'),
+      contentType: 'application/jsonl',
+    });
+    const before = model.requests.length;
+    const created = await call(path('/evaluations'), { token: t, body: { dataset_id: id, evaluators: ['llm_judge'] } });
+    expect(created.json.evaluators).toEqual(['llm_judge']);
+    const done = await until(
+      async () => (await call(path(`/evaluations/${created.json.id}`), { token: t })).json,
+      (e) => e.status === 'succeeded' || e.status === 'failed',
+    );
+    expect(done.status).toBe('succeeded');
+    expect(done.metrics).toEqual([{ name: 'llm_judge_pass_rate', value: 0.3333, cases: 3 }]);
+    const results = (await call(path(`/evaluations/${done.id}/results`), { token: t })).json.results as Json[];
+    expect(results.map((r) => r.scores)).toEqual([
+      [{ name: 'llm_judge', value: 0.9, passed: true }],
+      [{ name: 'llm_judge', value: 0.1, passed: false }],
+      [{ name: 'llm_judge', value: 0, passed: false }],
+    ]);
+    expect(results[2].error).toContain('did not answer the JSON verdict');
+    const asked = model.requests.slice(before);
+    expect(asked).toHaveLength(3);
+    expect(asked[0]).toMatchObject({ model: 'judge-1', authorization: 'Bearer sk-judge-0123456789' });
+    expect(asked[0].messages[1].content).toContain('pool size is 50 connections');
   });
 });

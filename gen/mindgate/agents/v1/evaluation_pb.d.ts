@@ -289,7 +289,7 @@ export declare type Evaluation = Message<"mindgate.agents.v1.Evaluation"> & {
   subject?: Subject | undefined;
 
   /**
-   * The evaluators applied (all of them when created without any).
+   * The evaluators applied (when created without any: all but the LLM judge).
    *
    * @generated from field: repeated mindgate.agents.v1.Evaluator evaluators = 5;
    */
@@ -379,7 +379,7 @@ export declare const EvaluationSchema: GenMessage<Evaluation>;
  */
 export declare type Score = Message<"mindgate.agents.v1.Score"> & {
   /**
-   * exact, contains, regex, recall@1, recall@5, recall@10, reciprocal_rank.
+   * exact, contains, regex, llm_judge, recall@1, recall@5, recall@10, reciprocal_rank.
    *
    * @generated from field: string name = 1;
    */
@@ -946,7 +946,7 @@ export declare type CreateEvaluationRequest = Message<"mindgate.agents.v1.Create
   subject?: Subject | undefined;
 
   /**
-   * Empty: every evaluator.
+   * Empty: every evaluator but the LLM judge.
    *
    * @generated from field: repeated mindgate.agents.v1.Evaluator evaluators = 4;
    */
@@ -1533,6 +1533,14 @@ export enum Evaluator {
    * @generated from enum value: EVALUATOR_RETRIEVAL = 4;
    */
   RETRIEVAL = 4,
+
+  /**
+   * The model behind LLM_URL judges whether the answer gives what expected_answer says. Only
+   * when asked for: an evaluation with it fails on a replica without a model.
+   *
+   * @generated from enum value: EVALUATOR_LLM_JUDGE = 5;
+   */
+  LLM_JUDGE = 5,
 }
 
 /**

@@ -32,7 +32,9 @@ import { changeOf, metricDeltas } from './metrics.ts';
 import type { CaseResultRecord, EvaluationContext, EvaluationRecord } from './records.ts';
 
 const EVALUATION_ID = /^evr_[A-Za-z0-9]{1,60}$/;
+/** The evaluators an evaluation gets when it names none; the LLM judge (which needs a model) only when asked for. */
 export const ALL_EVALUATORS = [Evaluator.EXACT, Evaluator.CONTAINS, Evaluator.REGEX, Evaluator.RETRIEVAL];
+const KNOWN_EVALUATORS = [...ALL_EVALUATORS, Evaluator.LLM_JUDGE];
 export const FINISHED = new Set([EvaluationStatus.SUCCEEDED, EvaluationStatus.FAILED]);
 const MAX_CHANGES = 1_000;
 
@@ -93,7 +95,7 @@ function subjectOf(subject: Subject | undefined): EvaluationRecord['subject'] {
 }
 
 function evaluatorsOf(evaluators: Evaluator[]): Evaluator[] {
-  for (const [i, e] of evaluators.entries()) if (!ALL_EVALUATORS.includes(e)) invalid(`evaluators[${i}]`, 'is not an evaluator');
+  for (const [i, e] of evaluators.entries()) if (!KNOWN_EVALUATORS.includes(e)) invalid(`evaluators[${i}]`, 'is not an evaluator');
   return evaluators.length === 0 ? ALL_EVALUATORS : [...new Set(evaluators)];
 }
 

@@ -4,7 +4,7 @@
 // pass rate.
 import type { CaseResultRecord, MetricRecord, ScoreRecord } from './records.ts';
 
-const ANSWER_EVALUATORS = new Set(['exact', 'contains', 'regex']);
+const ANSWER_EVALUATORS = new Set(['exact', 'contains', 'regex', 'llm_judge']);
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
 
 export const metricName = (score: string) =>
