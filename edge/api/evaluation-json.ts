@@ -36,7 +36,7 @@ const MemoryKeySchema = z
     namespace: Namespace,
     key: z
       .string()
-      .min(1, { error: 'must not be empty' })
+      .regex(/\S/, { error: 'must not be empty' })
       .max(LIMITS.key, { error: `must be at most ${LIMITS.key} characters` }),
   })
   .strict()
@@ -58,7 +58,10 @@ export const NewCaseSchema = z
       })
       .optional()
       .meta({ description: 'RE2 syntax (no backreferences or lookarounds), at most 1000 characters; matched anywhere in the answer.' }),
-    labels: z.array(z.string().min(1).max(LIMITS.label)).max(LIMITS.labels).optional(),
+    labels: z
+      .array(z.string().regex(/\S/, { error: 'must not be empty' }).max(LIMITS.label))
+      .max(LIMITS.labels)
+      .optional(),
   })
   .strict()
   .refine((c) => (c.expected_memories?.length ?? 0) > 0 || (c.expected_answer ?? '').trim() !== '' || (c.answer_pattern ?? '') !== '', {

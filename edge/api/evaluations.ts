@@ -180,7 +180,7 @@ function compareRoute({ ctx }: RouteDeps): RestRoute {
     operationId: 'compareEvaluations',
     summary: 'Compare with another evaluation',
     description:
-      'This evaluation (head) against `base`, both finished and of one dataset: each metric before, after and its delta, and the cases whose scores changed (improved, regressed). 409 `evaluation-not-finished` while either runs.',
+      'This evaluation (head) against `base`, both finished (of one dataset, usually: cases are matched by id): each metric before, after and its delta, and the cases whose scores changed (improved, regressed). 409 `evaluation-not-finished` while either runs.',
     tags,
     params: evaluationParams,
     query: compareQuery,

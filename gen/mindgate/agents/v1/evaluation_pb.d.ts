@@ -1686,8 +1686,8 @@ export declare const EvaluationService: GenService<{
     output: typeof ListCaseResultsResponseSchema;
   },
   /**
-   * CompareEvaluations compares two finished evaluations of one dataset: each metric's delta and
-   * the cases whose scores changed. FAILED_PRECONDITION (reason evaluation-not-finished) while
+   * CompareEvaluations compares two finished evaluations (of one dataset, usually: cases are
+   * matched by id): each metric's delta and the cases whose scores changed. FAILED_PRECONDITION (reason evaluation-not-finished) while
    * either runs.
    *
    * @generated from rpc mindgate.agents.v1.EvaluationService.CompareEvaluations

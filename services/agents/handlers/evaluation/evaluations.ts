@@ -170,7 +170,6 @@ export async function compareEvaluations(ctx: EvaluationContext, req: CompareEva
   const head = await ownedEvaluation(ctx, organizationId, req.headEvaluationId, 'head_evaluation_id');
   if (!FINISHED.has(base.status) || !FINISHED.has(head.status))
     throw failure('both evaluations must have finished', Code.FailedPrecondition, REASONS.evaluationNotFinished);
-  if (base.datasetId !== head.datasetId) invalid('head_evaluation_id', 'must be an evaluation of the same dataset as the base');
   const baseResults = new Map((await ctx.results.find({ evaluationId: base._id })).map((r) => [r.caseId, r]));
   const headResults = await ctx.results.find({ evaluationId: head._id }, { sort: { field: 'seq', direction: 'asc' } });
   let compared = 0;
