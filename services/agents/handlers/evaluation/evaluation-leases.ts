@@ -98,10 +98,15 @@ export async function claimEvaluation(ctx: EvaluationContext, req: ClaimEvaluati
   return create(ClaimEvaluationResponseSchema, {});
 }
 
-/** Stores one result, unless the case has one already (a worker that lost its lease wrote it). */
+/**
+ * Stores one result, unless the case has one already (a worker that lost its lease wrote it);
+ * answers the case's seq. A case deleted while it was being scored is skipped (0).
+ */
 async function storeResult(ctx: EvaluationContext, evaluation: EvaluationRecord, r: RecordCaseResultsRequest['results'][number]) {
+  if (r.caseId.length > 100) invalid('results.case_id', 'is not a case id');
   const found = await ctx.cases.get(r.caseId);
-  if (!found || found.datasetId !== evaluation.datasetId || found.seq > evaluation.lastSeq)
+  if (!found) return 0;
+  if (found.datasetId !== evaluation.datasetId || found.seq > evaluation.lastSeq)
     invalid('results.case_id', 'is not a case of this evaluation');
   const record: CaseResultRecord = {
     _id: resultId(evaluation._id, found._id),
