@@ -47,7 +47,7 @@ const UpdateDatasetSchema = z
   .object({ name: DatasetName.optional(), description: Description.optional() })
   .strict()
   .refine((b) => b.name !== undefined || b.description !== undefined, { error: 'give name or description' })
-  .meta({ title: 'UpdateEvaluationDataset', example: { description: 'Questions on-call asked in Q3.' } });
+  .meta({ title: 'UpdateEvaluationDataset', minProperties: 1, example: { description: 'Questions on-call asked in Q3.' } });
 
 const withEtag = (description: string) => ({ ...json(DatasetSchema, description), headers: ETAG_HEADER });
 export const tags = ['Evaluation'];

@@ -5,11 +5,11 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import * as z from 'zod';
 import type { NewCase } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
-import { readBody, sendJson } from '../http/respond.ts';
+import { sendJson } from '../http/respond.ts';
 import type { AppContext } from '../context.ts';
 import { caseLine, newCaseMessage, NewCaseSchema } from './evaluation-json.ts';
 import { datasetParams, tags } from './evaluation-datasets.ts';
-import { errors, json, MediaTypeError, notFoundAs404, type RestRoute, type RouteDeps } from './rest-route.ts';
+import { errors, json, MediaTypeError, notFoundAs404, readRawBody, type RestRoute, type RouteDeps } from './rest-route.ts';
 
 /** The largest import: about 10,000 cases of 1 KiB. */
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
@@ -83,8 +83,23 @@ async function addLines(ctx: AppContext, organizationId: string, datasetId: stri
   return imported;
 }
 
+/** The import's body as OpenAPI states it: JSON Lines text. */
+const IMPORT_BODY = {
+  required: true,
+  content: Object.fromEntries(
+    MEDIA_TYPES.map((type) => [
+      type,
+      {
+        schema: { type: 'string', minLength: 1 },
+        example:
+          '{"input":"How many connections does the checkout database pool hold?","namespace":"knowledge","expected_memories":[{"namespace":"knowledge","key":"services/checkout/db-pool"}]}\n',
+      },
+    ]),
+  ),
+};
+
 export function importCasesRoute({ ctx }: RouteDeps): RestRoute {
-  return defineApiRoute({
+  const route = defineApiRoute({
     method: 'POST',
     path: '/organizations/:organization_id/evaluation-datasets/:dataset_id/cases/import',
     operationId: 'importEvaluationCases',
@@ -97,6 +112,7 @@ export function importCasesRoute({ ctx }: RouteDeps): RestRoute {
       '200': json(ImportResultSchema, 'What was imported.'),
       ...errors,
       '404': 'NotFound',
+      '408': 'RequestTimeout',
       '413': 'ContentTooLarge',
       '415': 'UnsupportedMediaType',
     },
@@ -104,13 +120,14 @@ export function importCasesRoute({ ctx }: RouteDeps): RestRoute {
       const type = (c.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       if (!MEDIA_TYPES.includes(type)) throw new MediaTypeError('send the cases as application/jsonl, one JSON object per line');
       const { organization_id: organizationId, dataset_id: datasetId } = c.input.params;
-      const text = (await readBody(c.req, MAX_IMPORT_BYTES)).toString('utf8');
+      const text = (await readRawBody(c, MAX_IMPORT_BYTES)).toString('utf8');
       await notFoundAs404(() => ctx.clients.evaluation.getDataset({ organizationId, datasetId }));
       const { lines, failed } = parseLines(text);
       const imported = await addLines(ctx, organizationId, datasetId, lines, failed);
       sendJson(c.res, 200, { imported, failed: failed.sort((a, b) => a.line - b.line) });
     },
   });
+  return { ...route, requestBody: IMPORT_BODY, creates: true, bodyLimit: MAX_IMPORT_BYTES };
 }
 
 export function exportCasesRoute({ ctx }: RouteDeps): RestRoute {

@@ -255,6 +255,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
         : `${roles.join(', ')}${access.self ? ' (any member on themselves)' : ''}`;
       op.description = `${op.description ?? ''}\n\nRoles: ${who}; API keys and client credentials: ${machines}.`.trim();
     }
+    if (route.requestBody) op.requestBody = route.requestBody;
     if (route.body) {
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;
       const schemas = components.schemas as Record<string, unknown>;

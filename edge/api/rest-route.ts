@@ -36,6 +36,8 @@ export type RestRoute = AnyApiRoute & {
   bodyLimit?: number;
   /** Media types the body may have besides JSON, taken as files (OpenAPI: binary). */
   uploadTypes?: string[];
+  /** The OpenAPI requestBody of a route whose body is not JSON at all (JSON Lines, say). */
+  requestBody?: Record<string, unknown>;
 };
 
 /** The resource does not exist, or belongs to another organization (404). */
