@@ -218,6 +218,17 @@ describe('datasets', () => {
     expect(huge.status).toBe(413);
     expect(huge.json.status).toBe(413);
     expect((await call(path(`/evaluation-datasets/${id}`), { token: t })).json.case_count).toBe(2);
+    // A retried import with the same Idempotency-Key answers the first result and adds nothing.
+    const once = {
+      token: t,
+      rawBody: JSON.stringify(CASES[2]),
+      contentType: 'application/jsonl',
+      headers: { 'idempotency-key': 'import-1' },
+    };
+    expect((await call(path(`/evaluation-datasets/${id}/cases/import`), once)).json.imported).toBe(1);
+    const again = await call(path(`/evaluation-datasets/${id}/cases/import`), once);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await call(path(`/evaluation-datasets/${id}`), { token: t })).json.case_count).toBe(3);
   });
 });
 
