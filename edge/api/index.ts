@@ -255,7 +255,6 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
         : `${roles.join(', ')}${access.self ? ' (any member on themselves)' : ''}`;
       op.description = `${op.description ?? ''}\n\nRoles: ${who}; API keys and client credentials: ${machines}.`.trim();
     }
-    if (route.requestBody) op.requestBody = route.requestBody;
     if (route.body) {
       const title = (z.toJSONSchema(route.body) as { title?: string }).title ?? `${route.operationId}Body`;
       const schemas = components.schemas as Record<string, unknown>;
@@ -264,7 +263,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       addUploadTypes(op, route);
     }
   }
-  addExamples(doc);
+  addExamples(withRawBodies(doc, routes));
   components.securitySchemes = {
     BearerToken: {
       type: 'http',
@@ -290,6 +289,16 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
 }
 
 type Json = Record<string, unknown>;
+
+/** The request bodies that are not JSON at all (a JSON Lines import), as their routes state them. */
+function withRawBodies(doc: Json, routes: RestRoute[]): Json {
+  const paths = doc.paths as Record<string, Record<string, Json>>;
+  for (const route of routes) {
+    const op = paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    if (op && route.requestBody) op.requestBody = route.requestBody;
+  }
+  return doc;
+}
 
 /** The files an operation also takes as its raw body (memory seeding's uploads), beside JSON. */
 function addUploadTypes(op: Json, route: RestRoute): void {
