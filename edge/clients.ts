@@ -19,6 +19,7 @@ import { PlaybooksService } from '../gen/mindgate/agents/v1/playbooks_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
 import { JobsService } from '../gen/mindgate/agents/v1/jobs_pb.js';
 import { AlertsService } from '../gen/mindgate/agents/v1/alerts_pb.js';
+import { EvaluationService } from '../gen/mindgate/agents/v1/evaluation_pb.js';
 import { WebhooksService } from '../gen/mindgate/agents/v1/webhooks_pb.js';
 import { EventOutboxService } from '../gen/mindgate/events/v1/outbox_pb.js';
 import { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
@@ -71,6 +72,8 @@ export interface ServiceClients {
   playbooks: Client<typeof PlaybooksService>;
   /** Alert sources, rules and alert events (served by the agents service). */
   alerts: Client<typeof AlertsService>;
+  /** Evaluation datasets, evaluations and their queue (served by the agents service). */
+  evaluation: Client<typeof EvaluationService>;
   billing: Client<typeof BillingService>;
   /** Webhook endpoints, deliveries and publishing (served by the agents service). */
   webhooks: Client<typeof WebhooksService>;
@@ -151,6 +154,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     jobs: client(JobsService, 'agents'),
     playbooks: client(PlaybooksService, 'agents'),
     alerts: client(AlertsService, 'agents'),
+    evaluation: client(EvaluationService, 'agents'),
     billing: client(BillingService, 'billing'),
     webhooks: client(WebhooksService, 'agents'),
     outboxes: { brain: client(EventOutboxService, 'brain'), agents: client(EventOutboxService, 'agents') },

@@ -26,6 +26,7 @@ import { readWebConfig, type WebConfig } from './web/config.ts';
 import { readAuthConfig, type AuthConfig } from './oauth/config.ts';
 import { readMailConfig, type MailConfig } from './mail/config.ts';
 import { readRunnerConfig, type RunnerConfig } from './runs/config.ts';
+import { readEvaluationConfig, type EvaluationWorkerConfig } from './evaluation/config.ts';
 
 export type SurfaceName = 'gateway' | 'api' | 'web' | 'auth';
 
@@ -66,6 +67,8 @@ export interface EdgeConfig {
   mail: MailConfig;
   /** The LLM runner of investigations: the model provider and the queue (edge/runs/config.ts). */
   runner: RunnerConfig;
+  /** The evaluation worker (edge/evaluation/config.ts). */
+  evaluation: EvaluationWorkerConfig;
   /** The Agents API (edge/api/config.ts). */
   api: ApiConfig;
   /** The public Web API and site (edge/web/config.ts). */
@@ -127,6 +130,7 @@ export function readEdgeConfig(env: Env, cpuCount: number): EdgeConfig {
     auth: readAuthConfig(env),
     mail: readMailConfig(env),
     runner: readRunnerConfig(env),
+    evaluation: readEvaluationConfig(env),
     api: readApiConfig(env),
     web: readWebConfig(env),
     gateway: readGatewayConfig(env),

@@ -36,6 +36,9 @@ const STATUS_BY_REASON: Record<string, number> = {
   'run-active': 409,
   'playbook-unpublished': 409,
   'alert-resolved': 409,
+  'dataset-empty': 409,
+  'dataset-full': 409,
+  'evaluation-not-finished': 409,
   'plan-limit': 403,
   'subscription-state': 409,
 };

@@ -20,6 +20,7 @@ import { createTokenVerifier } from './oauth/verify.ts';
 import { createMailQueue } from './mail/queue.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { startRunners } from './runs/runners.ts';
+import { createEvaluationWorker } from './evaluation/worker.ts';
 import { createEventRelay } from './webhooks/relay.ts';
 
 export interface Platform {
@@ -162,6 +163,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     metadata.listening(edge.listeners.auth.url);
     mail.start();
     const runners = startRunners({ clients, config, logger, now, gatewayUrl: edge.listeners.gateway?.url ?? config.publicUrls.gateway });
+    const evaluation = createEvaluationWorker({
+      clients,
+      config: config.evaluation,
+      llm: config.runner,
+      logger: logger.child({ component: 'evaluation' }),
+    });
+    evaluation.start();
     // Events of the services' outboxes to the webhooks service (edge/webhooks/relay.ts).
     // Replicas share the work; an operator may leave it to some of them (WEBHOOK_RELAY=false).
     const relay = createEventRelay(ctx);
@@ -176,7 +184,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalToken,
       async stop(graceMs = config.shutdownGraceMs) {
         // Together: one grace for the whole process, and every port refuses new work at once.
+        const evaluationStopped = evaluation.stop();
         await Promise.all([edge.close(graceMs), mail.stop(), runners.stop(), relay.stop(), ...servers.map((s) => s.close(graceMs))]);
+        await evaluationStopped;
         await metricsListener?.close();
         if (!options.stores) await stores.close();
       },

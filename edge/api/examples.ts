@@ -8,6 +8,7 @@ import { JOB_EXAMPLES } from './job-examples.ts';
 import { SEEDING_EXAMPLES } from './seeding-examples.ts';
 import { PLAYBOOK_EXAMPLES } from './playbook-examples.ts';
 import { ALERT_EXAMPLES } from './alert-examples.ts';
+import { EVALUATION_EXAMPLES } from './evaluation-examples.ts';
 
 const ORG = 'org_3hT9xQ2mZr8vKp1L';
 const USER = 'usr_8fJ2kLm4Pq9RsT1v';
@@ -568,6 +569,7 @@ export const EXAMPLES: Record<string, unknown> = {
   ...SEEDING_EXAMPLES,
   ...PLAYBOOK_EXAMPLES,
   ...ALERT_EXAMPLES,
+  ...EVALUATION_EXAMPLES,
   CreateMemory: { namespace: 'knowledge', key: 'services/checkout', ...memoryFields },
   UpdateMemory: { ...memoryFields, expected_version: 1 },
   MemoryFeedback: {

@@ -266,7 +266,7 @@ function buildDocument(ctx: AppContext, routes: RestRoute[]): Record<string, unk
       addUploadTypes(op, route);
     }
   }
-  addExamples(doc);
+  addExamples(withRawBodies(doc, routes));
   components.securitySchemes = securitySchemes(ctx);
   return doc;
 }
@@ -299,6 +299,16 @@ function securitySchemes(ctx: AppContext): Record<string, unknown> {
 }
 
 type Json = Record<string, unknown>;
+
+/** The request bodies that are not JSON at all (a JSON Lines import), as their routes state them. */
+function withRawBodies(doc: Json, routes: RestRoute[]): Json {
+  const paths = doc.paths as Record<string, Record<string, Json>>;
+  for (const route of routes) {
+    const op = paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    if (op && route.requestBody) op.requestBody = route.requestBody;
+  }
+  return doc;
+}
 
 /** The files an operation also takes as its raw body (memory seeding's uploads), beside JSON. */
 function addUploadTypes(op: Json, route: RestRoute): void {

@@ -24,6 +24,8 @@ import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
 import { jobRoutes } from './jobs.ts';
 import { alertRoutes } from './alerts.ts';
+import { evaluationDatasetRoutes } from './evaluation-datasets.ts';
+import { evaluationRoutes } from './evaluations.ts';
 import { runLeaseRoutes } from './run-leases.ts';
 import { playbookRoutes } from './playbooks.ts';
 import { playbookDocumentRoutes } from './playbook-documents.ts';
@@ -178,6 +180,8 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...playbookRoutes(deps),
     streamRunEventsRoute(deps),
     ...alertRoutes(deps),
+    ...evaluationDatasetRoutes(deps),
+    ...evaluationRoutes(deps),
     ...webhookEndpointRoutes(deps),
     ...webhookDeliveryRoutes(deps),
     ...billingSubscriptionRoutes(deps),

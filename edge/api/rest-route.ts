@@ -40,6 +40,8 @@ export type RestRoute = AnyApiRoute & {
   yamlBody?: boolean;
   /** An unguarded route's own security requirement (a source's secret), for the OpenAPI document. */
   security?: Record<string, string[]>[];
+  /** The OpenAPI requestBody of a route whose body is not JSON at all (JSON Lines, say). */
+  requestBody?: Record<string, unknown>;
 };
 
 /** The resource does not exist, or belongs to another organization (404). */

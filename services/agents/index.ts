@@ -105,6 +105,7 @@ import { jobsModule } from './jobs/module.ts';
 import { playbooksModule } from './playbooks-module.ts';
 import { alertRoutes, AlertsService } from './alerts/module.ts';
 import { openAlertCollections } from './alerts/records.ts';
+import { evaluationModule } from './handlers/evaluation/module.ts';
 import { openWebhookCollections, type WebhookCollections } from './webhooks/records.ts';
 import { deleteOrganization, purgeOrganizationData, type OrganizationDeletionContext } from './handlers/organization-deletion.ts';
 import type { RecordCollection, RecordDoc } from '../common/storage/records/interface.ts';
@@ -397,6 +398,9 @@ export function createAgentsModule(
   // Alert sources, rules and events (alerts/), which open investigations; purged with the rest.
   const alerts = openAlertCollections(stores.records);
   contexts.deletion.owned.unshift(...(Object.values(alerts) as RecordCollection<RecordDoc>[]));
+  // Evaluation datasets and runs (handlers/evaluation/); an organization's deletion purges them.
+  const evaluation = evaluationModule(stores.records, now);
+  contexts.deletion.owned.push(...evaluation.owned);
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {
     services: [
@@ -415,6 +419,7 @@ export function createAgentsModule(
       EventOutboxService,
       ...webhooks.services,
       ...jobs.services,
+      ...evaluation.services,
     ],
     routes: (router) => {
       gateway.routes(router);
@@ -427,6 +432,7 @@ export function createAgentsModule(
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);
       jobs.routes(router);
+      evaluation.routes(router);
     },
     close: async () => {
       await Promise.all([webhooks.close(), timeouts.stop(), jobs.close()]);

@@ -84,6 +84,17 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404",
 include-operation-id = ["assertRelationship", "mergeEntities"]
 checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "422"]
 
+# A case's answer_pattern must be a pattern RE2 takes, and a case needs an expectation (a 422
+# naming the field, test/integration/api-evaluation.test.ts); a dataset holds 10,000 cases at most.
+[[operations]]
+include-operation-id = "addEvaluationCase"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409", "422"]
+
+# An evaluation of a dataset without cases (409 dataset-empty); a comparison of one not finished.
+[[operations]]
+include-operation-id = ["createEvaluation", "compareEvaluations"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409"]
+
 # A job's cron expression and time zone are valid as croner and the time-zone database read them
 # (a 422 naming schedule or time_zone, test/integration/api-jobs.test.ts).
 [[operations]]

@@ -31,3 +31,8 @@ def map_query(context, query):
             if isinstance(value, str) and len(value) <= 2048 and OPAQUE.fullmatch(value):
                 del query[name]
     return query
+
+
+# JSON Lines bodies (importEvaluationCases) are text: sent as text/plain is.
+for media_type in ("application/jsonl", "application/x-ndjson", "application/json-lines"):
+    schemathesis.serializer.alias(media_type, "text/plain")

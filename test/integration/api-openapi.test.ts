@@ -59,7 +59,10 @@ describe('the OpenAPI document of the Agents API', () => {
           expect(status === '204' || content['application/jsonl'] || content['text/event-stream'], `${name} ${status}`).toBeTruthy();
         }
       }
-      if (op.requestBody) check(`${name} request body`, op.requestBody.content['application/json']);
+      if (op.requestBody?.content['application/json']) check(`${name} request body`, op.requestBody.content['application/json']);
+      // A body that is not JSON at all (a JSON Lines import): text, with an example.
+      else if (op.requestBody)
+        for (const media of Object.values(op.requestBody.content as Record<string, Json>)) expect(media.example, name).toBeTruthy();
     }
     for (const [name, response] of Object.entries(doc.components.responses as Record<string, Json>)) {
       check(`response ${name}`, response.content['application/problem+json']);

@@ -69,6 +69,11 @@ async function leftovers(records: RecordStore, organizationId: string): Promise<
     'seeding_items',
     'playbooks',
     'playbook_versions',
+    'evaluation_datasets',
+    'evaluation_cases',
+    'evaluation_case_counters',
+    'evaluations',
+    'evaluation_results',
   ];
   const counts: Record<string, number> = {};
   for (const name of byOrganization) {
@@ -159,6 +164,16 @@ describe('deleting an organization', () => {
     });
     expect(seeded.status).toBe(201);
     const run = ((await seeded.json()) as Json).id as string;
+    // An evaluation dataset with a case, and an evaluation of it scored by the platform's worker.
+    const t = owner.access_token;
+    const dataset = (await call(`/organizations/${org}/evaluation-datasets`, { token: t, body: { name: 'D' } })).json.id;
+    const evalCase = { input: 'backup runbook', namespace: 'knowledge', expected_memories: [{ namespace: 'knowledge', key: 'notes/0' }] };
+    await call(`/organizations/${org}/evaluation-datasets/${dataset}/cases`, { token: t, body: evalCase });
+    const evaluationId = (await call(`/organizations/${org}/evaluations`, { token: t, body: { dataset_id: dataset } })).json.id;
+    for (let i = 0; i < 300; i += 1) {
+      if ((await call(`/organizations/${org}/evaluations/${evaluationId}`, { token: t })).json.status === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const records = platform.ctx.stores.records;
     for (let until = Date.now() + 60_000; (await records.collection('seeding_items').count({ organizationId: org })) < 2; ) {
       if (Date.now() > until) throw new Error('the seeding run never extracted its items');
@@ -170,6 +185,11 @@ describe('deleting an organization', () => {
     }
     expect(Object.keys(await leftovers(records, org)).sort()).toEqual(
       expect.arrayContaining([
+        'evaluation_datasets',
+        'evaluation_cases',
+        'evaluation_case_counters',
+        'evaluations',
+        'evaluation_results',
         'memories',
         'memberships',
         'teams',

@@ -29,6 +29,12 @@ export const REASONS = {
   playbookUnpublished: 'playbook-unpublished',
   /** The alert event is resolved already (acknowledge, resolve, snooze). */
   alertResolved: 'alert-resolved',
+  /** An evaluation of a dataset without cases. */
+  datasetEmpty: 'dataset-empty',
+  /** A dataset already holds as many cases as it may. */
+  datasetFull: 'dataset-full',
+  /** A comparison of evaluations that have not both finished. */
+  evaluationNotFinished: 'evaluation-not-finished',
   /** The organization's plan does not allow more (memories, members): RESOURCE_EXHAUSTED. */
   planLimit: 'plan-limit',
   /** The subscription is not in a state that allows the change (nothing to cancel, a checkout needed). */
