@@ -114,9 +114,10 @@ rows.push(
     'fusion (100 candidates)',
     await measure(QUERIES, 1, async (i) => {
       const lexical = index.search(queries[i]!, 50).map((h) => ({ key: h.key, lexical: h.score }));
+      const bm25 = index.scorer(queries[i]!);
       const semantic = matches[i]!.map((m) => ({
         key: String(m.payload.key),
-        lexical: index.score(queries[i]!, String(m.payload.key)),
+        lexical: bm25(String(m.payload.key)),
         semantic: m.score,
       }));
       fuse([...lexical, ...semantic], 0.7);

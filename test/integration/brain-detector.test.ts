@@ -137,7 +137,7 @@ describe('lexical index', () => {
     expect(index.search('postgres', 3, { updatedAfter: 2 }).map((h) => h.key)).toEqual(['b']);
     expect(index.search('postgres', 3, { entities: ['POSTGRES'] }).map((h) => h.key)).toEqual(['a']);
     expect(index.keysForEntity('postgres')).toEqual(['a']);
-    expect(index.score('lag', 'a')).toBeGreaterThan(0);
+    expect(index.scorer('lag')('a')).toBeGreaterThan(0);
   });
 
   it('stays correct through updates, deletions and compaction', () => {

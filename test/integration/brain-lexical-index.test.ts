@@ -1,6 +1,8 @@
 // The lexical index's pruned BM25 (MaxScore: common words only update documents rarer words
 // found, once no other document can make the top) returns exactly what scoring every posting
-// returns: same keys, same order, same scores, with and without filters.
+// returns: same keys, same order, same scores, with and without filters; and a search restricted to
+// the memories listing an entity (scored one by one when they are few) returns what scoring every
+// memory that passes the filter returns.
 import { describe, expect, it } from 'vitest';
 import { type LexicalFilter, LexicalIndex } from '../../services/brain/search/lexical-index.ts';
 
@@ -23,7 +25,8 @@ function corpus(size: number): LexicalIndex {
       title: random() < 0.3 ? pick(RARE) : '',
       content: words.join(' '),
       tags: [`t${i % 5}`],
-      entities: [],
+      // A rare entity (a dozen documents each) and a common one (a third of them).
+      entities: [...(i % 500 < 12 ? [`Service ${i % 500}`] : []), ...(i % 3 === 0 ? ['Platform Team'] : [])],
       updatedAt: i,
       seq: i + 1,
       contentHash: String(i),
@@ -50,6 +53,27 @@ describe('pruned BM25 of the lexical index', () => {
         const full = index.search(query, 1_000_000, filter).slice(0, limit);
         expect(pruned.map((h) => h.key)).toEqual(full.map((h) => h.key));
         for (const [i, h] of pruned.entries()) expect(h.score).toBeCloseTo(full[i]!.score, 9);
+      }
+    }
+  });
+
+  it('restricted to an entity, returns what scoring every document that lists it returns', () => {
+    const index = corpus(6_000);
+    const keys = Array.from({ length: 6_000 }, (_, i) => `doc-${i}`);
+    for (let q = 0; q < 200; q++) {
+      const query = Array.from({ length: 1 + Math.floor(random() * 6) }, () => (random() < 0.5 ? pick(COMMON) : pick(RARE))).join(' ');
+      const entity = q % 2 ? `service ${q % 12}` : 'PLATFORM  team';
+      for (const filter of [{ entities: [entity] }, { entities: [entity], tags: ['t2'] }] as LexicalFilter[]) {
+        const bm25 = index.scorer(query);
+        const expected = keys
+          .filter((key) => index.matches(key, filter))
+          .map((key) => ({ key, score: bm25(key) }))
+          .filter((h) => h.score > 0)
+          .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1))
+          .slice(0, 20);
+        const found = index.search(query, 20, filter);
+        expect(found.map((h) => h.key)).toEqual(expected.map((h) => h.key));
+        for (const [i, h] of found.entries()) expect(h.score).toBeCloseTo(expected[i]!.score, 9);
       }
     }
   });

@@ -127,6 +127,7 @@ async function gatherCandidates(
     lexical.push(...index.search(q.query, CUE_POOL, { ...filter, entities: cues.entities }));
   }
   for (const hit of lexical) if (!candidates.has(hit.key)) candidates.set(hit.key, { key: hit.key, lexical: hit.score });
+  const bm25 = index.scorer(q.query);
   let semKept = 0;
   for (const match of semMatches) {
     const key = String(match.payload.key);
@@ -135,7 +136,7 @@ async function gatherCandidates(
     if (semKept++ >= POOL) break;
     const existing = candidates.get(key);
     if (existing) existing.semantic = match.score;
-    else candidates.set(key, { key, lexical: index.score(q.query, key), semantic: match.score });
+    else candidates.set(key, { key, lexical: bm25(key), semantic: match.score });
   }
   return candidates;
 }

@@ -83,7 +83,8 @@ export class LexicalIndex {
   private postings = new Map<string, number[]>();
   private df = new Map<string, number>();
   private byHash = new Map<string, Set<string>>();
-  private byEntity = new Map<string, Set<string>>();
+  /** The documents listing each entity (normalized). */
+  private byEntity = new Map<string, Set<DocEntry>>();
   private totalLength = 0;
   private dead = 0;
   private scratch = new Float64Array(1024);
@@ -137,7 +138,7 @@ export class LexicalIndex {
       this.df.set(t, (this.df.get(t) ?? 0) + 1);
     }
     addTo(this.byHash, entry.contentHash, entry.key);
-    for (const e of entry.entities) addTo(this.byEntity, e, entry.key);
+    for (const e of entry.entities) addTo(this.byEntity, e, entry);
   }
 
   remove(key: string): void {
@@ -154,7 +155,7 @@ export class LexicalIndex {
       else this.df.set(t, n);
     }
     removeFrom(this.byHash, entry.contentHash, key);
-    for (const e of entry.entities) removeFrom(this.byEntity, e, key);
+    for (const e of entry.entities) removeFrom(this.byEntity, e, entry);
     if (this.dead > 1_000 && this.dead > this.slots.length / 4) this.compact();
   }
 
@@ -169,16 +170,16 @@ export class LexicalIndex {
 
   /** Keys mentioning the entity, most recently updated first. */
   keysForEntity(name: string): string[] {
-    const keys = [...(this.byEntity.get(normalizeEntity(name)) ?? [])];
-    return keys.sort((a, b) => this.docs.get(b)!.updatedAt - this.docs.get(a)!.updatedAt);
+    const entries = [...(this.byEntity.get(normalizeEntity(name)) ?? [])];
+    return entries.sort((a, b) => b.updatedAt - a.updatedAt).map((e) => e.key);
   }
 
   matches(key: string, filter: LexicalFilter): boolean {
     const entry = this.docs.get(key);
-    return entry !== undefined && this.passes(entry, filter);
+    return entry !== undefined && this.passes(entry, compileFilter(filter));
   }
 
-  private passes(entry: DocEntry, filter: LexicalFilter): boolean {
+  private passes(entry: DocEntry, filter: CompiledFilter): boolean {
     if (filter.excludeKeys?.has(entry.key)) return false;
     if (filter.allowKey && !filter.allowKey(entry.key)) return false;
     if (filter.updatedAfter !== undefined && entry.updatedAt <= filter.updatedAfter) return false;
@@ -186,17 +187,15 @@ export class LexicalIndex {
     if (filter.eventAfter !== undefined && entry.eventAt < filter.eventAfter) return false;
     if (filter.eventBefore !== undefined && entry.eventAt >= filter.eventBefore) return false;
     if (filter.tags?.length && !filter.tags.every((t) => entry.tags.includes(t))) return false;
-    if (filter.entities?.length && !filter.entities.some((e) => entry.entities.includes(normalizeEntity(e)))) {
-      return false;
-    }
+    if (filter.entitySet && !entry.entities.some((e) => filter.entitySet!.has(e))) return false;
     return true;
   }
 
   /** Query terms with their inverse document frequency, rarest first, at most `maxTerms`. */
-  private weightedTerms(query: string, maxTerms: number): { term: string; idf: number }[] {
+  private weightedTerms(query: string, maxTerms: number): WeightedTerm[] {
     const n = this.docs.size;
     const seen = new Set<string>();
-    const out: { term: string; idf: number }[] = [];
+    const out: WeightedTerm[] = [];
     for (const term of terms(query)) {
       if (seen.has(term)) continue;
       seen.add(term);
@@ -217,15 +216,68 @@ export class LexicalIndex {
    */
   search(query: string, limit: number, filter: LexicalFilter = {}, maxTerms = 32): LexicalHit[] {
     if (this.docs.size === 0 || limit <= 0) return [];
+    const compiled = compileFilter(filter);
+    const weighted = this.weightedTerms(query, maxTerms);
+    const within = this.entitySlots(compiled, weighted);
+    return within ? this.searchSlots(within, weighted, limit, compiled) : this.searchPostings(weighted, limit, compiled);
+  }
+
+  /**
+   * The slots of the documents listing one of the filter's entities, when scoring them one by one
+   * costs less than walking the query terms' postings (an entity most often names a handful of
+   * memories, a query word thousands); undefined otherwise. With an entity filter the postings
+   * walk can rarely prune (few of the best documents pass the filter), so it reads every posting.
+   */
+  private entitySlots(filter: CompiledFilter, weighted: WeightedTerm[]): number[] | undefined {
+    if (!filter.entitySet) return undefined;
+    let documents = 0;
+    for (const e of filter.entitySet) documents += this.byEntity.get(e)?.size ?? 0;
+    let postings = 0;
+    for (const { term } of weighted) postings += this.postings.get(term)!.length;
+    // Scoring a document looks each query term up among its distinct terms.
+    if (documents * weighted.length * 4 > postings) return undefined;
+    const slots = new Set<number>();
+    for (const e of filter.entitySet) for (const entry of this.byEntity.get(e) ?? []) slots.add(entry.slot);
+    return [...slots];
+  }
+
+  /** BM25 of the documents in `slots` one by one: the same scores the postings walk sums. */
+  private searchSlots(slots: number[], weighted: WeightedTerm[], limit: number, filter: CompiledFilter): LexicalHit[] {
+    const { norm0, norm1 } = this.lengthNorm();
+    const hits: LexicalHit[] = [];
+    for (const slot of slots) {
+      const entry = this.slots[slot]!;
+      if (!this.passes(entry, filter)) continue;
+      const score = this.scoreEntry(entry, weighted, norm0, norm1);
+      if (score > 0) hits.push({ key: entry.key, score });
+    }
+    return topK(hits, limit);
+  }
+
+  /** BM25's length normalisation K1 * (1 - B + B * length / avgdl) as norm0 + norm1 * length. */
+  private lengthNorm(): { norm0: number; norm1: number } {
     const avgdl = this.totalLength / this.docs.size;
+    return { norm0: K1 * (1 - B), norm1: (K1 * B) / avgdl };
+  }
+
+  /** A document's BM25 for the weighted terms, summed in their order as the postings walk does. */
+  private scoreEntry(entry: DocEntry, weighted: WeightedTerm[], norm0: number, norm1: number): number {
+    let total = 0;
+    for (const { term, idf } of weighted) {
+      const i = entry.terms.indexOf(term);
+      if (i < 0) continue;
+      const tf = Math.min(entry.freqs[i]!, MAX_TF);
+      total += (idf * tf * (K1 + 1)) / (tf + norm0 + norm1 * entry.length);
+    }
+    return total;
+  }
+
+  private searchPostings(weighted: WeightedTerm[], limit: number, filter: CompiledFilter): LexicalHit[] {
     if (this.scratch.length < this.slots.length) this.scratch = new Float64Array(this.slots.length * 2);
     const scratch = this.scratch;
-    // BM25's length normalisation K1 * (1 - B + B * length / avgdl) is norm0 + norm1 * length.
-    const norm0 = K1 * (1 - B);
-    const norm1 = (K1 * B) / avgdl;
+    const { norm0, norm1 } = this.lengthNorm();
     const lengths = this.lengths;
     const touched: number[] = [];
-    const weighted = this.weightedTerms(query, maxTerms);
     // The most each term can add to one document: BM25 with tf -> infinity and length -> 0.
     const rest = weighted.map((w) => w.idf * (K1 + 1));
     for (let i = rest.length - 2; i >= 0; i--) rest[i]! += rest[i + 1]!;
@@ -248,7 +300,7 @@ export class LexicalIndex {
       }
     }
     const hits: LexicalHit[] = [];
-    const filtered = hasFilter(filter);
+    const filtered = filter.any;
     for (const slot of touched) {
       const score = scratch[slot]!;
       scratch[slot] = 0;
@@ -269,8 +321,8 @@ export class LexicalIndex {
   }
 
   /** The `limit`-th best partial score among the found documents passing the filter (0 if fewer). */
-  private kthScore(touched: number[], limit: number, filter: LexicalFilter): number {
-    const filtered = hasFilter(filter);
+  private kthScore(touched: number[], limit: number, filter: CompiledFilter): number {
+    const filtered = filter.any;
     const best: number[] = [];
     for (const slot of touched) {
       const score = this.scratch[slot]!;
@@ -298,25 +350,24 @@ export class LexicalIndex {
     }
   }
 
-  /** BM25 score of one document for the query (0 when no word matches or it is absent). */
-  score(query: string, key: string): number {
-    const entry = this.docs.get(key);
-    if (!entry) return 0;
-    const avgdl = this.totalLength / this.docs.size;
-    let total = 0;
-    for (const { term, idf } of this.weightedTerms(query, 32)) {
-      const i = entry.terms.indexOf(term);
-      if (i < 0) continue;
-      const tf = Math.min(entry.freqs[i], MAX_TF);
-      total += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * entry.length) / avgdl));
-    }
-    return total;
+  /**
+   * BM25 of single documents for the query (0 when no word matches or the key is absent): the
+   * query's terms are weighed once, for every document scored.
+   */
+  scorer(query: string): (key: string) => number {
+    const weighted = this.weightedTerms(query, 32);
+    const { norm0, norm1 } = this.lengthNorm();
+    return (key) => {
+      const entry = this.docs.get(key);
+      return entry ? this.scoreEntry(entry, weighted, norm0, norm1) : 0;
+    };
   }
 
   /** Keys passing the filter, most recently updated first (for filter-only listings). */
   recent(limit: number, filter: LexicalFilter = {}): string[] {
+    const compiled = compileFilter(filter);
     const out: DocEntry[] = [];
-    for (const entry of this.docs.values()) if (this.passes(entry, filter)) out.push(entry);
+    for (const entry of this.docs.values()) if (this.passes(entry, compiled)) out.push(entry);
     out.sort((a, b) => b.updatedAt - a.updatedAt);
     return out.slice(0, limit).map((e) => e.key);
   }
@@ -340,6 +391,23 @@ export class LexicalIndex {
   }
 }
 
+interface WeightedTerm {
+  term: string;
+  idf: number;
+}
+
+/** A filter checked against many documents: its entities normalized once, into a set. */
+interface CompiledFilter extends LexicalFilter {
+  entitySet?: Set<string>;
+  /** hasFilter() of the filter. */
+  any: boolean;
+}
+
+function compileFilter(filter: LexicalFilter): CompiledFilter {
+  const entitySet = filter.entities?.length ? new Set(filter.entities.map(normalizeEntity)) : undefined;
+  return { ...filter, entitySet, any: hasFilter(filter) };
+}
+
 export function hasFilter(f: LexicalFilter): boolean {
   return Boolean(
     f.tags?.length ||
@@ -353,13 +421,13 @@ export function hasFilter(f: LexicalFilter): boolean {
   );
 }
 
-function addTo(map: Map<string, Set<string>>, k: string, v: string): void {
+function addTo<T>(map: Map<string, Set<T>>, k: string, v: T): void {
   let set = map.get(k);
   if (!set) map.set(k, (set = new Set()));
   set.add(v);
 }
 
-function removeFrom(map: Map<string, Set<string>>, k: string, v: string): void {
+function removeFrom<T>(map: Map<string, Set<T>>, k: string, v: T): void {
   const set = map.get(k);
   if (!set) return;
   set.delete(v);
