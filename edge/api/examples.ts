@@ -608,7 +608,7 @@ export const EXAMPLES: Record<string, unknown> = {
   },
   Run: run,
   RunStep: runStep,
-  CreateRun: { executor: 'llm', instructions: 'Find the cause and propose a fix.', timeout_seconds: 900 },
+  CreateRun: { executor: 'llm', instructions: 'Find the cause and propose a fix.', timeout_seconds: 900, brain_feedback: true },
   CancelRun: { reason: 'resolved by hand' },
   ClaimRun: { agent_id: 'oncall-bot@host-7', lease_seconds: 120 },
   ClaimedRun: {
