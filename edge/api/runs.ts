@@ -178,7 +178,7 @@ function createRunRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createRun',
       summary: 'Start a run on a thread',
       description:
-        "Queues a run. An `llm` run (the default) is worked by the platform's LLM runner (where `LLM_URL` is set): it reads the thread, may recall from the organization's Brain, and posts its conclusion to the thread. An `external` run waits for an agent of the organization to claim it (`claimRun`).",
+        "Queues a run. An `llm` run (the default) is worked by the platform's LLM runner (where `LLM_URL` is set): it reads the thread, may recall from and write to the organization's Brain and call the tools of the organization's MCP servers through the gateway, and posts its conclusion to the thread. An `external` run waits for an agent of the organization to claim it (`claimRun`). With `brain_feedback`, the run's outcome is reported to the Brain on the memories it read.",
       tags,
       params: threadParams,
       responses: { '201': withEtag('The queued run.'), ...errors, ...notFound },
