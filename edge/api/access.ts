@@ -138,6 +138,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   updateThread: work,
   postThreadMessage: work,
   listThreadMessages: read,
+  listThreadMemories: read,
   createRun: work,
   listRuns: read,
   getRun: read,

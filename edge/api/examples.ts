@@ -66,6 +66,9 @@ const threadMessage = {
   content: 'p99 of /checkout doubled after the 09:35 deploy. What changed?',
   author: USER,
   run_id: null,
+  attachments: [
+    { uri: 's3://ops-logs/deploys/2026-11-25/checkout-42.log', media_type: 'text/plain', title: 'Deploy 42 log', size_bytes: 48213 },
+  ],
   created_at: AT,
 };
 const run = {
@@ -99,7 +102,7 @@ const runStep = {
   kind: 'brain_read',
   name: 'brain_recall',
   ok: true,
-  arguments: { tool_call_id: 'call_1', arguments: '{"task":"checkout latency after a deploy"}' },
+  arguments: { tool_call_id: 'call_1', arguments: { task: 'checkout latency after a deploy' } },
   result: {
     context: '…',
     memories: [{ namespace: 'knowledge', key: 'runbooks/checkout-latency', title: 'Checkout latency after deploys' }],
@@ -590,10 +593,22 @@ export const EXAMPLES: Record<string, unknown> = {
   ThreadMessage: threadMessage,
   CreateThread: { title: 'Checkout latency above 2 s since 09:40', message: 'What changed around 09:35?' },
   UpdateThread: { status: 'resolved' },
-  PostThreadMessage: { content: 'The deploy at 09:35 changed the payment client timeout.' },
+  PostThreadMessage: {
+    content: 'The deploy at 09:35 changed the payment client timeout; its log is attached.',
+    attachments: [threadMessage.attachments[0]],
+  },
+  ThreadMemory: {
+    thread_id: THREAD,
+    namespace: 'episodes',
+    key: 'incidents/checkout-latency-2026-11-25',
+    version: 1,
+    run_id: RUN,
+    step_index: 3,
+    created_at: AT,
+  },
   Run: run,
   RunStep: runStep,
-  CreateRun: { executor: 'llm', instructions: 'Find the cause and propose a fix.', timeout_seconds: 900 },
+  CreateRun: { executor: 'llm', instructions: 'Find the cause and propose a fix.', timeout_seconds: 900, brain_feedback: true },
   CancelRun: { reason: 'resolved by hand' },
   ClaimRun: { agent_id: 'oncall-bot@host-7', lease_seconds: 120 },
   ClaimedRun: {

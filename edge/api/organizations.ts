@@ -20,6 +20,7 @@ import { createInvitationMail, invitationRoutes } from './invitations.ts';
 import { organizationChangeRoutes } from './organization-changes.ts';
 import { teamBrainAccessRoutes } from './team-brain-access.ts';
 import { teamRoutes } from './teams.ts';
+import { threadMemoryRoutes } from './thread-memories.ts';
 import { threadRoutes } from './threads.ts';
 import { runRoutes } from './runs.ts';
 import { jobRoutes } from './jobs.ts';
@@ -172,6 +173,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...integrationRoutes(deps),
     ...userRoutes(deps),
     ...threadRoutes(deps),
+    ...threadMemoryRoutes(deps),
     ...runLeaseRoutes(deps),
     ...runRoutes(deps),
     ...jobRoutes(deps),

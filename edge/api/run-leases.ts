@@ -10,6 +10,7 @@ import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { errors, json, notFoundAs404, orgParams, readJson, type RestRoute, type RouteDeps } from './rest-route.ts';
 import { runJson, runParams, RunSchema, stepJson, StepSchema } from './runs.ts';
+import { reportExternalFeedback } from '../runs/feedback.ts';
 import { quoteEtag } from './etag.ts';
 import { MessageSchema, messageJson } from './threads.ts';
 
@@ -21,7 +22,12 @@ const LeaseSeconds = z
   .optional()
   .meta({ description: 'The lease, 5-3600 seconds (default 60).' });
 const Tokens = z.int({ error: 'must be an integer' }).min(0, { error: 'must not be negative' }).max(1e12).optional();
-const KINDS = { model_call: StepKind.MODEL_CALL, tool_call: StepKind.TOOL_CALL, brain_read: StepKind.BRAIN_READ } as const;
+const KINDS = {
+  model_call: StepKind.MODEL_CALL,
+  tool_call: StepKind.TOOL_CALL,
+  brain_read: StepKind.BRAIN_READ,
+  brain_write: StepKind.BRAIN_WRITE,
+} as const;
 
 const ClaimSchema = z
   .object({
@@ -44,7 +50,12 @@ const ReportStepSchema = z
   .object({
     lease_id: LeaseId,
     lease_seconds: LeaseSeconds,
-    kind: z.enum(['model_call', 'tool_call', 'brain_read'], { error: 'must be model_call, tool_call or brain_read' }),
+    kind: z
+      .enum(['model_call', 'tool_call', 'brain_read', 'brain_write'], { error: 'must be model_call, tool_call, brain_read or brain_write' })
+      .meta({
+        description:
+          'A `brain_read` whose `result.memories` lists `{namespace, key}` names the memories the run read (its outcome is reported on them with `brain_feedback`); a `brain_write` whose result has `namespace`, `key` and `version` is listed among the memories the thread produced.',
+      }),
     name: z.string().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' }),
     ok: z.boolean({ error: 'must be true or false' }),
     arguments: z.record(z.string(), z.unknown()).optional(),
@@ -186,7 +197,7 @@ function completeRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'completeRun',
       summary: 'Complete a run',
       description:
-        'Ends the run as `succeeded` (its `output` is posted to the thread) or `failed`. 409 `lease-lost` when you no longer hold it.',
+        'Ends the run as `succeeded` (its `output` is posted to the thread) or `failed`. A run created with `brain_feedback` first reports its outcome to the Brain on the memories its `brain_read` steps named, recorded as a last `brain_write` step named `brain_feedback` (once: a completion retried after it does not report again). 409 `lease-lost` when you no longer hold it.',
       tags,
       params: runParams,
       responses: { '200': json(RunSchema, 'The finished run.'), ...leaseResponses },
@@ -194,6 +205,8 @@ function completeRoute({ ctx, limit }: RouteDeps): RestRoute {
         const body = await readJson(c, CompleteSchema, limit);
         const { organization_id: organizationId, run_id: runId } = c.input.params;
         const status = body.status === 'succeeded' ? RunStatus.SUCCEEDED : RunStatus.FAILED;
+        const lease = { organizationId, runId, leaseId: body.lease_id };
+        await notFoundAs404(() => reportExternalFeedback(ctx.clients, lease, status === RunStatus.SUCCEEDED));
         const { run } = await notFoundAs404(() =>
           ctx.clients.runs.completeRun({
             organizationId,

@@ -102,9 +102,16 @@ const CreateRunSchema = z
       .min(1, { error: 'must be at least 1' })
       .max(86_400, { error: 'must be at most 86400' })
       .optional(),
+    brain_feedback: z.boolean({ error: 'must be true or false' }).optional().meta({
+      description:
+        "Report the run's outcome to the Brain (worked when it succeeds, failed when it fails) on the memories it read: an `llm` run's recalls, an `external` run's `brain_read` steps. Default false.",
+    }),
   })
   .strict()
-  .meta({ title: 'CreateRun', example: { instructions: 'Find the cause and propose a fix.', timeout_seconds: 900 } });
+  .meta({
+    title: 'CreateRun',
+    example: { instructions: 'Find the cause and propose a fix.', timeout_seconds: 900, brain_feedback: true },
+  });
 const CancelRunSchema = z
   .object({ reason: z.string().max(1_000, { error: 'must be at most 1000 characters' }).optional() })
   .strict()
@@ -171,7 +178,7 @@ function createRunRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createRun',
       summary: 'Start a run on a thread',
       description:
-        "Queues a run. An `llm` run (the default) is worked by the platform's LLM runner (where `LLM_URL` is set): it reads the thread, may recall from the organization's Brain, and posts its conclusion to the thread. An `external` run waits for an agent of the organization to claim it (`claimRun`).",
+        "Queues a run. An `llm` run (the default) is worked by the platform's LLM runner (where `LLM_URL` is set): it reads the thread, may recall from and write to the organization's Brain and call the tools of the organization's MCP servers through the gateway, and posts its conclusion to the thread. An `external` run waits for an agent of the organization to claim it (`claimRun`). With `brain_feedback`, the run's outcome is reported to the Brain on the memories it read.",
       tags,
       params: threadParams,
       responses: { '201': withEtag('The queued run.'), ...errors, ...notFound },
@@ -185,6 +192,7 @@ function createRunRoute({ ctx, limit }: RouteDeps): RestRoute {
             executor: EXECUTORS[body.executor ?? 'llm'],
             instructions: body.instructions ?? '',
             timeoutSeconds: body.timeout_seconds ?? 0,
+            brainFeedback: body.brain_feedback ?? false,
             createdBy: callerOf(c).subject,
           }),
         );

@@ -3,6 +3,7 @@
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import * as z from 'zod';
 import { MessageRole, ThreadStatus, type Message, type Thread } from '../../gen/mindgate/agents/v1/threads_pb.js';
+import { attachmentJson, AttachmentSchema, Attachments, attachmentsOf } from './thread-attachments.ts';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { callerOf } from './access.ts';
@@ -71,6 +72,7 @@ export const MessageSchema = z
     content: z.string(),
     author: z.string().meta({ description: 'A user, API key or client id; for agent messages, the executor.' }),
     run_id: z.string().nullable().meta({ description: 'The run that wrote it, for agent messages.' }),
+    attachments: z.array(AttachmentSchema).meta({ description: 'Files and pages it refers to (by reference).' }),
     created_at: z.string().nullable(),
   })
   .meta({ title: 'ThreadMessage' });
@@ -85,9 +87,20 @@ const UpdateThreadSchema = z
   .refine((b) => b.title !== undefined || b.status !== undefined, { error: 'give title or status' })
   .meta({ title: 'UpdateThread', minProperties: 1, example: { status: 'resolved' } });
 const PostMessageSchema = z
-  .object({ content: Content.regex(/\S/, { error: 'must not be empty' }) })
+  .object({
+    content: Content.regex(/\S/, { error: 'must not be empty' }),
+    attachments: Attachments.optional().meta({ description: 'Files and pages the message refers to, by reference (at most 20).' }),
+  })
   .strict()
-  .meta({ title: 'PostThreadMessage', example: { content: 'The deploy at 09:35 changed the payment client timeout.' } });
+  .meta({
+    title: 'PostThreadMessage',
+    example: {
+      content: 'The deploy at 09:35 changed the payment client timeout; its log is attached.',
+      attachments: [
+        { uri: 's3://ops-logs/deploys/2026-11-25/checkout-42.log', media_type: 'text/plain', title: 'Deploy 42 log', size_bytes: 48213 },
+      ],
+    },
+  });
 const threadListQuery = pageQuery.extend({ status: Status.optional().meta({ description: 'Only threads in this status.' }) });
 
 export const threadJson = (t: Thread) => ({
@@ -107,6 +120,7 @@ export const messageJson = (m: Message) => ({
   content: m.content,
   author: m.author,
   run_id: m.runId === '' ? null : m.runId,
+  attachments: m.attachments.map(attachmentJson),
   created_at: iso(m.createTime as Timestamp | undefined),
 });
 const withEtag = (description: string) => ({ ...json(ThreadSchema, description), headers: ETAG_HEADER });
@@ -215,7 +229,8 @@ function postMessageRoute({ ctx, limit }: RouteDeps): RestRoute {
       path: '/organizations/:organization_id/threads/:thread_id/messages',
       operationId: 'postThreadMessage',
       summary: 'Write to a thread',
-      description: 'Adds a message from the caller (role `user`). A run started afterwards reads it.',
+      description:
+        'Adds a message from the caller (role `user`), with `attachments` by reference (at most 20: `uri`, `media_type`, `title`, `size_bytes`). A run started afterwards reads it.',
       tags,
       params: threadParams,
       responses: { '201': json(MessageSchema, 'The message.'), ...errors, ...notFound },
@@ -228,6 +243,7 @@ function postMessageRoute({ ctx, limit }: RouteDeps): RestRoute {
             threadId,
             role: MessageRole.USER,
             content: body.content,
+            attachments: attachmentsOf(body.attachments),
             author: callerOf(c).subject,
           }),
         );

@@ -1,6 +1,7 @@
-// The Brain steps of a playbook run, for the run's organization only: a read is a search of one
-// namespace, a write puts a memory under the key the step names (so a write done again after a
-// takeover finds the memory unchanged rather than writing a second one). The Brain refusing the
+// The Brain steps of a run (a playbook's steps, the LLM runner's brain_remember tool), for the
+// run's organization only: a read is a search of one namespace, a write puts a memory under the
+// key the step names (so a write done again after a takeover finds the memory unchanged rather
+// than writing a second one). The Brain refusing the
 // step's values (a key it does not take, the plan's memory limit) fails the step; a Brain that
 // does not answer ends the attempt, and the run is taken up again when its lease expires.
 import type { JsonObject } from '@bufbuild/protobuf';
@@ -45,6 +46,12 @@ export function brainRead(brain: Client<typeof BrainService>, organizationId: st
   });
 }
 
+export type NamespaceName = keyof typeof NAMESPACES;
+export interface MemoryName {
+  namespace: NamespaceName;
+  key: string;
+}
+
 export interface BrainWrite {
   namespace: keyof typeof NAMESPACES;
   key: string;
@@ -57,7 +64,8 @@ export function brainWrite(
   brain: Client<typeof BrainService>,
   organizationId: string,
   step: BrainWrite,
-  source: { runId: string; playbook: string },
+  /** Who writes, as the Brain records it: the runner, and which run. */
+  source: { clientId: string; clientName: string },
 ): Promise<ToolCallOutcome> {
   return refusedAsFailure(async () => {
     const res = await brain.putMemory({
@@ -67,7 +75,7 @@ export function brainWrite(
       title: step.title ?? '',
       content: step.content,
       tags: step.tags ?? [],
-      source: { clientId: 'playbook-runner', clientName: `playbook ${source.playbook} (${source.runId})` },
+      source,
     });
     const result: JsonObject = {
       namespace: step.namespace,
@@ -83,17 +91,17 @@ export function brainWrite(
 export function recordFeedback(
   brain: Client<typeof BrainService>,
   organizationId: string,
-  memories: Array<{ namespace: keyof typeof NAMESPACES; key: string }>,
+  memories: MemoryName[],
   outcome: Outcome,
-  runId: string,
+  source: { note: string; clientId: string },
 ): Promise<ToolCallOutcome> {
   return refusedAsFailure(async () => {
     const res = await brain.recordFeedback({
       organizationId,
       memories: memories.map((m) => ({ namespace: NAMESPACES[m.namespace], key: m.key })),
       outcome,
-      note: `playbook run ${runId}`,
-      source: { clientId: 'playbook-runner' },
+      note: source.note,
+      source: { clientId: source.clientId },
     });
     const missing = res.missing.map((m) => `${namespaceName(m.namespace)}/${m.key}`);
     return { ok: true, error: '', result: { recorded: res.memories.length, missing } };

@@ -1,4 +1,5 @@
-// MCP tool calls of a playbook run, made through the gateway (this replica's own listener) as a client of the
+// MCP tool calls of a run (a playbook's steps, the LLM runner's model), and the listing of a
+// server's tools, made through the gateway (this replica's own listener) as a client of the
 // organization, never straight to the backend: the gateway's organization check (only the
 // organization's own servers), its tool policy and its private-address rules apply to the runner
 // as to any agent. The runner's credential is the same signed ticket as the Agents API's
@@ -17,8 +18,17 @@ export interface ToolCallOutcome {
   error: string;
 }
 
+/** A tool as the server's tools/list gave it (through the gateway: the tool policy applied). */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: JsonObject;
+}
+
 export interface GatewayTools {
   call(server: string, tool: string, args: JsonObject, signal: AbortSignal): Promise<ToolCallOutcome>;
+  /** The server's tools, every page; throws when the server cannot be reached or refuses. */
+  list(server: string, signal: AbortSignal): Promise<ListedTool[]>;
   close(): Promise<void>;
 }
 
@@ -28,7 +38,14 @@ export interface GatewayToolsOptions {
   tickets: ConnectionTickets;
   mcpServers: RpcClient<typeof McpServersService>;
   timeoutMs: number;
+  /** The MCP paths of servers already read from the registry (by name), saving a listing per server. */
+  mcpPaths?: ReadonlyMap<string, string>;
+  /** How the runner introduces itself to servers (MCP clientInfo.name). */
+  clientName?: string;
 }
+
+/** At most this many tools/list pages of one server (a server paging forever cannot hold a run). */
+const MAX_LIST_PAGES = 20;
 
 /** The MCP path of the organization's server `name` (its registry entry), or 'mcp' when it is not one of its own. */
 async function mcpPathOf(options: GatewayToolsOptions, name: string): Promise<string> {
@@ -54,28 +71,45 @@ export function createGatewayTools(options: GatewayToolsOptions): GatewayTools {
   const clients = new Map<string, Promise<Client>>();
 
   async function connect(server: string): Promise<Client> {
-    const url = new URL(`${options.gatewayUrl}/${server}/${await mcpPathOf(options, server)}`);
+    const url = new URL(`${options.gatewayUrl}/${server}/${options.mcpPaths?.get(server) ?? (await mcpPathOf(options, server))}`);
     const ticketed: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       headers.set(CONNECTION_TEST_HEADER, options.tickets.issue(server, options.organizationId));
       return fetch(input, { ...init, headers });
     };
-    const client = new Client({ name: 'mindgate-playbook-runner', version: '1.0.0' });
+    const client = new Client({ name: options.clientName ?? 'mindgate-playbook-runner', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { fetch: ticketed }), { timeout: options.timeoutMs });
     return client;
   }
 
+  function clientOf(server: string): Promise<Client> {
+    let pending = clients.get(server);
+    if (!pending) {
+      pending = connect(server);
+      clients.set(server, pending);
+      // A failed connection is not kept: the next step tries again.
+      pending.catch(() => clients.delete(server));
+    }
+    return pending;
+  }
+
   return {
+    async list(server, signal) {
+      const client = await clientOf(server);
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+        const res = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: options.timeoutMs });
+        for (const t of res.tools)
+          tools.push({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as unknown as JsonObject });
+        cursor = res.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return tools;
+    },
     async call(server, tool, args, signal) {
       try {
-        let pending = clients.get(server);
-        if (!pending) {
-          pending = connect(server);
-          clients.set(server, pending);
-          // A failed connection is not kept: the next step tries again.
-          pending.catch(() => clients.delete(server));
-        }
-        const client = await pending;
+        const client = await clientOf(server);
         const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: options.timeoutMs });
         const isError = result.isError === true;
         const text = Array.isArray(result.content) ? result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') : '';

@@ -5,7 +5,7 @@
 // rebuilds it from the recorded steps and goes on from the first step not recorded, so only the
 // step in flight at the moment of death is done again.
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
-import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import type { McpServersService } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import type { PlaybooksService } from '../../gen/mindgate/agents/v1/playbooks_pb.js';
 import {
@@ -16,13 +16,15 @@ import {
   type RunsService,
   type Step,
 } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { Outcome, type BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import type { BrainService } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { Logger } from '../../services/common/log.ts';
 import { evaluateCondition, fillTemplates } from '../../services/common/playbooks/expressions.ts';
 import type { PlaybookDocument, PlaybookStep } from '../../services/common/playbooks/validate.ts';
 import type { ConnectionTickets } from '../gateway/connection-test.ts';
-import { brainRead, brainWrite, recordFeedback, type BrainRead, type BrainWrite } from './brain-steps.ts';
+import { brainRead, brainWrite, type BrainRead, type BrainWrite } from './brain-steps.ts';
+import { isFeedback, memoriesRead, reportFeedback } from './feedback.ts';
 import { createGatewayTools, type GatewayTools, type ToolCallOutcome } from './gateway-tools.ts';
+import { playbookDocument } from './playbook-document.ts';
 import { isLeaseLost, keepLease } from './run-execution.ts';
 
 export interface PlaybookExecutionDeps {
@@ -42,25 +44,7 @@ interface Scope {
   steps: Record<string, { ok: boolean; skipped: boolean; result: JsonObject; error: string }>;
 }
 
-/** The memories the run's Brain reads found (each once, at most 50: what RecordFeedback takes). */
-function readMemories(scope: Scope): Array<{ namespace: 'episodes' | 'knowledge'; key: string }> {
-  const seen = new Map<string, { namespace: 'episodes' | 'knowledge'; key: string }>();
-  for (const step of Object.values(scope.steps)) {
-    const found = step.result?.memories;
-    if (!Array.isArray(found)) continue;
-    for (const m of found as Array<{ namespace?: unknown; key?: unknown }>) {
-      if ((m.namespace === 'episodes' || m.namespace === 'knowledge') && typeof m.key === 'string')
-        seen.set(`${m.namespace}/${m.key}`, { namespace: m.namespace, key: m.key });
-    }
-  }
-  return [...seen.values()].slice(0, 50);
-}
-
 const KIND = { tool_call: StepKind.TOOL_CALL, brain_read: StepKind.BRAIN_READ, brain_write: StepKind.BRAIN_WRITE } as const;
-
-/** The step that reports the run's outcome to the Brain, last before the run completes. */
-const FEEDBACK_STEP = 'brain_feedback';
-const isFeedback = (s: Step) => s.kind === StepKind.BRAIN_WRITE && s.name === FEEDBACK_STEP;
 
 /** The scope after the recorded steps, each under the id of the playbook step it recorded. */
 function scopeOf(claim: ClaimRunResponse, recorded: Step[], doc: PlaybookDocument): Scope {
@@ -122,35 +106,34 @@ class PlaybookExecution {
       for (const [i, done] of recorded.entries()) {
         // The previous holder recorded a failure that ends the run, then died before completing it.
         if (!done.ok && !steps[i]?.continue_on_error)
-          return this.finish(scope, RunStatus.FAILED, '', `step ${steps[i]?.id} failed: ${done.error}`);
+          return this.finish(doc, scope, RunStatus.FAILED, '', `step ${steps[i]?.id} failed: ${done.error}`);
       }
       for (let i = recorded.length; i < steps.length; i += 1) {
         const outcome = await this.step(doc, steps[i], scope, run.runId);
         if (!outcome.ok && !steps[i].continue_on_error)
-          return this.finish(scope, RunStatus.FAILED, '', `step ${steps[i].id} failed: ${outcome.error}`);
+          return this.finish(doc, scope, RunStatus.FAILED, '', `step ${steps[i].id} failed: ${outcome.error}`);
       }
     } finally {
       await this.tools.close();
     }
-    await this.finish(scope, RunStatus.SUCCEEDED, summary(doc, scope), '');
+    await this.finish(doc, scope, RunStatus.SUCCEEDED, summary(doc, scope), '');
   }
 
   /**
    * Completes the run; first, when the run asks for it, reports its outcome to the Brain as
    * feedback on the memories its steps read, recorded as a step so a takeover does not report it again.
    */
-  private async finish(scope: Scope, status: RunStatus, output: string, error: string): Promise<void> {
-    const memories = readMemories(scope);
-    if (this.claim.run!.brainFeedback && !this.feedbackDone && memories.length > 0) {
-      const outcome = status === RunStatus.SUCCEEDED ? Outcome.WORKED : Outcome.FAILED;
-      const reported = await recordFeedback(this.deps.brain, this.lease.organizationId, memories, outcome, this.lease.runId);
-      await this.report({
-        kind: StepKind.BRAIN_WRITE,
-        name: FEEDBACK_STEP,
-        ok: reported.ok,
-        arguments: { outcome: outcome === Outcome.WORKED ? 'worked' : 'failed', memories: memories.map((m) => `${m.namespace}/${m.key}`) },
-        result: reported.result,
-        error: reported.error,
+  private async finish(doc: PlaybookDocument, scope: Scope, status: RunStatus, output: string, error: string): Promise<void> {
+    if (this.claim.run!.brainFeedback && !this.feedbackDone) {
+      const reads = (doc.steps ?? []).filter((s) => s.kind === 'brain_read').map((s) => scope.steps[s.id]?.result);
+      await reportFeedback({
+        brain: this.deps.brain,
+        runs: this.deps.runs,
+        lease: this.lease,
+        memories: memoriesRead(reads),
+        succeeded: status === RunStatus.SUCCEEDED,
+        reporter: 'playbook-runner',
+        signal: this.signal,
       });
     }
     await this.complete(status, output, error);
@@ -158,19 +141,9 @@ class PlaybookExecution {
 
   /** The document of the run's version; a version that is gone fails the run. */
   private async document(): Promise<PlaybookDocument | undefined> {
-    const run = this.claim.run!;
-    try {
-      const { version } = await this.deps.playbooks.getPlaybookVersion({
-        organizationId: run.organizationId,
-        playbookId: run.playbookId,
-        version: run.playbookVersion,
-      });
-      return version!.document as unknown as PlaybookDocument;
-    } catch (err) {
-      if (!(err instanceof ConnectError) || (err.code !== Code.NotFound && err.code !== Code.InvalidArgument)) throw err;
-      await this.complete(RunStatus.FAILED, '', `the run's playbook version is gone: ${err.rawMessage}`);
-      return undefined;
-    }
+    const read = await playbookDocument(this.deps.playbooks, this.claim.run!);
+    if ('gone' in read) await this.complete(RunStatus.FAILED, '', read.gone);
+    return 'document' in read ? read.document : undefined;
   }
 
   private async step(doc: PlaybookDocument, step: PlaybookStep, scope: Scope, runId: string): Promise<ToolCallOutcome> {
@@ -211,7 +184,7 @@ class PlaybookExecution {
         this.deps.brain,
         organizationId,
         { ...(filled as BrainWrite), key: String(filled.key), content: String(filled.content) },
-        { runId, playbook: doc.name },
+        { clientId: 'playbook-runner', clientName: `playbook ${doc.name} (${runId})` },
       );
     }
     scope.steps[step.id] = { ok: outcome.ok, skipped: false, result: outcome.result, error: outcome.error };

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import type { Logger } from '../../services/common/log.ts';
 import type { ServiceClients } from '../clients.ts';
+import type { ConnectionTickets } from '../gateway/connection-test.ts';
 import { createChatModel, type ChatModel } from './chat-completions.ts';
 import type { RunnerConfig } from './config.ts';
 import { executeRun, type ExecutionDeps } from './run-execution.ts';
@@ -21,8 +22,11 @@ export interface Runner {
 }
 
 export interface RunnerOptions {
-  clients: Pick<ServiceClients, 'runs' | 'brain'>;
+  clients: Pick<ServiceClients, 'runs' | 'brain' | 'playbooks' | 'mcpServers'>;
   config: RunnerConfig & { url: string };
+  /** The gateway (this replica's listener): the model's MCP tools are called through it, as any agent's would. */
+  gatewayUrl: string;
+  tickets: ConnectionTickets;
   logger: Logger;
   /** The model; by default the configured chat-completions endpoint. */
   model?: ChatModel;
@@ -37,6 +41,10 @@ export function createRunner(options: RunnerOptions): Runner {
   const deps: ExecutionDeps = {
     runs: options.clients.runs,
     brain: options.clients.brain,
+    playbooks: options.clients.playbooks,
+    mcpServers: options.clients.mcpServers,
+    gatewayUrl: options.gatewayUrl,
+    tickets: options.tickets,
     model: options.model ?? createChatModel({ url: config.url, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs }),
     config,
     logger,

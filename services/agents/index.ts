@@ -98,6 +98,7 @@ import {
   type StepRecord,
 } from './handlers/runs.ts';
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
+import { listThreadMemories, type ThreadMemoryRecord } from './handlers/thread-memories.ts';
 import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
@@ -191,9 +192,7 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   const owned = [
     runs.steps,
     runs.runs,
-    runs.threads.messages,
-    runs.threads.counters,
-    runs.threads.threads,
+    ...threadCollections(runs.threads),
     teamMembers,
     teams.teams,
     invitations,
@@ -236,6 +235,9 @@ function openInvestigations(stores: RecordStores) {
       indexes: [{ fields: ['threadId', 'seq'] }, { fields: ['organizationId'] }],
     }),
     counters: records.collection<CounterRecord>('thread_message_counters', { indexes: [{ fields: ['organizationId'] }] }),
+    memories: records.collection<ThreadMemoryRecord>('thread_memories', {
+      indexes: [{ fields: ['threadId', 'createdAt'] }, { fields: ['organizationId'] }],
+    }),
     runs: records.collection<RunRecord>('runs', {
       indexes: [
         { fields: ['executor', 'dueAt'] },
@@ -251,9 +253,12 @@ function openInvestigations(stores: RecordStores) {
   };
 }
 
+/** A thread's collections in the order an organization's deletion purges them (the threads last). */
+const threadCollections = (t: ThreadsContext) => [t.messages, t.memories, t.counters, t.threads];
+
 /** Threads and runs write their lifecycle events (thread.*, run.*) to the service's outbox. */
 function runsContext(c: ReturnType<typeof openInvestigations>, events: EventOutbox, now: () => number): RunsContext {
-  const threads: ThreadsContext = { threads: c.threads, messages: c.messages, counters: c.counters, events, now };
+  const threads: ThreadsContext = { threads: c.threads, messages: c.messages, counters: c.counters, memories: c.memories, events, now };
   return { runs: c.runs, steps: c.steps, threads, events, now };
 }
 
@@ -266,6 +271,7 @@ function investigationRoutes(router: ConnectRouter, c: Contexts): void {
     updateThread: (req) => updateThread(t, req),
     postMessage: (req) => postMessage(t, req),
     listMessages: (req) => listMessages(t, req),
+    listThreadMemories: (req) => listThreadMemories(t, req),
   });
   router.service(RunsService, {
     createRun: (req) => createRun(c.runs, req),

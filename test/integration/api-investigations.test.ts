@@ -184,7 +184,7 @@ describe('runs', () => {
     expect(messages[1]).toMatchObject({ run_id: run.id, content: run.output });
     const asked = model.requests.find((r) => r.messages.some((m) => m.content === 'Checkout latency rose after the deploy'))!;
     expect(asked.authorization).toBe('Bearer sk-test-0123456789');
-    expect(asked.tools?.map((x) => x.function.name)).toEqual(['brain_recall']);
+    expect(asked.tools?.map((x) => x.function.name)).toEqual(['brain_recall', 'brain_remember']);
     const listed = await call(path(`/runs?thread_id=${thread.id}&status=succeeded`), { token: t });
     expect(listed.json.runs.map((r: Json) => r.id)).toEqual([run.id]);
   });

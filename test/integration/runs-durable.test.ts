@@ -2,7 +2,8 @@
 // replicas reaching the agents service and the Brain over gRPC), and the queue with its leases in
 // the agents service's records store. A replica killed (SIGKILL) in the middle of a run leaves it
 // to another, which takes it over when the lease expires and resumes from the recorded steps
-// without doing them again; replicas working the queue side by side never run one run twice.
+// without doing them again (an MCP tool call whose step is recorded is never made again, only the
+// one in flight at the kill); replicas working the queue side by side never run one run twice.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,8 +11,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startChatServer, type ChatRequest, type ChatReply, type ChatServer } from '../support/chat-server.ts';
+import { startOpsMcpServer, type OpsMcpServer } from '../support/ops-mcp-server.ts';
 import { startTestPlatform, testEnv, type TestPlatform } from '../support/platform.ts';
 import { inheritedEnv } from '../support/child-env.ts';
 
@@ -20,16 +23,31 @@ const token = 'a-shared-internal-token-of-at-least-32-chars';
 const ORG = 'org_durable1';
 let platform: TestPlatform;
 let model: ChatServer;
+let ops: OpsMcpServer;
 const replicas: { child: ChildProcess; dataDir: string; exited: Promise<unknown> }[] = [];
 /** Threads whose first model call after the Brain answered hangs, once (the replica is killed then). */
 const hangOnce = new Set<string>();
 
 function script(req: ChatRequest): ChatReply {
   const question = req.messages.find((m) => m.role === 'user')?.content ?? '';
+  if (question.startsWith('[mcp]')) return mcpScript(req);
   const tool = req.messages.find((m) => m.role === 'tool');
   if (!tool) return { toolCalls: [{ id: `call_${question.length}`, name: 'brain_recall', arguments: { task: question } }] };
   if (hangOnce.delete(question)) return 'hang';
   return { content: `Answer to "${question}": ${tool.content}` };
+}
+
+/** Two MCP tools in one answer (the second hangs the first time), then a conclusion from both. */
+function mcpScript(req: ChatRequest): ChatReply {
+  const tools = req.messages.filter((m) => m.role === 'tool');
+  if (tools.length === 0)
+    return {
+      toolCalls: [
+        { id: 'call_deploys', name: 'ops-durable__list_deploys', arguments: { service: 'checkout' } },
+        { id: 'call_query', name: 'ops-durable__slow_query', arguments: { q: 'checkout' } },
+      ],
+    };
+  return { content: tools.map((m) => m.content).join('; ') };
 }
 
 /** Starts an edge replica whose internal services are the test platform's, with the runner on. */
@@ -49,6 +67,8 @@ async function startReplica(): Promise<ChildProcess> {
       LLM_URL: model.url,
       RUNNER_LEASE_SECONDS: '5',
       RUNNER_POLL_MS: '100',
+      GATEWAY_REGISTRY_POLL_MS: '100',
+      GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -95,7 +115,13 @@ const getRun = (runId: string) => platform.ctx.clients.runs.getRun({ organizatio
 
 beforeAll(async () => {
   model = await startChatServer(script);
+  ops = await startOpsMcpServer();
   platform = await startTestPlatform({ INTERNAL_TOKEN: token });
+  await platform.ctx.clients.mcpServers.createMcpServer({
+    organizationId: ORG,
+    server: { name: 'ops-durable', url: ops.url, mcpPath: 'mcp', enabled: true, auth: { kind: McpAuthKind.NONE } },
+    createdBy: 'usr_test',
+  });
   await platform.ctx.clients.brain.putMemory({
     organizationId: ORG,
     namespace: Namespace.KNOWLEDGE,
@@ -113,6 +139,7 @@ afterAll(async () => {
   }
   await platform?.stop();
   await model?.close();
+  await ops?.close();
 });
 
 describe('durable runs', () => {
@@ -168,5 +195,43 @@ describe('durable runs', () => {
     const asked = model.requests.slice(before).map((r) => r.messages.find((m) => m.role === 'user')?.content);
     // Two model calls per run, no more: no run was worked by both replicas.
     for (let i = 0; i < 8; i += 1) expect(asked.filter((q) => q === `Question number ${i}`)).toHaveLength(2);
+  }, 180_000);
+
+  it('never calls an MCP tool again for a recorded step: after a kill inside the second call, only that one is made again', async () => {
+    // Only one replica works the queue, so the kill lands on the one holding the run.
+    for (const { child, exited } of replicas) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    }
+    const first = await startReplica();
+    ops.hangSlowQueries = 1;
+    const hanging = ops.hanging();
+    const { runId } = await queueRun('[mcp] Why is checkout slow?');
+    await hanging;
+    // The first call is recorded; the replica waits inside the second.
+    const held = await until(
+      () => getRun(runId),
+      (r) => r.stepCount === 2,
+    );
+    expect(held.attempt).toBe(1);
+    first.kill('SIGKILL');
+    await replicas.at(-1)!.exited;
+
+    await startReplica();
+    const done = await until(
+      () => getRun(runId),
+      (r) => r.status === RunStatus.SUCCEEDED,
+    );
+    expect(done.attempt).toBe(2);
+    expect(done.output).toContain('deploy 42 of checkout');
+    expect(done.output).toContain('p99 of checkout: 2.3 s');
+    expect(ops.calls.map((c) => c.tool)).toEqual(['list_deploys', 'slow_query', 'slow_query']);
+    const { steps } = await platform.ctx.clients.runs.listSteps({ organizationId: ORG, runId });
+    expect(steps.map((s) => [s.kind, s.kind === StepKind.TOOL_CALL ? s.name : '', s.attempt])).toEqual([
+      [StepKind.MODEL_CALL, '', 1],
+      [StepKind.TOOL_CALL, 'ops-durable/list_deploys', 1],
+      [StepKind.TOOL_CALL, 'ops-durable/slow_query', 2],
+      [StepKind.MODEL_CALL, '', 2],
+    ]);
   }, 180_000);
 });

@@ -12,7 +12,7 @@ export interface ChatRequest {
     tool_calls?: { id: string; function: { name: string; arguments: string } }[];
     tool_call_id?: string;
   }[];
-  tools?: { function: { name: string } }[];
+  tools?: { function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
   authorization?: string;
 }
 

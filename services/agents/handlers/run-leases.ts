@@ -28,6 +28,7 @@ import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import type { Filter } from '../../common/storage/records/interface.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { finish, FINISHED, ownedRun, putRun, toRun, toStep, type RunRecord, type RunsContext, type StepRecord } from './runs.ts';
+import { recordWrittenMemory } from './thread-memories.ts';
 import { appendMessage, MAX_CONTENT, ownedThread, toMessage } from './threads.ts';
 
 const AGENT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
@@ -163,6 +164,9 @@ export async function reportStep(ctx: RunsContext, req: ReportStepRequest) {
   const lease = leaseMs(req.leaseSeconds);
   const run = await held(ctx, req.organizationId, req.runId, req.leaseId);
   const step = stepOf(run, req, ctx.now());
+  // Before the step: a write the Brain has made is the thread's even if the step is never recorded
+  // (the holder dies first, or loses the lease); the takeover's record of it is the same one.
+  await recordWrittenMemory(ctx.threads, run.threadId, step);
   if (!(await ctx.steps.put(step, { expect: null }))) throw lost('another claim recorded this step');
   const counted = step.kind === StepKind.MODEL_CALL ? 0 : 1;
   const next = await advance(

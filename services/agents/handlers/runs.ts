@@ -228,6 +228,7 @@ export async function createRun(ctx: RunsContext, req: CreateRunRequest) {
     instructions: requireText('instructions', req.instructions, 20_000),
     timeoutSeconds,
     createdBy: requireText('created_by', req.createdBy, 200),
+    brainFeedback: req.brainFeedback,
   });
   return create(CreateRunResponseSchema, { run: toRun(run) });
 }

@@ -32,6 +32,8 @@ import type { RecordCollection, RecordDoc } from '../../common/storage/records/i
 import { findPage } from '../../common/storage/records/paging.ts';
 import { threadEvent, threadSubject } from '../events.ts';
 import { newId } from './organizations.ts';
+import { checkAttachments, toAttachment, type AttachmentRecord } from './thread-attachments.ts';
+import type { ThreadMemoryRecord } from './thread-memories.ts';
 
 const THREAD_ID = /^thr_[A-Za-z0-9]{1,60}$/;
 export const MAX_CONTENT = 100_000;
@@ -56,6 +58,8 @@ export interface MessageRecord extends RecordDoc {
   author: string;
   runId: string;
   toolName: string;
+  /** References to files and pages (absent on messages written before attachments existed). */
+  attachments?: AttachmentRecord[];
   createdAt: number;
 }
 
@@ -70,6 +74,8 @@ export interface ThreadsContext {
   threads: RecordCollection<ThreadRecord>;
   messages: RecordCollection<MessageRecord>;
   counters: RecordCollection<CounterRecord>;
+  /** The memories the threads' runs wrote to the Brain (thread-memories.ts). */
+  memories: RecordCollection<ThreadMemoryRecord>;
   /** The service's outbox, which thread.* events are written to with their change. */
   events: EventOutbox;
   now: () => number;
@@ -100,6 +106,7 @@ export const toMessage = (r: MessageRecord): Message =>
     runId: r.runId,
     toolName: r.toolName,
     createTime: timestampFromMs(r.createdAt),
+    attachments: (r.attachments ?? []).map(toAttachment),
   });
 
 const requireTitle = (value: string) => requireText('title', value.trim(), 200, { required: true }).trim();
@@ -123,6 +130,7 @@ export interface NewMessage {
   author: string;
   runId?: string;
   toolName?: string;
+  attachments?: AttachmentRecord[];
   /** A fixed id makes the write idempotent (a run's conclusion is posted once). */
   id?: string;
 }
@@ -144,6 +152,7 @@ export async function appendMessage(ctx: ThreadsContext, thread: ThreadRecord, m
     author: message.author,
     runId: message.runId ?? '',
     toolName: message.toolName ?? '',
+    ...(message.attachments?.length ? { attachments: message.attachments } : {}),
     createdAt: ctx.now(),
   };
   await ctx.messages.put(record);
@@ -213,12 +222,14 @@ export async function postMessage(ctx: ThreadsContext, req: PostMessageRequest) 
   const thread = await ownedThread(ctx, requireOrganization(req.organizationId), req.threadId);
   if (!(req.role in MessageRole) || req.role === MessageRole.UNSPECIFIED) invalid('role', 'is not a message role');
   const content = requireText('content', req.content, MAX_CONTENT, { required: true });
+  const attachments = checkAttachments(req.attachments);
   const record = await appendMessage(ctx, thread, {
     role: req.role,
     content,
     author: requireText('author', req.author, 200),
     runId: requireText('run_id', req.runId, 100),
     toolName: requireText('tool_name', req.toolName, 200),
+    attachments,
   });
   return create(PostMessageResponseSchema, { message: toMessage(record) });
 }

@@ -200,7 +200,10 @@ export declare type Run = Message<"mindgate.agents.v1.Run"> & {
   inputs?: JsonObject | undefined;
 
   /**
-   * Report the run's outcome to the Brain as feedback on the memories it read (playbook runs).
+   * Report the run's outcome to the Brain as feedback on the memories it read: the playbook
+   * runner's brain_read steps, the LLM runner's recalls, an external agent's brain_read steps
+   * (their result.memories), just before the run completes, recorded as a last brain_write step
+   * named brain_feedback.
    *
    * @generated from field: bool brain_feedback = 25;
    */
@@ -344,6 +347,13 @@ export declare type CreateRunRequest = Message<"mindgate.agents.v1.CreateRunRequ
    * @generated from field: mindgate.agents.v1.Executor executor = 6;
    */
   executor: Executor;
+
+  /**
+   * Report the run's outcome to the Brain as feedback on the memories it read (Run.brain_feedback).
+   *
+   * @generated from field: bool brain_feedback = 7;
+   */
+  brainFeedback: boolean;
 };
 
 /**

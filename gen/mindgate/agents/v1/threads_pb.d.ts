@@ -126,6 +126,13 @@ export declare type Message = Message$1<"mindgate.agents.v1.Message"> & {
    * @generated from field: google.protobuf.Timestamp create_time = 8;
    */
   createTime?: Timestamp | undefined;
+
+  /**
+   * Files and pages the message refers to (by reference: the platform stores no content).
+   *
+   * @generated from field: repeated mindgate.agents.v1.Attachment attachments = 9;
+   */
+  attachments: Attachment[];
 };
 
 /**
@@ -133,6 +140,102 @@ export declare type Message = Message$1<"mindgate.agents.v1.Message"> & {
  * Use `create(MessageSchema)` to create a new message.
  */
 export declare const MessageSchema: GenMessage<Message>;
+
+/**
+ * Attachment is a reference from a message to a file or page kept elsewhere.
+ *
+ * @generated from message mindgate.agents.v1.Attachment
+ */
+export declare type Attachment = Message$1<"mindgate.agents.v1.Attachment"> & {
+  /**
+   * An absolute URI of printable ASCII (a scheme, a colon, then no spaces), at most 2,000
+   * characters; not data:, javascript:, vbscript: or file: (inline content, code, or a path on
+   * some machine, not a reference).
+   *
+   * @generated from field: string uri = 1;
+   */
+  uri: string;
+
+  /**
+   * type/subtype (RFC 6838), lower case, at most 255 characters.
+   *
+   * @generated from field: string media_type = 2;
+   */
+  mediaType: string;
+
+  /**
+   * At most 200 characters; may be empty.
+   *
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * The size in bytes, when known (at most 2^53 - 1).
+   *
+   * @generated from field: optional uint64 size_bytes = 4;
+   */
+  sizeBytes?: bigint | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.Attachment.
+ * Use `create(AttachmentSchema)` to create a new message.
+ */
+export declare const AttachmentSchema: GenMessage<Attachment>;
+
+/**
+ * ThreadMemory is a memory a run of the thread wrote to the Brain: its namespace, key and the
+ * version written. The same version written again (a retry finding it unchanged) is listed once.
+ *
+ * @generated from message mindgate.agents.v1.ThreadMemory
+ */
+export declare type ThreadMemory = Message$1<"mindgate.agents.v1.ThreadMemory"> & {
+  /**
+   * @generated from field: string thread_id = 1;
+   */
+  threadId: string;
+
+  /**
+   * "episodes" or "knowledge".
+   *
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: uint64 version = 4;
+   */
+  version: bigint;
+
+  /**
+   * The run and the index of its step that reported the write (the first one that did).
+   *
+   * @generated from field: string run_id = 5;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: uint32 step_index = 6;
+   */
+  stepIndex: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp create_time = 7;
+   */
+  createTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ThreadMemory.
+ * Use `create(ThreadMemorySchema)` to create a new message.
+ */
+export declare const ThreadMemorySchema: GenMessage<ThreadMemory>;
 
 /**
  * CreateThreadRequest describes the new thread.
@@ -392,6 +495,13 @@ export declare type PostMessageRequest = Message$1<"mindgate.agents.v1.PostMessa
    * @generated from field: string tool_name = 7;
    */
   toolName: string;
+
+  /**
+   * At most 20.
+   *
+   * @generated from field: repeated mindgate.agents.v1.Attachment attachments = 8;
+   */
+  attachments: Attachment[];
 };
 
 /**
@@ -479,6 +589,68 @@ export declare type ListMessagesResponse = Message$1<"mindgate.agents.v1.ListMes
  * Use `create(ListMessagesResponseSchema)` to create a new message.
  */
 export declare const ListMessagesResponseSchema: GenMessage<ListMessagesResponse>;
+
+/**
+ * ListThreadMemoriesRequest names the thread and the page.
+ *
+ * @generated from message mindgate.agents.v1.ListThreadMemoriesRequest
+ */
+export declare type ListThreadMemoriesRequest = Message$1<"mindgate.agents.v1.ListThreadMemoriesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string thread_id = 2;
+   */
+  threadId: string;
+
+  /**
+   * 1-100; 0 means 50.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ListThreadMemoriesRequest.
+ * Use `create(ListThreadMemoriesRequestSchema)` to create a new message.
+ */
+export declare const ListThreadMemoriesRequestSchema: GenMessage<ListThreadMemoriesRequest>;
+
+/**
+ * ListThreadMemoriesResponse holds one page of the thread's memories.
+ *
+ * @generated from message mindgate.agents.v1.ListThreadMemoriesResponse
+ */
+export declare type ListThreadMemoriesResponse = Message$1<"mindgate.agents.v1.ListThreadMemoriesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.agents.v1.ThreadMemory memories = 1;
+   */
+  memories: ThreadMemory[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ListThreadMemoriesResponse.
+ * Use `create(ListThreadMemoriesResponseSchema)` to create a new message.
+ */
+export declare const ListThreadMemoriesResponseSchema: GenMessage<ListThreadMemoriesResponse>;
 
 /**
  * ThreadStatus is where an investigation stands.
@@ -613,6 +785,17 @@ export declare const ThreadsService: GenService<{
     methodKind: "unary";
     input: typeof ListMessagesRequestSchema;
     output: typeof ListMessagesResponseSchema;
+  },
+  /**
+   * ListThreadMemories lists the memories the thread's runs wrote to the Brain (each namespace,
+   * key and version once, recorded when the run reported the write step), oldest first.
+   *
+   * @generated from rpc mindgate.agents.v1.ThreadsService.ListThreadMemories
+   */
+  listThreadMemories: {
+    methodKind: "unary";
+    input: typeof ListThreadMemoriesRequestSchema;
+    output: typeof ListThreadMemoriesResponseSchema;
   },
 }>;
 
