@@ -427,7 +427,15 @@ export function createAgentsModule(
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
       playbooks.routes(router);
-      alertRoutes(router, { ...alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
+      alertRoutes(router, {
+        ...alerts,
+        kek,
+        outbox: contexts.events,
+        runs: contexts.runs,
+        playbooks: playbooks.context,
+        endpoints: contexts.webhooks.endpoints,
+        now,
+      });
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);

@@ -33,7 +33,7 @@ import { findPage } from '../../common/storage/records/paging.ts';
 import { threadEvent, threadSubject } from '../events.ts';
 import { newId } from './organizations.ts';
 
-const THREAD_ID = /^thr_[A-Za-z0-9]{1,60}$/;
+export const THREAD_ID = /^thr_[A-Za-z0-9]{1,60}$/;
 export const MAX_CONTENT = 100_000;
 
 export interface ThreadRecord extends RecordDoc {

@@ -114,6 +114,12 @@ const AlertEvent = z
   })
   .meta({ description: "The alert event as it stands after the change (the REST API's AlertEvent, in part)." });
 
+const Investigation = {
+  rule_id: z.string().meta({ description: 'The alert rule that opened the investigation.' }),
+  rule_name: z.string(),
+  thread_id: z.string().meta({ description: 'The investigation (thread).' }),
+};
+
 /** Every event type: its description and the schema of its data. */
 export const EVENT_TYPES = {
   'memory.created': { description: 'A memory was written under a new key.', data: Memory },
@@ -173,6 +179,31 @@ export const EVENT_TYPES = {
     data: AlertEvent,
   },
   'alert.resolved': { description: 'An alert occurrence closed: resolved at its source, or by hand.', data: AlertEvent },
+  'alert.investigation_opened': {
+    description:
+      "An alert rule opened an investigation for an alert: sent to the rule's notification channels (its webhook endpoints, whatever they subscribe to, and its e-mail addresses) and to subscribers.",
+    data: z.object({
+      ...Investigation,
+      thread_title: z.string(),
+      run_id: z
+        .string()
+        .nullable()
+        .meta({ description: "The run queued on it; null when the plan's runs_per_month refused it (note says so)." }),
+      playbook_id: z.string().nullable().meta({ description: 'The playbook the run follows, when the rule names one.' }),
+      playbook_version: z.int().nullable(),
+      note: z.string().meta({ description: 'Why no run was queued, when none was.' }),
+      alert: AlertEvent,
+    }),
+  },
+  'alert.investigation_finished': {
+    description: "The run of an investigation an alert rule opened has ended: sent to the rule's notification channels and to subscribers.",
+    data: z.object({
+      ...Investigation,
+      alert_event_id: z.string().meta({ description: 'The alert event that opened the investigation.' }),
+      outcome: z.enum(['succeeded', 'failed', 'cancelled', 'timed_out']),
+      run: Run,
+    }),
+  },
   'webhook_endpoint.disabled': {
     description: 'A webhook endpoint was disabled automatically after failing for a sustained time; its owners are e-mailed too.',
     data: z.object({
