@@ -25,6 +25,8 @@ export const SUBJECTS = {
   runs: 'runs',
   threads: 'threads',
   alertEvents: 'alert_events',
+  jobs: 'jobs',
+  jobExecutions: 'job_executions',
 } as const;
 
 export const membershipSubject = (records: RecordCollection<MembershipRecord>) => ({ collection: SUBJECTS.memberships, records });

@@ -114,6 +114,23 @@ const AlertEvent = z
   })
   .meta({ description: "The alert event as it stands after the change (the REST API's AlertEvent, in part)." });
 
+const JobExecution = z
+  .object({
+    id: z.string(),
+    job_id: z.string(),
+    job_name: z.string(),
+    trigger: z.enum(['schedule', 'manual']),
+    outcome: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
+    error: z.string().meta({ description: 'Why it failed, or which occurrences were skipped.' }),
+    occurrence_at: Time.meta({ description: 'The occurrence (the first missed one of a skip).' }),
+    fired_at: Time,
+    occurrences: z.int().meta({ description: 'How many occurrences it stands for (counted up to 1,000).' }),
+    thread_id: z.string().nullable(),
+    run_id: z.string().nullable(),
+    seeding_run_id: z.string().nullable(),
+  })
+  .meta({ description: "The execution as it stands after the change (the REST API's JobExecution, without its run)." });
+
 const Investigation = {
   rule_id: z.string().meta({ description: 'The alert rule that opened the investigation.' }),
   rule_name: z.string(),
@@ -202,6 +219,27 @@ export const EVENT_TYPES = {
       alert_event_id: z.string().meta({ description: 'The alert event that opened the investigation.' }),
       outcome: z.enum(['succeeded', 'failed', 'cancelled', 'timed_out']),
       run: Run,
+    }),
+  },
+  'job_execution.failed': {
+    description:
+      "A scheduled job's execution failed: its target was refused (the plan's run limit, a playbook it can no longer run, a seeding URL refused); `error` says why.",
+    data: JobExecution,
+  },
+  'job_execution.skipped': {
+    description: "A scheduled job's missed occurrences were skipped (missed policy skip): no replica fired them in time.",
+    data: JobExecution,
+  },
+  'job.backed_off': {
+    description:
+      'A scheduled job that keeps failing skips occurrences before it fires again (2^(k-1) - 1 after k failures in a row, at most 15).',
+    data: z.object({
+      id: z.string(),
+      name: z.string(),
+      consecutive_failures: z.int(),
+      backoff_skips: z.int().meta({ description: 'Occurrences it skips before the next firing.' }),
+      last_error: z.string(),
+      next_fire_at: Time.nullable(),
     }),
   },
   'webhook_endpoint.disabled': {
