@@ -164,8 +164,11 @@ export async function attachInvestigation(
     const slot = await groupSlot(ctx, event.organizationId, groupKey);
     if (slot.open) {
       await appendMessage(ctx.runs.threads, slot.open, message);
-      await ensureRun(ctx, slot.open, event);
-      return { event: await link(ctx, event, { threadId: slot.open._id, ruleId: rule?._id ?? '', attached: true }), opened: false };
+      const { run } = await ensureRun(ctx, slot.open, event);
+      // The alert the run was queued for (its opener, taken up again after a replica died) links it.
+      const runId = run?.notify?.alertEventId === event._id ? { runId: run._id } : {};
+      const fields = { threadId: slot.open._id, ruleId: rule?._id ?? '', attached: true, ...runId };
+      return { event: await link(ctx, event, fields), opened: false };
     }
     if (!rule) return { event: await link(ctx, event, { attached: true }), opened: false };
     const thread = await openThread(ctx, event, slot.freeId!, rule);
