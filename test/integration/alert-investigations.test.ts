@@ -7,7 +7,8 @@
 // the rule (subscribed to nothing of the kind) and an e-mail address, through a real SMTP server,
 // when the investigation opens and when its run ends. The thread's alerts are listed by thread.
 // Rules naming a playbook that is not usable, or channels that are not the organization's, are
-// refused with 422 at the field.
+// refused with 422 at the field; a playbook changed later so that the alert no longer fits it
+// leaves the thread without a run, and the alert event and the announcement say why.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -298,9 +299,40 @@ describe('alert rules that name a playbook, and their channels', () => {
     expect(mails.map((m) => m.raw).join('\n')).toContain(`/app/investigations/${finished.thread_id}`);
   }, 90_000);
 
+  it('opens the thread without a run, and says why, when the playbook changed so that the alert no longer fits it', async () => {
+    const created = await call(path('/playbooks'), { token: t(), body: { document: playbook('Ledger alert'), publish: true } });
+    const rule = await call(path('/alert-rules'), {
+      token: t(),
+      body: {
+        ...ruleBody({ playbook: { id: created.json.id, inputs: { team: 'ledger' } } }, { webhook_endpoint_ids: [endpointId] }),
+        name: 'Ledger critical',
+        matchers: [{ label: 'service', op: '=', value: 'ledger' }],
+      },
+    });
+    expect(rule.status, rule.text).toBe(201);
+    // Version 2, published later, needs an input neither the alert nor the rule gives.
+    const v2 = playbook('Ledger alert');
+    v2.inputs.push({ name: 'region', type: 'string', required: true });
+    const updated = await call(path(`/playbooks/${created.json.id}`), { token: t(), method: 'PUT', body: { document: v2, publish: true } });
+    expect(updated.status, updated.text).toBe(200);
+    const body = notification('77aa00ledger', 'LedgerLag');
+    body.alerts[0].labels.service = 'ledger';
+    body.groupKey = '{}:{service="ledger"}';
+    const res = await call(new URL(source.url).pathname, { body, headers: { authorization: `Bearer ${source.secret}` } });
+    expect(res.json).toMatchObject({ opened: 1, investigations_opened: 1 });
+    const event = (await call(path(`/alert-events/${res.json.alert_event_ids[0]}`), { token: t() })).json;
+    expect(event).toMatchObject({ rule_id: rule.json.id, run_id: null, note: 'no run queued: inputs.region: is required' });
+    expect((await call(path(`/runs?thread_id=${event.thread_id}`), { token: t() })).json.runs).toEqual([]);
+    const [opened] = await receiver.waitFor(
+      1,
+      (w) => w.verified?.type === 'alert.investigation_opened' && w.verified.data.rule_id === rule.json.id,
+    );
+    expect(opened.verified!.data).toMatchObject({ thread_id: event.thread_id, run_id: null, note: event.note });
+  });
+
   it("lists a thread's alerts by thread, over REST and RPC", async () => {
-    const first = (await call(path(`/alert-events?source_id=${new URL(source.url).pathname.split('/')[2]}`), { token: t() })).json
-      .alert_events[0];
+    const listed = (await call(path(`/alert-events?source_id=${new URL(source.url).pathname.split('/')[2]}`), { token: t() })).json;
+    const first = listed.alert_events.find((e: Json) => e.fingerprint === '4c1e9a77d0b2f3aa');
     // A second alert of the group joins the investigation.
     const joined = await call(new URL(source.url).pathname, {
       body: notification('9f00aa11bb22cc33', 'PaymentLatency'),

@@ -15,7 +15,7 @@
 // an alert holding every field (empty), so a declared input of a field's name but of another type,
 // or a required input neither the alert nor the rule fills, is refused then.
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { AlertPlaybook } from '../../../gen/mindgate/agents/v1/alerts_pb.js';
+import { AlertStatus, type AlertPlaybook } from '../../../gen/mindgate/agents/v1/alerts_pb.js';
 import type { Executor } from '../../../gen/mindgate/agents/v1/runs_pb.js';
 import type { PlaybookDocument } from '../../common/playbooks/validate.ts';
 import { invalid } from '../../common/rpc/validate.ts';
@@ -59,7 +59,7 @@ export const inputsFor =
 /** An alert with every field present (empty), to check a rule's playbook against. */
 const SAMPLE = alertInputs({
   _id: 'alrt_sample',
-  status: 1,
+  status: AlertStatus.FIRING,
   labels: {},
   annotations: {},
   fingerprint: '',
