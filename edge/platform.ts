@@ -139,6 +139,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       billingConfig: config.billing,
       billing: () => clients!.billing,
       entityGraph: () => clients!.entityGraph,
+      seeding: () => clients!.seeding,
     };
     await startLocalServices({ config, logger, stores, internalToken, metrics, servers, targets, grpc, deps });
     clients = createServiceClients({ targets, internalToken, logger, metrics });

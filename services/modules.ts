@@ -2,6 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import type { BillingService } from '../gen/mindgate/billing/v1/billing_pb.js';
 import type { BillingConfig } from './billing/config.ts';
 import type { EntityGraphService } from '../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
+import type { SeedingService } from '../gen/mindgate/brain/v1/seeding_pb.js';
 import type { ModuleConfig, ServiceName } from './common/config.ts';
 import type { Logger } from './common/log.ts';
 import type { RpcServiceModule } from './common/rpc/server.ts';
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   billing: () => Client<typeof BillingService>;
   /** The entity-graph service, which the brain tells of memory writes; resolved on first use too. Absent: no graph. */
   entityGraph?: () => Client<typeof EntityGraphService>;
+  /** The brain's SeedingService, which scheduled jobs' seeding targets start runs of; absent: they are refused. */
+  seeding?: () => Client<typeof SeedingService>;
 }
 
 type ModuleFactory<S> = (stores: S, logger: Logger, config: ModuleConfig, deps: ServiceDeps) => RpcServiceModule;

@@ -33,6 +33,7 @@ import {
   type RestRoute,
   type RouteDeps,
 } from './rest-route.ts';
+import { ThreadId } from './threads.ts';
 
 const tags = ['Alerts'];
 const notFound = { '404': 'NotFound' } as const;
@@ -45,6 +46,7 @@ const listQuery = pageQuery.extend({
   status: StatusName.optional().meta({ description: 'Only alert events in this status.' }),
   severity: z.string().min(1).max(50).optional().meta({ description: 'Only alert events of this severity.' }),
   source_id: SourceId.optional().meta({ description: 'Only alert events of this source.' }),
+  thread_id: ThreadId.optional().meta({ description: 'Only the alert events linked to this thread (its investigation).' }),
 });
 
 function listRoute({ ctx }: RouteDeps): RestRoute {
@@ -53,19 +55,21 @@ function listRoute({ ctx }: RouteDeps): RestRoute {
     path: '/organizations/:organization_id/alert-events',
     operationId: 'listAlertEvents',
     summary: 'List alert events',
-    description: 'Newest first; each occurrence of an alert (one fingerprint from firing to resolved) is one event.',
+    description:
+      "Newest first; each occurrence of an alert (one fingerprint from firing to resolved) is one event. `thread_id` lists an investigation's linked alerts.",
     tags,
     params: orgParams,
     query: listQuery,
     responses: { '200': json(listEnvelope('alert_events', AlertEventSchema, 'AlertEventList'), 'One page of alert events.'), ...errors },
     handler: async (c) => {
-      const { status, severity, source_id, ...page } = c.input.query;
+      const { status, severity, source_id, thread_id, ...page } = c.input.query;
       const res = await listing(() =>
         ctx.clients.alerts.listAlertEvents({
           organizationId: c.input.params.organization_id,
           status: status ? STATUSES[status] : AlertStatus.UNSPECIFIED,
           severity: severity ?? '',
           sourceId: source_id ?? '',
+          threadId: thread_id ?? '',
           ...pageArgs(page),
         }),
       );

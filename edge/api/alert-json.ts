@@ -1,5 +1,6 @@
 // The alerts' REST shapes: the schemas of sources, rules and alert events, their JSON from the
 // agents service's messages, and the mapping of a service's field error to a 422 on the body.
+import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as z from 'zod';
@@ -13,7 +14,9 @@ import {
 } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { RequestValidationError } from '../http/validation.ts';
+import { PlaybookId } from './playbook-json.ts';
 import { iso, Name, OrganizationId } from './rest-route.ts';
+import { EndpointId } from './webhook-json.ts';
 
 export const SourceId = z
   .string()
@@ -80,15 +83,59 @@ const Matcher = z
   })
   .strict()
   .meta({ title: 'LabelMatcher' });
+const AlertPlaybook = z
+  .object({
+    id: PlaybookId,
+    version: z
+      .int()
+      .min(1)
+      .nullable()
+      .default(null)
+      .meta({ description: 'A version to pin; null: the version published when the run is queued.' }),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .meta({ description: "Values of the playbook's inputs for every run; they win over the alert's fields." }),
+    brain_feedback: z.boolean().default(false).meta({ description: "Report the run's outcome to the Brain as feedback." }),
+  })
+  .strict()
+  .meta({
+    title: 'AlertPlaybook',
+    description:
+      "The playbook the run follows. The alert's `labels`, `annotations` (objects), `status`, `fingerprint`, `severity`, `title`, `alert_event_id`, `source_id`, `group_key`, `generator_url` and `starts_at` (strings) fill the playbook's declared inputs of those names.",
+  });
 const InvestigateAction = z
   .object({
     type: z.literal('investigate'),
-    instructions: z.string().max(20_000).default('').meta({ description: "The run's instructions; empty: the runner's default." }),
+    instructions: z
+      .string()
+      .max(20_000)
+      .default('')
+      .meta({ description: "The run's instructions; empty: the runner's default. Empty with a playbook (its instructions apply)." }),
     executor: z.enum(['llm', 'external'], { error: 'must be llm or external' }).default('llm'),
     timeout_seconds: z.int().min(1).max(86_400).default(3_600),
+    playbook: AlertPlaybook.nullable().default(null),
   })
   .strict()
-  .meta({ title: 'InvestigateAction', description: 'Open a thread with the alert and queue a run on it.' });
+  .meta({
+    title: 'InvestigateAction',
+    description: 'Open a thread with the alert and queue a run on it (following a playbook, when named).',
+  });
+const AlertNotifications = z
+  .object({
+    emails: z
+      .array(z.string().max(254))
+      .max(10)
+      .default([])
+      .meta({ description: 'Addresses e-mailed when the rule opens an investigation and when its run ends.' }),
+    webhook_endpoint_ids: z
+      .array(EndpointId)
+      .max(10)
+      .default([])
+      .meta({ description: 'Webhook endpoints of the organization sent those events, whatever types they subscribe to.' }),
+  })
+  .strict()
+  .meta({ title: 'AlertNotifications', description: "Who hears of the rule's investigations." });
 const Action = z.discriminatedUnion('type', [InvestigateAction], { error: 'must be an action (type investigate)' });
 const ruleFields = {
   name: Name,
@@ -97,6 +144,7 @@ const ruleFields = {
   matchers: z.array(Matcher).max(20).default([]).meta({ description: 'All must hold.' }),
   source_ids: z.array(SourceId).max(50).default([]).meta({ description: 'Only these sources; empty: any.' }),
   action: Action,
+  notifications: AlertNotifications.default({ emails: [], webhook_endpoint_ids: [] }),
 };
 export const CreateAlertRuleSchema = z.object(ruleFields).strict().meta({ title: 'CreateAlertRule' });
 export const UpdateAlertRuleSchema = z
@@ -107,6 +155,7 @@ export const UpdateAlertRuleSchema = z
     matchers: ruleFields.matchers.unwrap().optional(),
     source_ids: ruleFields.source_ids.unwrap().optional(),
     action: Action.optional(),
+    notifications: AlertNotifications.optional(),
   })
   .strict()
   .meta({ title: 'UpdateAlertRule' });
@@ -124,7 +173,11 @@ export const AlertRuleSchema = z
       instructions: z.string(),
       executor: z.enum(['llm', 'external']),
       timeout_seconds: z.int(),
+      playbook: z
+        .object({ id: z.string(), version: z.int().nullable(), inputs: z.record(z.string(), z.unknown()), brain_feedback: z.boolean() })
+        .nullable(),
     }),
+    notifications: z.object({ emails: z.array(z.string()), webhook_endpoint_ids: z.array(z.string()) }),
     created_by: z.string(),
     created_at: Time,
     updated_at: Time,
@@ -203,7 +256,16 @@ export function ruleJson(r: AlertRule) {
       instructions: a?.instructions ?? '',
       executor: nameOf(EXECUTORS, a?.executor ?? Executor.LLM) ?? 'llm',
       timeout_seconds: a?.timeoutSeconds ?? 3_600,
+      playbook: a?.playbook
+        ? {
+            id: a.playbook.playbookId,
+            version: a.playbook.version === 0 ? null : a.playbook.version,
+            inputs: (a.playbook.inputs ?? {}) as Record<string, unknown>,
+            brain_feedback: a.playbook.brainFeedback,
+          }
+        : null,
     },
+    notifications: { emails: r.notifications?.emails ?? [], webhook_endpoint_ids: r.notifications?.webhookEndpointIds ?? [] },
     created_by: r.createdBy,
     created_at: iso(r.createTime as Timestamp | undefined),
     updated_at: iso(r.updateTime as Timestamp | undefined),
@@ -221,9 +283,29 @@ export const ruleMessage = (b: RuleBody) => ({
   sourceIds: b.source_ids,
   action: {
     case: 'investigate' as const,
-    value: { instructions: b.action.instructions, executor: EXECUTORS[b.action.executor], timeoutSeconds: b.action.timeout_seconds },
+    value: {
+      instructions: b.action.instructions,
+      executor: EXECUTORS[b.action.executor],
+      timeoutSeconds: b.action.timeout_seconds,
+      playbook: b.action.playbook
+        ? {
+            playbookId: b.action.playbook.id,
+            version: b.action.playbook.version ?? 0,
+            inputs: b.action.playbook.inputs as JsonObject,
+            brainFeedback: b.action.playbook.brain_feedback,
+          }
+        : undefined,
+    },
   },
+  notifications: { emails: b.notifications.emails, webhookEndpointIds: b.notifications.webhook_endpoint_ids },
 });
+
+/** A service field of a rule (`rule.action.investigate.playbook.playbook_id`) as the body's path. */
+export const ruleFieldPath = (field: string) =>
+  field
+    .replace(/^rule\./, '')
+    .replace(/^action\.investigate\./, 'action.')
+    .replace(/^action\.playbook\.playbook_id$/, 'action.playbook.id');
 
 /** A stored rule as a body, so a partial update can be laid over it. */
 export const ruleBody = (r: ReturnType<typeof ruleJson>): RuleBody => ({ ...r, action: r.action });
@@ -261,13 +343,14 @@ export const timestampOf = (value: string) => timestampFromMs(Date.parse(value))
  * Runs a call whose INVALID_ARGUMENT names a dotted field path (`alerts.0.fingerprint: ...`,
  * `rule.matchers.1.value: ...`), answering it as a 422 with that location under `body`.
  */
-export async function fieldErrors<T>(work: () => Promise<T>, strip = ''): Promise<T> {
+export async function fieldErrors<T>(work: () => Promise<T>, strip: string | ((field: string) => string) = ''): Promise<T> {
   try {
     return await work();
   } catch (err) {
     const match = err instanceof ConnectError && err.code === Code.InvalidArgument ? /^([^:\s]+): (.*)$/s.exec(err.rawMessage) : null;
     if (!match || match[1] === 'organization_id' || match[1] === 'page_token') throw err;
-    const path = match[1].startsWith(strip) ? match[1].slice(strip.length) : match[1];
+    const field = match[1];
+    const path = typeof strip === 'function' ? strip(field) : field.startsWith(strip) ? field.slice(strip.length) : field;
     const loc = path === '(body)' ? ['body'] : ['body', ...path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))];
     throw new RequestValidationError([{ type: 'value_error', loc, msg: match[2] }]);
   }

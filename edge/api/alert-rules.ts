@@ -12,6 +12,7 @@ import {
   CreateAlertRuleSchema,
   fieldErrors,
   ruleBody,
+  ruleFieldPath,
   ruleJson,
   ruleMessage,
   ruleParams,
@@ -48,7 +49,7 @@ function createRuleRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createAlertRule',
       summary: 'Add an alert rule',
       description:
-        'Alerts of the given sources (any when empty), severities (any when empty) and labels (every matcher: `=`, `!=`, `=~`, `!~`, regular expressions anchored) open an investigation: a thread with the alert and a queued run with `action.instructions`. Rules are tried oldest first; the first that matches acts. At most 100 per organization.',
+        "Alerts of the given sources (any when empty), severities (any when empty) and labels (every matcher: `=`, `!=`, `=~`, `!~`, regular expressions anchored) open an investigation: a thread with the alert and a queued run with `action.instructions`, or following `action.playbook` (the alert's fields fill its inputs of the same names). `notifications` are told when the rule opens an investigation and when its run ends (`alert.investigation_opened`, `alert.investigation_finished`). A playbook that is not the organization's, has no published version (without a pinned one) or whose inputs do not fit, and an endpoint that is not the organization's, are 422 naming the field. Rules are tried oldest first; the first that matches acts. At most 100 per organization.",
       tags,
       params: orgParams,
       responses: { '201': withEtag('The rule.'), ...errors },
@@ -61,7 +62,7 @@ function createRuleRoute({ ctx, limit }: RouteDeps): RestRoute {
               rule: ruleMessage(body),
               createdBy: callerOf(c).subject,
             }),
-          'rule.',
+          ruleFieldPath,
         );
         sendRule(c, 201, rule!);
       },
@@ -130,7 +131,7 @@ function updateRuleRoute({ ctx, limit }: RouteDeps): RestRoute {
           try {
             const { rule } = await fieldErrors(
               () => notFoundAs404(() => ctx.clients.alerts.updateAlertRule({ organizationId, ruleId, rule: ruleMessage(merged), etag })),
-              'rule.',
+              ruleFieldPath,
             );
             return sendRule(c, 200, rule!);
           } catch (err) {

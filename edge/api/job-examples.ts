@@ -52,6 +52,7 @@ const execution = {
   error: '',
   thread_id: THREAD,
   run_id: RUN,
+  seeding_run_id: null,
   run,
 };
 

@@ -13,6 +13,7 @@ import {
   jobParams,
   JobSchema,
   MISSED_POLICIES,
+  targetLoc,
   targetOf,
   UpdateJobSchema,
 } from './job-json.ts';
@@ -30,6 +31,7 @@ import {
   type RestRoute,
   type RouteDeps,
 } from './rest-route.ts';
+import { RequestValidationError } from '../http/validation.ts';
 import { bodyFields } from './service-fields.ts';
 import type { Job } from '../../gen/mindgate/agents/v1/jobs_pb.js';
 import type { AnyApiRouteContext } from '../http/api-route.ts';
@@ -39,6 +41,16 @@ const notFound = { '404': 'NotFound' } as const;
 const withEtag = (description: string) => ({ ...json(JobSchema, description), headers: ETAG_HEADER });
 /** The fields the service checks itself (a cron expression, a time zone), answered as the body's 422. */
 const SERVICE_FIELDS = { schedule: ['schedule'], time_zone: ['time_zone'], name: ['name'], target: ['target'] };
+/** bodyFields, with a target's fields at their place in the body's flat target. */
+async function jobFields<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await bodyFields(SERVICE_FIELDS, work);
+  } catch (err) {
+    if (!(err instanceof RequestValidationError)) throw err;
+    throw new RequestValidationError(err.detail.map((d) => ({ ...d, loc: targetLoc(d.loc) })));
+  }
+}
+
 const sendJob = (c: AnyApiRouteContext, status: number, job: Job | undefined) =>
   sendJson(c.res, status, jobJson(job!), { etag: quoteEtag(job!.etag) });
 
@@ -50,13 +62,13 @@ function createJobRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createJob',
       summary: 'Schedule a job',
       description:
-        "A cron `schedule` (5 fields, or 6 with seconds first) in an IANA `time_zone` (UTC when absent), following its daylight-saving changes. Each occurrence starts the `target`: a run on a new thread, as `createRun` does (the plan's `runs_per_month` applies). An invalid cron expression or time zone is 422 naming the field.",
+        "A cron `schedule` (5 fields, or 6 with seconds first) in an IANA `time_zone` (UTC when absent), following its daylight-saving changes. Each occurrence starts the `target`: a run on a new thread, as `createRun` does (`type: run`), a run of a playbook on a new thread, as `runPlaybook` does (`type: playbook`, the published version when it fires or a pinned one), in both cases under the plan's `runs_per_month`, or a seeding run of the Brain from a web page (`type: seeding`). An invalid cron expression or time zone, a playbook that is not the organization's, without the version asked for or whose inputs do not fit, and a URL the deployment does not fetch from are 422 naming the field.",
       tags,
       params: orgParams,
       responses: { '201': withEtag('The job, with its next occurrence.'), ...errors },
       handler: async (c) => {
         const body = await readJson(c, CreateJobSchema, limit);
-        const { job } = await bodyFields(SERVICE_FIELDS, () =>
+        const { job } = await jobFields(() =>
           ctx.clients.jobs.createJob({
             organizationId: c.input.params.organization_id,
             name: body.name,
@@ -129,7 +141,7 @@ function updateJobRoute({ ctx, limit }: RouteDeps): RestRoute {
         const etag = ifMatch(c.req.headers['if-match']);
         const body = await readJson(c, UpdateJobSchema, limit);
         const { organization_id: organizationId, job_id: jobId } = c.input.params;
-        const { job } = await bodyFields(SERVICE_FIELDS, () =>
+        const { job } = await jobFields(() =>
           notFoundAs404(() =>
             ctx.clients.jobs.updateJob({
               organizationId,

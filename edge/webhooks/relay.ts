@@ -1,7 +1,7 @@
 // The webhooks relay, in every edge replica: it takes the events each producing service recorded
 // in its outbox (EventOutboxService, a long poll that answers as soon as an event is ready), hands
 // them to the webhooks service with each organization's monthly limit, e-mails owners about
-// disabled endpoints, and acknowledges them. Events are claimed with a lease, so replicas share
+// disabled endpoints and alert rules' addresses about their investigations, and acknowledges them. Events are claimed with a lease, so replicas share
 // the work; a relay that stops before acknowledging leaves the lease to end and the events are
 // handed out again, which publishing recognises by their ids (at least once, never lost).
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import type { Client } from '@connectrpc/connect';
 import type { EventOutboxService } from '../../gen/mindgate/events/v1/outbox_pb.js';
 import type { AppContext } from '../context.ts';
 import { createMonthlyLimits } from './limits.ts';
+import { mailInvestigations } from './investigation-mail.ts';
 import { notifyOwners } from './notify.ts';
 
 const WAIT_MS = 1_000;
@@ -37,6 +38,7 @@ export function createEventRelay(ctx: AppContext): EventRelay {
     const monthlyLimits = await limits(events.map((e) => e.organizationId));
     await ctx.clients.webhooks.publishEvents({ events, monthlyLimits });
     await notifyOwners(ctx, events);
+    await mailInvestigations(ctx, events);
     await source.ackEvents({ eventIds: events.map((e) => e.eventId) });
     return events.length;
   }

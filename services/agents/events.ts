@@ -8,7 +8,7 @@ import type { InvitationRecord } from './handlers/invitations.ts';
 import { Executor, RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { ThreadStatus } from '../../gen/mindgate/agents/v1/threads_pb.js';
 import type { MembershipRecord, RoleName } from './handlers/organizations.ts';
-import type { RunRecord } from './handlers/runs.ts';
+import type { RunNotify, RunRecord } from './handlers/runs.ts';
 import type { ThreadRecord } from './handlers/threads.ts';
 
 /** What a handler needs to write records with their events. */
@@ -25,6 +25,8 @@ export const SUBJECTS = {
   runs: 'runs',
   threads: 'threads',
   alertEvents: 'alert_events',
+  jobs: 'jobs',
+  jobExecutions: 'job_executions',
 } as const;
 
 export const membershipSubject = (records: RecordCollection<MembershipRecord>) => ({ collection: SUBJECTS.memberships, records });
@@ -97,12 +99,10 @@ const RUN_EVENT = {
 
 const EXECUTOR_NAMES: Record<number, 'external' | 'playbook'> = { [Executor.EXTERNAL]: 'external', [Executor.PLAYBOOK]: 'playbook' };
 
-/** The event of a run that has just moved to its status (the run as it is after the change). */
-export function runEvent(r: RunRecord): NewEvent {
-  const type = RUN_EVENT[r.status as keyof typeof RUN_EVENT];
-  if (!type) throw new Error(`a run in status ${r.status} makes no event`);
+/** The run as events show it (the catalogue's Run). */
+function runData(r: RunRecord) {
   const end = r.finishedAt ?? 0;
-  return event(type, r.organizationId, {
+  return {
     id: r._id,
     thread_id: r.threadId,
     status: RUN_STATUS[r.status],
@@ -127,7 +127,29 @@ export function runEvent(r: RunRecord): NewEvent {
     created_at: iso(r.createdAt),
     started_at: r.startedAt === undefined ? null : iso(r.startedAt),
     finished_at: r.finishedAt === undefined ? null : iso(r.finishedAt),
+  };
+}
+
+/** The event of a run that has just moved to its status (the run as it is after the change). */
+export function runEvent(r: RunRecord): NewEvent {
+  const type = RUN_EVENT[r.status as keyof typeof RUN_EVENT];
+  if (!type) throw new Error(`a run in status ${r.status} makes no event`);
+  return event(type, r.organizationId, runData(r));
+}
+
+/** An alert rule's run has ended: announced to the rule's channels (and alert.* subscribers). */
+export function investigationFinished(r: RunRecord, notify: RunNotify): NewEvent {
+  const data = runData(r);
+  const outcome = data.status === 'queued' || data.status === 'running' ? 'failed' : data.status;
+  const announced = event('alert.investigation_finished', r.organizationId, {
+    rule_id: notify.ruleId,
+    rule_name: notify.ruleName,
+    alert_event_id: notify.alertEventId,
+    thread_id: r.threadId,
+    outcome,
+    run: data,
   });
+  return { ...announced, notify: { endpointIds: notify.endpointIds, emails: notify.emails } };
 }
 
 const THREAD_STATUS = { [ThreadStatus.OPEN]: 'open', [ThreadStatus.RESOLVED]: 'resolved', [ThreadStatus.ARCHIVED]: 'archived' } as const;

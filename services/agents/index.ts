@@ -103,6 +103,7 @@ import { startRunTimeouts } from './handlers/run-timeouts.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
+import { openJobCollections } from './jobs/records.ts';
 import { playbooksModule } from './playbooks-module.ts';
 import { alertRoutes, AlertsService } from './alerts/module.ts';
 import { openAlertCollections } from './alerts/records.ts';
@@ -138,21 +139,15 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
   const apiKeys = records.collection<ApiKeyRecord>('api_keys', { indexes: [{ fields: ['organizationId', 'createdAt'] }] });
   const webhooks = openWebhookCollections(records);
   const investigations = openInvestigations(stores);
-  const events = createEventOutbox({
-    records,
-    collection: 'agents_event_outbox',
-    subjects: {
-      [SUBJECTS.memberships]: memberships,
-      [SUBJECTS.invitations]: invitations,
-      [SUBJECTS.apiKeys]: apiKeys,
-      [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
-      [SUBJECTS.runs]: investigations.runs,
-      [SUBJECTS.threads]: investigations.threads,
-      [SUBJECTS.alertEvents]: openAlertCollections(records).events,
-    },
-    logger,
-    now,
-  });
+  const subjects = {
+    [SUBJECTS.memberships]: memberships,
+    [SUBJECTS.invitations]: invitations,
+    [SUBJECTS.apiKeys]: apiKeys,
+    [SUBJECTS.webhookEndpoints]: webhooks.endpoints,
+    [SUBJECTS.runs]: investigations.runs,
+    [SUBJECTS.threads]: investigations.threads,
+  };
+  const events = openOutbox(records, subjects, logger, now);
   const teamMembers = records.collection<TeamMemberRecord>('team_members', {
     indexes: [{ fields: ['teamId', 'addedAt'] }, { fields: ['organizationId', 'userId'] }, { fields: ['userId'] }],
   });
@@ -222,6 +217,28 @@ function openContexts(stores: RecordStores, config: ModuleConfig, logger: Logger
     webhooks,
     deletion,
   };
+}
+
+/** The service's outbox, over the collections its events are about (those of its modules too). */
+function openOutbox(
+  records: RecordStores['records'],
+  subjects: Record<string, RecordCollection<RecordDoc>>,
+  logger: Logger,
+  now: () => number,
+) {
+  const jobCollections = openJobCollections(records);
+  return createEventOutbox({
+    records,
+    collection: 'agents_event_outbox',
+    subjects: {
+      ...subjects,
+      [SUBJECTS.alertEvents]: openAlertCollections(records).events,
+      [SUBJECTS.jobs]: jobCollections.jobs,
+      [SUBJECTS.jobExecutions]: jobCollections.executions,
+    },
+    logger,
+    now,
+  });
 }
 
 /** Investigations: threads, their messages, and the runs working on them with their steps. */
@@ -376,7 +393,7 @@ export function createAgentsModule(
   stores: RecordStores,
   logger: Logger,
   config: ModuleConfig,
-  deps?: Pick<ServiceDeps, 'now' | 'billing'>,
+  deps?: Pick<ServiceDeps, 'now' | 'billing' | 'seeding'>,
 ): RpcServiceModule {
   const now = deps?.now ?? Date.now;
   const contexts = openContexts(stores, config, logger, now);
@@ -395,10 +412,21 @@ export function createAgentsModule(
   const timeouts = startRunTimeouts(contexts.runs, logger.child({ component: 'runs' }));
   // The gateway's registry (MCP servers, gateway keys) that the Agents API manages.
   const gateway = gatewayModule(stores.records, now);
-  // Scheduled jobs: their runs go through the runs' context, with the plan's run limit.
-  const jobs = jobsModule({ records: stores.records, runs: contexts.runs, config: config.jobs, logger, now });
-  contexts.deletion.owned.unshift(...(jobs.owned as RecordCollection<RecordDoc>[]));
   const playbooks = playbooksModule(stores.records, () => contexts.runs, now);
+  // Scheduled jobs: their runs go through the runs' context, with the plan's run limit; playbook
+  // targets through the playbooks', seeding targets to the brain's SeedingService.
+  const jobs = jobsModule({
+    records: stores.records,
+    runs: contexts.runs,
+    playbooks: playbooks.context,
+    seeding: deps?.seeding,
+    seedingConfig: config.seeding,
+    outbox: contexts.events,
+    config: config.jobs,
+    logger,
+    now,
+  });
+  contexts.deletion.owned.unshift(...(jobs.owned as RecordCollection<RecordDoc>[]));
   // Playbooks go with their organization, before the runs that name them.
   contexts.deletion.owned.unshift(...(playbooks.owned as RecordCollection<RecordDoc>[]));
   // Alert sources, rules and events (alerts/), which open investigations; purged with the rest.
@@ -433,7 +461,15 @@ export function createAgentsModule(
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
       playbooks.routes(router);
-      alertRoutes(router, { ...alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
+      alertRoutes(router, {
+        ...alerts,
+        kek,
+        outbox: contexts.events,
+        runs: contexts.runs,
+        playbooks: playbooks.context,
+        endpoints: contexts.webhooks.endpoints,
+        now,
+      });
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).
       outboxRoutes(router, contexts.events);
       webhooks.routes(router);

@@ -32,6 +32,8 @@ export function playbooksModule(records: RecordStore, runs: () => RunsContext, n
   };
   return {
     services: [PlaybooksService],
+    /** The playbooks' collections, for the parts that start playbook runs (alert rules, jobs). */
+    context: ctx,
     /** What an organization's deletion purges (versions before their playbooks). */
     owned: [ctx.versions, ctx.playbooks],
     routes(router: ConnectRouter) {

@@ -292,6 +292,8 @@ export interface ServiceConfig extends ModuleConfig {
   metrics?: MetricsConfig;
   /** host:port of the entity-graph service the brain tells of memory writes; unset: run its code in this process. */
   entityGraphAddress?: string;
+  /** host:port of the brain, which the agents service's scheduled jobs start seeding runs of; unset: seeding targets are refused. */
+  brainAddress?: string;
 }
 
 export const SERVICE_PORTS = {
@@ -328,6 +330,7 @@ export function readServiceConfig(env: Env, name: ServiceName, cpuCount: number)
     keyEncryption: storage.keyEncryption,
     metrics: readMetricsConfig(env),
     entityGraphAddress: env.ENTITY_GRAPH_SERVICE_ADDR?.trim() ? readAddress(env, 'ENTITY_GRAPH_SERVICE_ADDR', '') : undefined,
+    brainAddress: name === 'agents' && env.BRAIN_SERVICE_ADDR?.trim() ? readAddress(env, 'BRAIN_SERVICE_ADDR', '') : undefined,
     entityGraph: readEntityGraphConfig(env),
   };
 }

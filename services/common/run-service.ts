@@ -13,13 +13,15 @@ import { RECORD_SERVICE_MODULES, SERVICE_MODULES, type ServiceDeps } from '../mo
 import { createBillingClient } from '../billing/client.ts';
 import { readBillingConfig, type BillingConfig } from '../billing/config.ts';
 import { createEntityGraphClient } from '../entity-graph/client.ts';
+import { createSeedingClient } from '../brain/seeding/client.ts';
 import type { Logger } from './log.ts';
 import type { RpcServiceModule } from './rpc/server.ts';
 import type { RecordStores } from './stores.ts';
 
 /**
  * What the module needs beyond its stores: billing at BILLING_SERVICE_ADDR and the entity graph at
- * ENTITY_GRAPH_SERVICE_ADDR, or their code in this process over the same stores.
+ * ENTITY_GRAPH_SERVICE_ADDR, or their code in this process over the same stores; the brain's
+ * seeding at BRAIN_SERVICE_ADDR (the agents service's seeding targets), or none.
  */
 function serviceDeps(
   stores: RecordStores,
@@ -49,6 +51,12 @@ function serviceDeps(
         logger,
       })),
   };
+  // The brain keeps vectors, so its code never runs inside another service's process: reached over gRPC, or not at all.
+  const brainAddress = config.brainAddress;
+  if (brainAddress) {
+    let seeding: ReturnType<typeof createSeedingClient> | undefined;
+    deps.seeding = () => (seeding ??= createSeedingClient({ address: brainAddress, internalToken }));
+  }
   return deps;
 }
 

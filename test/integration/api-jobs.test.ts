@@ -2,7 +2,8 @@
 // time, read with an ETag and changed with If-Match, paused and resumed, triggered now (the run it
 // starts shown with the execution), deleted; an invalid cron expression or time zone is a 422
 // naming the field; viewers read but may not change; a write key manages them; organizations are
-// kept apart; every change is in the audit log.
+// kept apart; every change is in the audit log. Playbook and seeding targets are taken, and their
+// refusals answered at the field of the body's flat target.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
@@ -77,6 +78,49 @@ describe('scheduled jobs on the Agents API', () => {
     expect(zone).toEqual([{ loc: ['body', 'time_zone'], msg: expect.stringContaining('not an IANA time zone'), type: 'value_error' }]);
     expect((await bad({ missed_policy: 'sometimes' }))[0].loc).toEqual(['body', 'missed_policy']);
     expect((await bad({ target: { type: 'seed' } }))[0].loc[0]).toBe('body');
+  });
+
+  it('takes playbook and seeding targets, and answers their refusals at the field of the flat target', async () => {
+    const document = {
+      name: 'Payments check',
+      instructions: 'Check payments.',
+      inputs: [{ name: 'service', type: 'string', required: true }],
+      steps: [{ id: 'note', kind: 'brain_write', namespace: 'episodes', key: 'k', content: 'c' }],
+      namespaces: ['episodes'],
+    };
+    const playbook = await call(path('/playbooks'), { token: owner.access_token, body: { document, publish: true } });
+    expect(playbook.status).toBe(201);
+    const target = { type: 'playbook', playbook_id: playbook.json.id, inputs: { service: 'payments' } };
+    const created = await call(path('/jobs'), { token: owner.access_token, body: body({ name: 'Payments', target }) });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.target).toEqual({
+      ...target,
+      version: null,
+      title_template: '',
+      executor: 'llm',
+      timeout_seconds: 3600,
+      brain_feedback: false,
+    });
+    const triggered = await call(path(`/jobs/${created.json.id}/trigger`), { token: owner.access_token, body: {} });
+    expect(triggered.json).toMatchObject({
+      outcome: 'succeeded',
+      seeding_run_id: null,
+      run: { executor: 'playbook', playbook_version: 1 },
+    });
+    const refusals: Array<[Json, Array<string | number>]> = [
+      [{ ...target, inputs: {} }, ['body', 'target', 'inputs', 'service']],
+      [{ ...target, version: 4 }, ['body', 'target', 'version']],
+      [{ ...target, playbook_id: 'pbk_nosuchplaybook0' }, ['body', 'target', 'playbook_id']],
+      [{ type: 'seeding', url: 'https://docs.example.com/runbook' }, ['body', 'target', 'url']],
+      [{ type: 'seeding', url: 'https://docs.example.com/runbook', key_prefix: 'bad prefix' }, ['body', 'target', 'key_prefix']],
+      [{ type: 'bogus' }, ['body', 'target', 'type']],
+    ];
+    for (const [refused, loc] of refusals) {
+      const res = await call(path('/jobs'), { token: owner.access_token, body: body({ target: refused }) });
+      expect(res.status, JSON.stringify(refused)).toBe(422);
+      expect(res.json.errors[0].loc, res.text).toEqual(loc);
+    }
+    expect((await call(path(`/jobs/${created.json.id}`), { token: owner.access_token, method: 'DELETE' })).status).toBe(204);
   });
 
   it('lists jobs a page at a time, newest first', async () => {

@@ -1,4 +1,5 @@
-// Alert events as people handle them: list (newest first; status, severity and source filters),
+// Alert events as people handle them: list (newest first; status, severity, source and thread
+// filters: a thread's filter lists the alerts linked to an investigation),
 // get, acknowledge, resolve by hand (its thread is told, alert.resolved is published), and snooze
 // until a time. Each change is a compare-and-set on the event's version, with If-Match's etag
 // when the caller sends one.
@@ -23,6 +24,7 @@ import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import { alertEvent, alertSubject, toAlertEvent } from './events.ts';
+import { THREAD_ID } from '../handlers/threads.ts';
 import { closeInThread } from './investigations.ts';
 import type { AlertEventRecord, AlertsContext } from './records.ts';
 
@@ -46,7 +48,11 @@ export async function listAlertEvents(ctx: AlertsContext, req: ListAlertEventsRe
   }
   if (req.severity !== '') filter.severity = requireText('severity', req.severity, 50);
   if (req.sourceId !== '') filter.sourceId = requireText('source_id', req.sourceId, 100);
-  const scope = `alert-events:${organizationId}:${req.status}:${req.severity}:${req.sourceId}`;
+  if (req.threadId !== '') {
+    if (!THREAD_ID.test(req.threadId)) invalid('thread_id', 'is not a thread id');
+    filter.threadId = req.threadId;
+  }
+  const scope = `alert-events:${organizationId}:${req.status}:${req.severity}:${req.sourceId}:${req.threadId}`;
   const page = await findPage(ctx.events, filter, req, { field: 'createdAt', direction: 'desc', scope });
   return create(ListAlertEventsResponseSchema, { alertEvents: page.items.map(toAlertEvent), nextPageToken: page.nextPageToken });
 }

@@ -51,8 +51,9 @@ export const toAlertEvent = (r: AlertEventRecord): AlertEvent =>
     createTime: ms(r.createdAt),
   });
 
-export function alertEvent(type: 'alert.received' | 'alert.resolved', r: AlertEventRecord): NewEvent {
-  return event(type, r.organizationId, {
+/** The alert event as events show it (the catalogue's AlertEvent). */
+export function alertEventData(r: AlertEventRecord) {
+  return {
     id: r._id,
     source_id: r.sourceId,
     status: STATUS_NAMES[r.status as keyof typeof STATUS_NAMES] ?? 'firing',
@@ -67,5 +68,9 @@ export function alertEvent(type: 'alert.received' | 'alert.resolved', r: AlertEv
     rule_id: r.ruleId === '' ? null : r.ruleId,
     starts_at: iso(r.startsAt) ?? new Date(r.createdAt).toISOString(),
     ends_at: iso(r.endsAt),
-  });
+  };
+}
+
+export function alertEvent(type: 'alert.received' | 'alert.resolved', r: AlertEventRecord): NewEvent {
+  return event(type, r.organizationId, alertEventData(r));
 }

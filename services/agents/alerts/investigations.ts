@@ -2,16 +2,21 @@
 // the rule that matched) share one open thread: the group's thread id is derived from the group
 // key and a generation (records.ts), so the first alert of a group whose rule matches inserts the
 // thread if absent, and only the replica whose insert wins queues the run (through the runs'
-// own code, under the plan's runs_per_month). Later alerts of the group, and alerts of the group
+// own code, under the plan's runs_per_month), following the rule's playbook when it names one
+// (with the alert's fields as inputs, alert-playbooks.ts) and announced to the rule's channels. Later alerts of the group, and alerts of the group
 // no rule matches, join the open thread with a message. Once the thread is resolved or archived,
 // the group's next alert opens the next generation's thread.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { MessageRole, ThreadStatus } from '../../../gen/mindgate/agents/v1/threads_pb.js';
-import { putWithEvents } from '../../common/events/outbox.ts';
+import { putWithEvents, type NewEvent } from '../../common/events/outbox.ts';
 import { threadEvent, threadSubject } from '../events.ts';
+import { planPlaybookRun, queuePlaybookRun } from '../handlers/playbook-runs.ts';
 import { queue, type RunRecord } from '../handlers/runs.ts';
 import { appendMessage, type ThreadRecord } from '../handlers/threads.ts';
+import { alertInputs, choiceOf } from './alert-playbooks.ts';
+import { alertSubject } from './events.ts';
 import { latestGeneration, noteGeneration } from './generations.ts';
+import { investigationOpened, runNotify } from './notifications.ts';
 import type { IncomingAlert } from './payloads.ts';
 import { alertRunId, generationKey, groupThreadId, type AlertEventRecord, type AlertRuleRecord, type AlertsContext } from './records.ts';
 import { ruleMatches } from './rules.ts';
@@ -43,43 +48,78 @@ async function groupSlot(ctx: AlertsContext, organizationId: string, groupKey: s
   }
 }
 
-/** Sets the event's links (thread, run, rule, note), whatever else changed meanwhile. */
-async function link(ctx: AlertsContext, event: AlertEventRecord, fields: Partial<AlertEventRecord>): Promise<AlertEventRecord> {
+/** Sets the event's links (thread, run, rule, note), whatever else changed meanwhile; `events` go with the write. */
+async function link(
+  ctx: AlertsContext,
+  event: AlertEventRecord,
+  fields: Partial<AlertEventRecord>,
+  events: NewEvent[] = [],
+): Promise<AlertEventRecord> {
   for (let current: AlertEventRecord | undefined = event; current; current = await ctx.events.get(event._id)) {
     const next = { ...current, ...fields, version: current.version + 1 };
-    if (await ctx.events.put(next, { expect: { version: current.version } })) return next;
+    if (await putWithEvents(ctx.outbox, alertSubject(ctx.events), next, current, events, { expect: { version: current.version } }))
+      return next;
   }
   return event;
 }
 
 const RULE_PREFIX = 'alert_rule:';
 
+/** Queues the rule's run on the thread: with the rule's instructions, or following its playbook with the alert's inputs. */
+async function queueRuleRun(ctx: AlertsContext, rule: AlertRuleRecord, thread: ThreadRecord, alert: AlertEventRecord, id: string) {
+  const { instructions, executor, timeoutSeconds, playbook } = rule.action;
+  const linked = { ...alert, threadId: thread._id, ruleId: rule._id };
+  const spec = {
+    id,
+    organizationId: thread.organizationId,
+    threadId: thread._id,
+    timeoutSeconds,
+    createdBy: `${RULE_PREFIX}${rule._id}`,
+    notify: runNotify(rule, linked),
+  };
+  const opened = (playbookId: string, playbookVersion: number) => [
+    investigationOpened(rule, linked, {
+      threadId: thread._id,
+      threadTitle: thread.title,
+      runId: id,
+      playbookId,
+      playbookVersion,
+      note: '',
+    }),
+  ];
+  if (!playbook) return queue(ctx.runs, { ...spec, executor, instructions, events: opened('', 0) });
+  const plan = await planPlaybookRun(ctx.playbooks, choiceOf(thread.organizationId, playbook, executor, alertInputs(linked)));
+  return queuePlaybookRun(ctx.runs, plan, {
+    ...spec,
+    brainFeedback: playbook.brainFeedback,
+    events: opened(plan.playbook._id, plan.version.version),
+  });
+}
+
+/** Refusals that leave the thread without a run: the plan's limit, a playbook changed since the rule was stored. */
+const REFUSED = new Set([Code.ResourceExhausted, Code.InvalidArgument, Code.NotFound, Code.FailedPrecondition]);
+
 /**
  * The run of a thread a rule opened, queued if it is not there yet: the opener queues it, and an
  * alert joining the thread queues it when the opener died before it did (its id is fixed).
  */
-async function ensureRun(ctx: AlertsContext, thread: ThreadRecord, known?: AlertRuleRecord): Promise<{ run?: RunRecord; note: string }> {
+async function ensureRun(
+  ctx: AlertsContext,
+  thread: ThreadRecord,
+  alert: AlertEventRecord,
+  known?: AlertRuleRecord,
+): Promise<{ run?: RunRecord; note: string }> {
   if (!thread.createdBy.startsWith(RULE_PREFIX)) return { note: '' };
   const id = alertRunId(thread._id);
   const existing = await ctx.runs.runs.get(id);
   if (existing) return { run: existing, note: '' };
   const rule = known ?? (await ctx.rules.get(thread.createdBy.slice(RULE_PREFIX.length)));
   if (!rule) return { note: '' };
-  const { instructions, executor, timeoutSeconds } = rule.action;
   try {
-    const run = await queue(ctx.runs, {
-      id,
-      organizationId: thread.organizationId,
-      threadId: thread._id,
-      executor,
-      instructions,
-      timeoutSeconds,
-      createdBy: `${RULE_PREFIX}${rule._id}`,
-    });
-    return { run, note: '' };
+    return { run: await queueRuleRun(ctx, rule, thread, alert, id), note: '' };
   } catch (err) {
-    // Over the plan's runs_per_month: the thread stays open for people; the event says why.
-    if (err instanceof ConnectError && err.code === Code.ResourceExhausted) return { note: `no run queued: ${err.rawMessage}` };
+    // The thread stays open for people; the event says why no run was queued.
+    if (err instanceof ConnectError && REFUSED.has(err.code)) return { note: `no run queued: ${err.rawMessage}` };
     throw err;
   }
 }
@@ -124,16 +164,22 @@ export async function attachInvestigation(
     const slot = await groupSlot(ctx, event.organizationId, groupKey);
     if (slot.open) {
       await appendMessage(ctx.runs.threads, slot.open, message);
-      await ensureRun(ctx, slot.open);
-      return { event: await link(ctx, event, { threadId: slot.open._id, ruleId: rule?._id ?? '', attached: true }), opened: false };
+      const { run } = await ensureRun(ctx, slot.open, event);
+      // The alert the run was queued for (its opener, taken up again after a replica died) links it.
+      const runId = run?.notify?.alertEventId === event._id ? { runId: run._id } : {};
+      const fields = { threadId: slot.open._id, ruleId: rule?._id ?? '', attached: true, ...runId };
+      return { event: await link(ctx, event, fields), opened: false };
     }
     if (!rule) return { event: await link(ctx, event, { attached: true }), opened: false };
     const thread = await openThread(ctx, event, slot.freeId!, rule);
     if (!thread) continue; // Another replica opened it: join it.
     await appendMessage(ctx.runs.threads, thread, message);
-    const { run, note } = await ensureRun(ctx, thread, rule);
+    const { run, note } = await ensureRun(ctx, thread, event, rule);
     const fields = { threadId: thread._id, runId: run?._id ?? '', ruleId: rule._id, note, attached: true };
-    return { event: await link(ctx, event, fields), opened: true };
+    // Without a run, the announcement goes with the link (with a run, it went with the run).
+    const opened = { threadId: thread._id, threadTitle: thread.title, runId: '', playbookId: '', playbookVersion: 0, note };
+    const events = run ? [] : [investigationOpened(rule, { ...event, ...fields }, opened)];
+    return { event: await link(ctx, event, fields, events), opened: true };
   }
   throw new Error(`alert event ${event._id}: the group's thread kept changing`);
 }

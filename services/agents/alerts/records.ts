@@ -4,12 +4,15 @@
 // the same id and the records store's insert-if-absent lets exactly one of them open it. A group's
 // thread id is derived the same way from the group key, so one thread serves an open group.
 import { createHash } from 'node:crypto';
+import type { JsonObject } from '@bufbuild/protobuf';
 import type { AlertFormat, AlertStatus, LabelMatcher_MatchOp } from '../../../gen/mindgate/agents/v1/alerts_pb.js';
 import type { Executor } from '../../../gen/mindgate/agents/v1/runs_pb.js';
 import type { EventOutbox } from '../../common/events/outbox.ts';
 import type { KeyEncryption } from '../../common/key-encryption.ts';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../common/storage/records/interface.ts';
+import type { PlaybooksContext } from '../handlers/playbooks.ts';
 import type { RunsContext } from '../handlers/runs.ts';
+import type { EndpointRecord } from '../webhooks/records.ts';
 
 export interface AlertSourceRecord extends RecordDoc {
   organizationId: string;
@@ -30,8 +33,30 @@ export interface MatcherRecord {
   value: string;
 }
 
+/** The playbook a rule's runs follow (AlertPlaybook in alerts.proto). */
+export interface AlertPlaybookRecord {
+  playbookId: string;
+  /** 0: the version published when the run is queued. */
+  version: number;
+  /** Given to every run; they win over the alert's fields. */
+  inputs: JsonObject;
+  brainFeedback: boolean;
+}
+
 /** The rule's action, by kind: new kinds are new members (the proto's oneof). */
-export type ActionRecord = { kind: 'investigate'; instructions: string; executor: Executor; timeoutSeconds: number };
+export type ActionRecord = {
+  kind: 'investigate';
+  instructions: string;
+  executor: Executor;
+  timeoutSeconds: number;
+  playbook?: AlertPlaybookRecord;
+};
+
+/** Who hears of a rule's investigations (AlertNotifications in alerts.proto). */
+export interface NotificationsRecord {
+  emails: string[];
+  endpointIds: string[];
+}
 
 export interface AlertRuleRecord extends RecordDoc {
   organizationId: string;
@@ -41,6 +66,8 @@ export interface AlertRuleRecord extends RecordDoc {
   matchers: MatcherRecord[];
   sourceIds: string[];
   action: ActionRecord;
+  /** Absent on rules stored before notifications existed: nobody. */
+  notifications?: NotificationsRecord;
   createdBy: string;
   createdAt: number;
   updatedAt: number;
@@ -104,6 +131,10 @@ export interface AlertsContext extends AlertCollections {
   outbox: EventOutbox;
   /** Threads and runs, so an investigation is opened through their code (and the run limit). */
   runs: RunsContext;
+  /** Playbooks, which a rule's runs may follow. */
+  playbooks: PlaybooksContext;
+  /** The organization's webhook endpoints, which a rule may notify. */
+  endpoints: RecordCollection<EndpointRecord>;
   now: () => number;
 }
 
@@ -117,6 +148,7 @@ export function openAlertCollections(records: RecordStore): AlertCollections {
         { fields: ['organizationId', 'status', 'createdAt'] },
         { fields: ['organizationId', 'severity', 'createdAt'] },
         { fields: ['organizationId', 'sourceId', 'createdAt'] },
+        { fields: ['organizationId', 'threadId', 'createdAt'] },
       ],
     }),
     generations: records.collection<GenerationRecord>('alert_generations', { indexes: [{ fields: ['organizationId'] }] }),

@@ -3,7 +3,9 @@
 // its severities (any when none), and every label matcher holds (Alertmanager's semantics: =, !=,
 // =~ and !~ with the regular expression anchored at both ends, a missing label being ""). Rules
 // are tried oldest first; the first that matches acts. The action is a oneof in the contract, so
-// other kinds (a playbook) can be added beside `investigate` without breaking the wire.
+// other kinds can be added beside `investigate` without breaking the wire. An investigation may
+// follow a playbook (alert-playbooks.ts) and be announced to the rule's channels (notifications.ts),
+// both checked against the organization's playbooks and webhook endpoints when the rule is stored.
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -27,6 +29,8 @@ import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import { newId } from '../handlers/organizations.ts';
+import { requireAlertPlaybook } from './alert-playbooks.ts';
+import { requireNotifications } from './notifications.ts';
 import type { IncomingAlert } from './payloads.ts';
 import type { ActionRecord, AlertRuleRecord, AlertsContext, MatcherRecord } from './records.ts';
 
@@ -46,8 +50,19 @@ export const toRule = (r: AlertRuleRecord): AlertRule =>
     sourceIds: r.sourceIds,
     action: {
       case: 'investigate',
-      value: { instructions: r.action.instructions, executor: r.action.executor, timeoutSeconds: r.action.timeoutSeconds },
+      value: {
+        instructions: r.action.instructions,
+        executor: r.action.executor,
+        timeoutSeconds: r.action.timeoutSeconds,
+        playbook: r.action.playbook && {
+          playbookId: r.action.playbook.playbookId,
+          version: r.action.playbook.version,
+          inputs: r.action.playbook.inputs,
+          brainFeedback: r.action.playbook.brainFeedback,
+        },
+      },
     },
+    notifications: { emails: r.notifications?.emails ?? [], webhookEndpointIds: r.notifications?.endpointIds ?? [] },
     createdBy: r.createdBy,
     etag: String(r.version),
     createTime: timestampFromMs(r.createdAt),
@@ -76,23 +91,27 @@ function requireMatchers(rule: AlertRule): MatcherRecord[] {
   });
 }
 
-function requireAction(rule: AlertRule): ActionRecord {
+async function requireAction(ctx: AlertsContext, organizationId: string, rule: AlertRule): Promise<ActionRecord> {
   if (rule.action.case !== 'investigate') invalid('rule.action', 'is required (investigate)');
   const a = rule.action.value;
   const executor = a.executor === Executor.UNSPECIFIED ? Executor.LLM : a.executor;
   if (!(executor in Executor)) invalid('rule.action.investigate.executor', 'is not an executor');
   const timeoutSeconds = a.timeoutSeconds === 0 ? 3_600 : a.timeoutSeconds;
   if (timeoutSeconds > 86_400) invalid('rule.action.investigate.timeout_seconds', 'must be from 1 to 86400 (0 for 3600)');
-  return {
+  const action: ActionRecord = {
     kind: 'investigate',
     instructions: requireText('rule.action.investigate.instructions', a.instructions, 20_000),
     executor,
     timeoutSeconds,
   };
+  if (!a.playbook) return action;
+  if (action.instructions !== '')
+    invalid('rule.action.investigate.instructions', "must be empty with a playbook: the playbook's instructions apply");
+  return { ...action, playbook: await requireAlertPlaybook(ctx, organizationId, a.playbook, executor) };
 }
 
 /** The rule's definition, checked (the fields a create or an update sets). */
-function definition(rule: AlertRule | undefined) {
+async function definition(ctx: AlertsContext, organizationId: string, rule: AlertRule | undefined) {
   if (!rule) invalid('rule', 'is required');
   return {
     name: requireText('rule.name', rule.name.trim(), 200, { required: true }),
@@ -100,7 +119,8 @@ function definition(rule: AlertRule | undefined) {
     severities: requireList('rule.severities', rule.severities, 20, 50),
     matchers: requireMatchers(rule),
     sourceIds: requireList('rule.source_ids', rule.sourceIds, 50, 100),
-    action: requireAction(rule),
+    action: await requireAction(ctx, organizationId, rule),
+    notifications: await requireNotifications(ctx, organizationId, rule.notifications),
   };
 }
 
@@ -113,7 +133,7 @@ export async function ownedRule(ctx: AlertsContext, organizationId: string, rule
 
 export async function createAlertRule(ctx: AlertsContext, req: CreateAlertRuleRequest) {
   const organizationId = requireOrganization(req.organizationId);
-  const fields = definition(req.rule);
+  const fields = await definition(ctx, organizationId, req.rule);
   if ((await ctx.rules.count({ organizationId })) >= MAX_RULES) {
     throw new ConnectError(`an organization has at most ${MAX_RULES} alert rules`, Code.ResourceExhausted);
   }
@@ -147,7 +167,8 @@ export async function updateAlertRule(ctx: AlertsContext, req: UpdateAlertRuleRe
   const stale = () =>
     failure('the rule changed since it was read (If-Match): read it again', Code.FailedPrecondition, REASONS.etagMismatch);
   if (req.etag !== '' && req.etag !== String(current.version)) throw stale();
-  const next: AlertRuleRecord = { ...current, ...definition(req.rule), updatedAt: ctx.now(), version: current.version + 1 };
+  const fields = await definition(ctx, organizationId, req.rule);
+  const next: AlertRuleRecord = { ...current, ...fields, updatedAt: ctx.now(), version: current.version + 1 };
   if (!(await ctx.rules.put(next, { expect: { version: current.version } }))) throw stale();
   return create(UpdateAlertRuleResponseSchema, { rule: toRule(next) });
 }

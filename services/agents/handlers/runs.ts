@@ -30,12 +30,12 @@ import {
   type Step,
   type StepKind,
 } from '../../../gen/mindgate/agents/v1/runs_pb.js';
-import { putWithEvents, type EventOutbox } from '../../common/events/outbox.ts';
+import { putWithEvents, type EventOutbox, type NewEvent } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { PutOptions, RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
-import { runEvent, runSubject } from '../events.ts';
+import { investigationFinished, runEvent, runSubject } from '../events.ts';
 import { newId } from './organizations.ts';
 import { ownedThread, type ThreadsContext } from './threads.ts';
 
@@ -71,11 +71,22 @@ export interface RunRecord extends RecordDoc {
   inputs?: JsonObject;
   /** Report the outcome to the Brain as feedback on the memories the run read. */
   brainFeedback?: boolean;
+  /** An alert rule's run: whom its end is announced to (alert.investigation_finished). */
+  notify?: RunNotify;
   model: string;
   createdAt: number;
   startedAt?: number;
   finishedAt?: number;
   version: number;
+}
+
+/** The alert rule whose investigation a run works, and the rule's notification channels then. */
+export interface RunNotify {
+  ruleId: string;
+  ruleName: string;
+  alertEventId: string;
+  endpointIds: string[];
+  emails: string[];
 }
 
 export interface StepRecord extends RecordDoc {
@@ -185,10 +196,13 @@ export interface NewRun {
   playbookVersion?: number;
   inputs?: JsonObject;
   brainFeedback?: boolean;
+  notify?: RunNotify;
+  /** Events written with the run's insert besides run.queued (an alert rule's announcement). */
+  events?: NewEvent[];
 }
 
 /** Queues a run under the plan's run limit (RESOURCE_EXHAUSTED, reason plan-limit, past it). */
-export async function queue(ctx: RunsContext, { id, ...spec }: NewRun): Promise<RunRecord> {
+export async function queue(ctx: RunsContext, { id, events, ...spec }: NewRun): Promise<RunRecord> {
   await ctx.runLimit?.(spec.organizationId);
   const now = ctx.now();
   const run: RunRecord = {
@@ -209,7 +223,7 @@ export async function queue(ctx: RunsContext, { id, ...spec }: NewRun): Promise<
     createdAt: now,
     version: 1,
   };
-  await putRun(ctx, run, undefined, { expect: null });
+  await putRun(ctx, run, undefined, { expect: null }, events);
   return run;
 }
 
@@ -273,11 +287,19 @@ export async function listRuns(ctx: RunsContext, req: ListRunsRequest) {
 }
 
 /**
- * Writes a run that moved to another status, with that move's event, under the compare-and-set
- * `expect`. False when the compare-and-set lost (the event is dropped with the change).
+ * Writes a run that moved to another status, with that move's event (and, for an alert rule's
+ * run that ended, the rule's announcement of it), under the compare-and-set `expect`. False when
+ * the compare-and-set lost (the events are dropped with the change).
  */
-export function putRun(ctx: RunsContext, run: RunRecord, previous: RunRecord | undefined, options: PutOptions): Promise<boolean> {
-  return putWithEvents(ctx.events, runSubject(ctx.runs), run, previous, [runEvent(run)], options);
+export function putRun(
+  ctx: RunsContext,
+  run: RunRecord,
+  previous: RunRecord | undefined,
+  options: PutOptions,
+  extra: NewEvent[] = [],
+): Promise<boolean> {
+  const ended = run.notify && FINISHED.has(run.status) ? [investigationFinished(run, run.notify)] : [];
+  return putWithEvents(ctx.events, runSubject(ctx.runs), run, previous, [runEvent(run), ...extra, ...ended], options);
 }
 
 /** Ends a run that has not finished; the holder's lease goes with it. False when the CAS lost. */

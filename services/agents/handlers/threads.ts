@@ -35,7 +35,7 @@ import { newId } from './organizations.ts';
 import { checkAttachments, toAttachment, type AttachmentRecord } from './thread-attachments.ts';
 import type { ThreadMemoryRecord } from './thread-memories.ts';
 
-const THREAD_ID = /^thr_[A-Za-z0-9]{1,60}$/;
+export const THREAD_ID = /^thr_[A-Za-z0-9]{1,60}$/;
 export const MAX_CONTENT = 100_000;
 
 export interface ThreadRecord extends RecordDoc {

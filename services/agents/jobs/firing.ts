@@ -12,7 +12,13 @@
 // Back-off: after k failed executions in a row, the job skips 2^(k-1) - 1 occurrences (at most
 // MAX_BACKOFF_SKIPS) before it fires again: a failing hourly job tries again after 1, 2, 4, 8,
 // then every 16 hours, until an execution succeeds.
+//
+// Events go with the writes that make them: job_execution.skipped with the skipped execution's
+// insert, job.backed_off with the job's move after a failure that makes it skip occurrences
+// (job_execution.failed is target.ts's).
+import { putWithEvents } from '../../common/events/outbox.ts';
 import type { JobsContext } from './context.ts';
+import { backedOff, executionEvent, executionSubject, jobSubject } from './events.ts';
 import {
   ExecutionOutcome,
   ExecutionTrigger,
@@ -82,7 +88,8 @@ function newExecution(ctx: JobsContext, job: JobRecord, at: number, now: number)
 /** The execution of the occurrence when this replica may act on it: it inserted it, took it over, or it is finished. */
 async function hold(ctx: JobsContext, job: JobRecord, at: number, now: number): Promise<ExecutionRecord | undefined> {
   const fresh = newExecution(ctx, job, at, now);
-  if (await ctx.executions.put(fresh, { expect: null })) return fresh;
+  const events = fresh.outcome === ExecutionOutcome.SKIPPED ? [executionEvent('job_execution.skipped', job, fresh)] : [];
+  if (await putWithEvents(ctx.outbox, executionSubject(ctx.executions), fresh, undefined, events, { expect: null })) return fresh;
   const found = await ctx.executions.get(fresh._id);
   if (!found) return undefined;
   if (found.outcome !== ExecutionOutcome.PENDING) return found;
@@ -98,7 +105,9 @@ async function advance(ctx: JobsContext, read: JobRecord, at: number, e: Executi
     const state = afterExecution(job, e);
     const nextFireAt = nextOccurrence(job, Math.max(ctx.now(), e.occurrenceAt, at), state.backoffSkips ?? job.backoffSkips);
     const next: JobRecord = { ...job, ...state, nextFireAt, version: job.version + 1 };
-    if (await ctx.jobs.put(next, { expect: { version: job.version } })) return;
+    // A failure that makes the job skip occurrences says so (job.backed_off), with the job's move.
+    const events = e.outcome === ExecutionOutcome.FAILED && next.backoffSkips > 0 ? [backedOff(next)] : [];
+    if (await putWithEvents(ctx.outbox, jobSubject(ctx.jobs), next, job, events, { expect: { version: job.version } })) return;
     // Changed meanwhile (renamed, a manual trigger's counters): apply to what it is now.
     job = await ctx.jobs.get(read._id);
   }

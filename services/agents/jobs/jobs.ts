@@ -56,7 +56,7 @@ export async function createJob(ctx: JobsContext, req: CreateJobRequest) {
     organizationId,
     name: requireName(req.name),
     ...schedule,
-    target: requireTarget(req.target),
+    target: await requireTarget(ctx, organizationId, req.target),
     enabled: req.enabled,
     missedPolicy: requireMissedPolicy(req.missedPolicy),
     consecutiveFailures: 0,
@@ -87,7 +87,8 @@ export async function listJobs(ctx: JobsContext, req: ListJobsRequest) {
 }
 
 export async function updateJob(ctx: JobsContext, req: UpdateJobRequest) {
-  const current = await ownedJob(ctx, requireOrganization(req.organizationId), req.jobId);
+  const organizationId = requireOrganization(req.organizationId);
+  const current = await ownedJob(ctx, organizationId, req.jobId);
   if (req.etag !== '' && req.etag !== String(current.version)) throw stale();
   const now = ctx.now();
   const schedule = requireSchedule(
@@ -98,7 +99,7 @@ export async function updateJob(ctx: JobsContext, req: UpdateJobRequest) {
   const fields: Partial<JobRecord> = {
     ...schedule,
     name: req.name === undefined ? current.name : requireName(req.name),
-    target: req.target ? requireTarget(req.target) : current.target,
+    target: req.target ? await requireTarget(ctx, organizationId, req.target) : current.target,
     missedPolicy: req.missedPolicy === undefined ? current.missedPolicy : requireMissedPolicy(req.missedPolicy),
   };
   // A new schedule starts from now; the back-off of failures under the old one ends with it.

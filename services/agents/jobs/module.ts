@@ -5,6 +5,11 @@ import { JobsService } from '../../../gen/mindgate/agents/v1/jobs_pb.js';
 import type { JobsConfig } from '../../common/config.ts';
 import type { Logger } from '../../common/log.ts';
 import type { RecordStore } from '../../common/storage/records/interface.ts';
+import type { Client } from '@connectrpc/connect';
+import type { SeedingService } from '../../../gen/mindgate/brain/v1/seeding_pb.js';
+import type { SeedingConfig } from '../../brain/seeding/config.ts';
+import type { EventOutbox } from '../../common/events/outbox.ts';
+import type { PlaybooksContext } from '../handlers/playbooks.ts';
 import type { RunsContext } from '../handlers/runs.ts';
 import type { JobsContext } from './context.ts';
 import { listJobExecutions, triggerJob } from './executions.ts';
@@ -16,6 +21,11 @@ export interface JobsModuleOptions {
   records: RecordStore;
   /** The runs' context with the plan's run limit (withRunLimit). */
   runs: RunsContext;
+  playbooks: PlaybooksContext;
+  /** The brain's SeedingService, for seeding targets; absent: they are refused. */
+  seeding?: () => Client<typeof SeedingService>;
+  seedingConfig: SeedingConfig;
+  outbox: EventOutbox;
   config: JobsConfig;
   logger: Logger;
   now: () => number;
@@ -23,7 +33,8 @@ export interface JobsModuleOptions {
 
 export function jobsModule(options: JobsModuleOptions) {
   const logger = options.logger.child({ component: 'jobs' });
-  const ctx: JobsContext = { ...openJobCollections(options.records), runs: options.runs, config: options.config, logger, now: options.now };
+  const { records, logger: _logger, ...rest } = options;
+  const ctx: JobsContext = { ...openJobCollections(records), ...rest, logger };
   const scheduler = createScheduler(ctx, logger);
   return {
     services: [JobsService],

@@ -1,7 +1,7 @@
 // The jobs' records: `jobs` (settings and state, in one document changed by compare-and-set on
 // its version) and `job_executions`. A scheduled execution's id is derived from (job, occurrence),
 // so inserting it with insert-if-absent is the lease on that occurrence: one replica wins it.
-import { create } from '@bufbuild/protobuf';
+import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import {
   ExecutionOutcome,
@@ -9,8 +9,12 @@ import {
   JobExecutionSchema,
   JobSchema,
   MissedPolicy,
+  PlaybookTargetSchema,
+  RunTargetSchema,
+  SeedingTargetSchema,
   type Job,
   type JobExecution,
+  type JobTarget,
 } from '../../../gen/mindgate/agents/v1/jobs_pb.js';
 import type { Executor, Run } from '../../../gen/mindgate/agents/v1/runs_pb.js';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../common/storage/records/interface.ts';
@@ -25,6 +29,31 @@ export interface RunTargetRecord {
   timeoutSeconds: number;
 }
 
+/** A playbook run on a new thread (PlaybookTarget in jobs.proto). */
+export interface PlaybookTargetRecord {
+  kind: 'playbook';
+  playbookId: string;
+  /** 0: the version published when the occurrence fires. */
+  version: number;
+  inputs: JsonObject;
+  /** '' for the playbook's name and the occurrence. */
+  titleTemplate: string;
+  executor: Executor;
+  timeoutSeconds: number;
+  brainFeedback: boolean;
+}
+
+/** A seeding run of the Brain from a web page (SeedingTarget in jobs.proto). */
+export interface SeedingTargetRecord {
+  kind: 'seeding';
+  url: string;
+  namespace: 'knowledge' | 'episodes';
+  keyPrefix: string;
+  tags: string[];
+}
+
+export type TargetRecord = RunTargetRecord | PlaybookTargetRecord | SeedingTargetRecord;
+
 export interface ExecutionFields {
   jobId: string;
   organizationId: string;
@@ -36,6 +65,8 @@ export interface ExecutionFields {
   occurrences: number;
   threadId: string;
   runId: string;
+  /** The seeding run a seeding target started (absent on executions of other targets). */
+  seedingRunId?: string;
 }
 
 export interface ExecutionRecord extends RecordDoc, ExecutionFields {
@@ -49,7 +80,7 @@ export interface JobRecord extends RecordDoc {
   name: string;
   schedule: string;
   timeZone: string;
-  target: RunTargetRecord;
+  target: TargetRecord;
   enabled: boolean;
   missedPolicy: MissedPolicy;
   /** The occurrence the scheduler fires next; absent while paused. Indexed: the scheduler's queue. */
@@ -95,12 +126,29 @@ export function toExecution(r: ExecutionFields & { _id: string }, run?: Run): Jo
     occurrences: r.occurrences,
     threadId: r.threadId,
     runId: r.runId,
+    seedingRunId: r.seedingRunId ?? '',
     run,
   });
 }
 
+function toTarget(t: TargetRecord): JobTarget['kind'] {
+  switch (t.kind) {
+    case 'run': {
+      const { kind: _kind, ...run } = t;
+      return { case: 'run', value: create(RunTargetSchema, run) };
+    }
+    case 'playbook': {
+      const { kind: _kind, ...playbook } = t;
+      return { case: 'playbook', value: create(PlaybookTargetSchema, playbook) };
+    }
+    case 'seeding': {
+      const { kind: _kind, namespace, ...seeding } = t;
+      return { case: 'seeding', value: create(SeedingTargetSchema, { ...seeding, namespace: namespace === 'knowledge' ? '' : namespace }) };
+    }
+  }
+}
+
 export function toJob(r: JobRecord): Job {
-  const { kind: _kind, ...run } = r.target;
   const last = r.lastExecution;
   return create(JobSchema, {
     jobId: r._id,
@@ -108,7 +156,7 @@ export function toJob(r: JobRecord): Job {
     name: r.name,
     schedule: r.schedule,
     timeZone: r.timeZone,
-    target: { kind: { case: 'run', value: run } },
+    target: { kind: toTarget(r.target) },
     enabled: r.enabled,
     missedPolicy: r.missedPolicy,
     state: {

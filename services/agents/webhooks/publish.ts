@@ -1,5 +1,6 @@
 // Events in, deliveries out: PublishEvents takes the events the services' outboxes handed to the
-// relay and queues one delivery per enabled endpoint subscribed to the type, once per event
+// relay and queues one delivery per enabled endpoint subscribed to the type or named by the event
+// (an alert rule's notification channels), once per event
 // (idempotent by event id: a relayed retry is a duplicate). Over the organization's monthly limit
 // an event is counted as dropped and nothing is queued. SendTestEvent queues a webhook.test event
 // to one endpoint.
@@ -105,7 +106,8 @@ export async function publishEvents(ctx: WebhooksContext, req: PublishEventsRequ
     let enabled = endpoints.get(e.organizationId);
     if (!enabled)
       endpoints.set(e.organizationId, (enabled = await ctx.endpoints.find({ organizationId: e.organizationId, enabled: true })));
-    const targets = enabled.filter((ep) => subscribes(ep.eventTypes, e.type));
+    // Subscribers, and the endpoints the event names (an alert rule's channels), each once.
+    const targets = enabled.filter((ep) => subscribes(ep.eventTypes, e.type) || e.endpointIds.includes(ep._id));
     if (targets.length === 0) {
       counts.unmatched++;
       continue;

@@ -6,7 +6,7 @@
 // stream).
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Namespace } from '../../../gen/mindgate/brain/v1/brain_pb.js';
 import {
   SeedingItemSchema,
@@ -140,6 +140,14 @@ export const RUN_ID = /^sdr_[a-z2-7]{20}$/;
 export function newRunId(): string {
   let out = '';
   for (const b of randomBytes(20)) out += BASE32[b % 32];
+  return `sdr_${out}`;
+}
+
+/** The run id of a request id (StartSeedingRequest.request_id): the same for every repeat of the request. */
+export function requestRunId(organizationId: string, requestId: string): string {
+  const digest = createHash('sha256').update(`${organizationId}\u0000${requestId}`).digest();
+  let out = '';
+  for (const b of digest.subarray(0, 20)) out += BASE32[b % 32];
   return `sdr_${out}`;
 }
 

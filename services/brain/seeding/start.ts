@@ -1,5 +1,7 @@
 // StartSeeding: validates the request, stores the source in the records store (so whichever
-// replica takes the run can read it) and queues the run. Nothing is parsed here: a replica's
+// replica takes the run can read it) and queues the run. With a request id the run's id is derived
+// from it, so a caller repeating the request (a scheduled job's firing taken over after its
+// replica died) gets the run the first call started, never a second one. Nothing is parsed here: a replica's
 // worker extracts the items under the run's lease.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { Namespace } from '../../../gen/mindgate/brain/v1/brain_pb.js';
@@ -9,12 +11,13 @@ import { invalid, requireList, requireOrganization } from '../../common/rpc/vali
 import { SEEDING_MEDIA_TYPES } from './extract/index.ts';
 import type { SeedingContext } from './context.ts';
 import { urlRefusal } from './fetch-source.ts';
-import { newRunId, PART_BYTES, partId, runKey, runProto, type SeedingRunDoc } from './records.ts';
-import { emptyCounts } from './read.ts';
+import { newRunId, PART_BYTES, partId, requestRunId, runKey, runProto, type SeedingRunDoc } from './records.ts';
+import { emptyCounts, runWithProgress } from './read.ts';
 
 /** The largest upload the service keeps (the edge's SEEDING_MAX_UPLOAD_BYTES may be lower). */
 export const MAX_UPLOAD_BYTES = 6 * 1024 * 1024;
-const KEY_PREFIX = /^[A-Za-z0-9._:/-]{0,100}$/;
+export const KEY_PREFIX = /^[A-Za-z0-9._:/-]{0,100}$/;
+const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 function sourceOf(req: StartSeedingRequest) {
   if (req.source.case === 'upload') {
@@ -55,7 +58,8 @@ export async function startSeeding(ctx: SeedingContext, req: StartSeedingRequest
     invalid('namespace', 'must be KNOWLEDGE or EPISODES');
   }
   const tags = requireList('tags', req.tags, 8, 64);
-  const runId = newRunId();
+  if (req.requestId !== '' && !REQUEST_ID.test(req.requestId)) invalid('request_id', 'must be 1-200 characters of [A-Za-z0-9_.:-]');
+  const runId = req.requestId === '' ? newRunId() : requestRunId(organizationId, req.requestId);
   const key = runKey(organizationId, runId);
   const parts = Math.ceil(source.content.length / PART_BYTES);
   // The parts first: a run is only ever queued with its whole source stored.
@@ -92,7 +96,12 @@ export async function startSeeding(ctx: SeedingContext, req: StartSeedingRequest
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await ctx.store.runs.put(doc, { expect: null }))) throw new ConnectError('run id collision; retry', Code.Aborted);
+  if (!(await ctx.store.runs.put(doc, { expect: null }))) {
+    // A repeat of a request that started its run already: that run, once.
+    const started = req.requestId === '' ? undefined : await ctx.store.runs.get(key);
+    if (!started) throw new ConnectError('run id collision; retry', Code.Aborted);
+    return create(StartSeedingResponseSchema, { run: await runWithProgress(ctx, started) });
+  }
   ctx.wake();
   return create(StartSeedingResponseSchema, { run: runProto(doc, emptyCounts(), 0) });
 }

@@ -114,6 +114,29 @@ const AlertEvent = z
   })
   .meta({ description: "The alert event as it stands after the change (the REST API's AlertEvent, in part)." });
 
+const JobExecution = z
+  .object({
+    id: z.string(),
+    job_id: z.string(),
+    job_name: z.string(),
+    trigger: z.enum(['schedule', 'manual']),
+    outcome: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
+    error: z.string().meta({ description: 'Why it failed, or which occurrences were skipped.' }),
+    occurrence_at: Time.meta({ description: 'The occurrence (the first missed one of a skip).' }),
+    fired_at: Time,
+    occurrences: z.int().meta({ description: 'How many occurrences it stands for (counted up to 1,000).' }),
+    thread_id: z.string().nullable(),
+    run_id: z.string().nullable(),
+    seeding_run_id: z.string().nullable(),
+  })
+  .meta({ description: "The execution as it stands after the change (the REST API's JobExecution, without its run)." });
+
+const Investigation = {
+  rule_id: z.string().meta({ description: 'The alert rule that opened the investigation.' }),
+  rule_name: z.string(),
+  thread_id: z.string().meta({ description: 'The investigation (thread).' }),
+};
+
 /** Every event type: its description and the schema of its data. */
 export const EVENT_TYPES = {
   'memory.created': { description: 'A memory was written under a new key.', data: Memory },
@@ -173,6 +196,52 @@ export const EVENT_TYPES = {
     data: AlertEvent,
   },
   'alert.resolved': { description: 'An alert occurrence closed: resolved at its source, or by hand.', data: AlertEvent },
+  'alert.investigation_opened': {
+    description:
+      "An alert rule opened an investigation for an alert: sent to the rule's notification channels (its webhook endpoints, whatever they subscribe to, and its e-mail addresses) and to subscribers.",
+    data: z.object({
+      ...Investigation,
+      thread_title: z.string(),
+      run_id: z
+        .string()
+        .nullable()
+        .meta({ description: "The run queued on it; null when the plan's runs_per_month refused it (note says so)." }),
+      playbook_id: z.string().nullable().meta({ description: 'The playbook the run follows, when the rule names one.' }),
+      playbook_version: z.int().nullable(),
+      note: z.string().meta({ description: 'Why no run was queued, when none was.' }),
+      alert: AlertEvent,
+    }),
+  },
+  'alert.investigation_finished': {
+    description: "The run of an investigation an alert rule opened has ended: sent to the rule's notification channels and to subscribers.",
+    data: z.object({
+      ...Investigation,
+      alert_event_id: z.string().meta({ description: 'The alert event that opened the investigation.' }),
+      outcome: z.enum(['succeeded', 'failed', 'cancelled', 'timed_out']),
+      run: Run,
+    }),
+  },
+  'job_execution.failed': {
+    description:
+      "A scheduled job's execution failed: its target was refused (the plan's run limit, a playbook it can no longer run, a seeding URL refused); `error` says why.",
+    data: JobExecution,
+  },
+  'job_execution.skipped': {
+    description: "A scheduled job's missed occurrences were skipped (missed policy skip): no replica fired them in time.",
+    data: JobExecution,
+  },
+  'job.backed_off': {
+    description:
+      'A scheduled job that keeps failing skips occurrences before it fires again (2^(k-1) - 1 after k failures in a row, at most 15).',
+    data: z.object({
+      id: z.string(),
+      name: z.string(),
+      consecutive_failures: z.int(),
+      backoff_skips: z.int().meta({ description: 'Occurrences it skips before the next firing.' }),
+      last_error: z.string(),
+      next_fire_at: Time.nullable(),
+    }),
+  },
   'webhook_endpoint.disabled': {
     description: 'A webhook endpoint was disabled automatically after failing for a sustained time; its owners are e-mailed too.',
     data: z.object({

@@ -28,6 +28,8 @@ export function toEvent(entry: OutboxEntry) {
     type: entry.type,
     time: timestampFromMs(entry.time),
     dataJson: JSON.stringify(entry.data),
+    endpointIds: entry.notify?.endpointIds ?? [],
+    emails: entry.notify?.emails ?? [],
   });
 }
 

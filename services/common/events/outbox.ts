@@ -35,11 +35,20 @@ export type Subject =
   /** `createdAt` tells the deleted record from one created again under the same id. */
   | { collection: string; id: string; kind: 'deleted'; createdAt?: number };
 
+/** Who hears of an event besides the organization's subscribers (an alert rule's channels). */
+export interface EventNotify {
+  /** Webhook endpoints of the organization, whatever types they subscribe to. */
+  endpointIds: string[];
+  /** Addresses the relay e-mails. */
+  emails: string[];
+}
+
 /** What a change emits: a type of the catalogue, the organization, and the data. */
 export interface NewEvent {
   type: EventType;
   organizationId: string;
   data: Record<string, unknown>;
+  notify?: EventNotify;
 }
 
 export interface OutboxEntry extends RecordDoc {
@@ -49,6 +58,7 @@ export interface OutboxEntry extends RecordDoc {
   time: number;
   data: Record<string, unknown>;
   state: 'pending' | 'ready' | 'void';
+  notify?: EventNotify;
   /** Pending: when to look at the subject. Ready: when it may be claimed (a claim's lease end). */
   due: number;
   subject: Subject;
@@ -138,6 +148,7 @@ export function createEventOutbox(options: EventOutboxOptions): EventOutbox {
       type: e.type,
       time,
       data: e.data,
+      ...(e.notify ? { notify: e.notify } : {}),
       state: 'pending',
       due: time + SETTLE_MS,
       subject,

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Executor } from "./runs_pb.js";
 
@@ -503,14 +503,16 @@ export declare const LabelMatcher_MatchOpSchema: GenEnum<LabelMatcher_MatchOp>;
  */
 export declare type InvestigateAction = Message<"mindgate.agents.v1.InvestigateAction"> & {
   /**
-   * What the run is told to do (the system prompt); empty: the runner's default.
+   * What the run is told to do (the system prompt); empty: the runner's default. Must be empty
+   * when a playbook is named (the playbook's instructions apply).
    *
    * @generated from field: string instructions = 1;
    */
   instructions: string;
 
   /**
-   * Who may claim the run; unspecified means the LLM runner.
+   * Who may claim the run; unspecified means the LLM runner. A playbook with steps always goes to
+   * the built-in playbook runner; one without to the LLM runner or an external agent.
    *
    * @generated from field: mindgate.agents.v1.Executor executor = 2;
    */
@@ -522,6 +524,15 @@ export declare type InvestigateAction = Message<"mindgate.agents.v1.InvestigateA
    * @generated from field: uint32 timeout_seconds = 3;
    */
   timeoutSeconds: number;
+
+  /**
+   * The playbook the run follows, when set: the alert's fields fill the playbook's inputs of the
+   * same names (docs/agents.md). INVALID_ARGUMENT for a playbook of another organization, one
+   * without the version asked for, or inputs that do not fit its declared inputs.
+   *
+   * @generated from field: mindgate.agents.v1.AlertPlaybook playbook = 4;
+   */
+  playbook?: AlertPlaybook | undefined;
 };
 
 /**
@@ -529,6 +540,75 @@ export declare type InvestigateAction = Message<"mindgate.agents.v1.InvestigateA
  * Use `create(InvestigateActionSchema)` to create a new message.
  */
 export declare const InvestigateActionSchema: GenMessage<InvestigateAction>;
+
+/**
+ * AlertPlaybook names the playbook an alert's run follows.
+ *
+ * @generated from message mindgate.agents.v1.AlertPlaybook
+ */
+export declare type AlertPlaybook = Message<"mindgate.agents.v1.AlertPlaybook"> & {
+  /**
+   * @generated from field: string playbook_id = 1;
+   */
+  playbookId: string;
+
+  /**
+   * 0: the version published when the run is queued; otherwise this version, pinned.
+   *
+   * @generated from field: uint32 version = 2;
+   */
+  version: number;
+
+  /**
+   * Values of the playbook's inputs given to every run; they win over the alert's fields.
+   *
+   * @generated from field: google.protobuf.Struct inputs = 3;
+   */
+  inputs?: JsonObject | undefined;
+
+  /**
+   * Report the run's outcome to the Brain as feedback on the memories it read.
+   *
+   * @generated from field: bool brain_feedback = 4;
+   */
+  brainFeedback: boolean;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.AlertPlaybook.
+ * Use `create(AlertPlaybookSchema)` to create a new message.
+ */
+export declare const AlertPlaybookSchema: GenMessage<AlertPlaybook>;
+
+/**
+ * AlertNotifications are where a rule's investigations are announced: when the rule opens one,
+ * and when its run finishes (with the outcome).
+ *
+ * @generated from message mindgate.agents.v1.AlertNotifications
+ */
+export declare type AlertNotifications = Message<"mindgate.agents.v1.AlertNotifications"> & {
+  /**
+   * E-mail addresses, at most 10, sent through the platform's mail queue.
+   *
+   * @generated from field: repeated string emails = 1;
+   */
+  emails: string[];
+
+  /**
+   * Webhook endpoints of the organization, at most 10: they receive the rule's
+   * alert.investigation_opened and alert.investigation_finished events whatever types they
+   * subscribe to (while enabled).
+   *
+   * @generated from field: repeated string webhook_endpoint_ids = 2;
+   */
+  webhookEndpointIds: string[];
+};
+
+/**
+ * Describes the message mindgate.agents.v1.AlertNotifications.
+ * Use `create(AlertNotificationsSchema)` to create a new message.
+ */
+export declare const AlertNotificationsSchema: GenMessage<AlertNotifications>;
 
 /**
  * AlertRule says which alerts open an investigation, and what it starts.
@@ -615,6 +695,13 @@ export declare type AlertRule = Message<"mindgate.agents.v1.AlertRule"> & {
    * @generated from field: google.protobuf.Timestamp update_time = 12;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * Who hears of its investigations; empty: nobody besides the organization's subscribers.
+   *
+   * @generated from field: mindgate.agents.v1.AlertNotifications notifications = 13;
+   */
+  notifications?: AlertNotifications | undefined;
 };
 
 /**
@@ -1063,6 +1150,13 @@ export declare type ListAlertEventsRequest = Message<"mindgate.agents.v1.ListAle
    * @generated from field: string page_token = 6;
    */
   pageToken: string;
+
+  /**
+   * Only events linked to this thread (the alerts of an investigation), when set.
+   *
+   * @generated from field: string thread_id = 7;
+   */
+  threadId: string;
 };
 
 /**

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Executor, Run } from "./runs_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
@@ -63,13 +63,119 @@ export declare type RunTarget = Message<"mindgate.agents.v1.RunTarget"> & {
 export declare const RunTargetSchema: GenMessage<RunTarget>;
 
 /**
+ * PlaybookTarget starts a playbook run: a new thread and a run bound to a version of the playbook,
+ * as StartPlaybookRun does (the plan's runs_per_month applies). A version with steps goes to the
+ * built-in playbook runner.
+ *
+ * @generated from message mindgate.agents.v1.PlaybookTarget
+ */
+export declare type PlaybookTarget = Message<"mindgate.agents.v1.PlaybookTarget"> & {
+  /**
+   * @generated from field: string playbook_id = 1;
+   */
+  playbookId: string;
+
+  /**
+   * 0: the version published when the occurrence fires; otherwise this version, pinned.
+   *
+   * @generated from field: uint32 version = 2;
+   */
+  version: number;
+
+  /**
+   * Values of the playbook's inputs, checked against the declared ones when the job is stored and
+   * again when it fires.
+   *
+   * @generated from field: google.protobuf.Struct inputs = 3;
+   */
+  inputs?: JsonObject | undefined;
+
+  /**
+   * The thread's title, "{occurrence}" replaced as in RunTarget; empty: the playbook's name and
+   * the occurrence.
+   *
+   * @generated from field: string title_template = 4;
+   */
+  titleTemplate: string;
+
+  /**
+   * For a version without steps: the LLM runner (unspecified) or an external agent.
+   *
+   * @generated from field: mindgate.agents.v1.Executor executor = 5;
+   */
+  executor: Executor;
+
+  /**
+   * 1-86,400; 0 means 3,600.
+   *
+   * @generated from field: uint32 timeout_seconds = 6;
+   */
+  timeoutSeconds: number;
+
+  /**
+   * Report the run's outcome to the Brain as feedback on the memories it read.
+   *
+   * @generated from field: bool brain_feedback = 7;
+   */
+  brainFeedback: boolean;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.PlaybookTarget.
+ * Use `create(PlaybookTargetSchema)` to create a new message.
+ */
+export declare const PlaybookTargetSchema: GenMessage<PlaybookTarget>;
+
+/**
+ * SeedingTarget starts a seeding run of the Brain from a web page, as the seeding API's URL
+ * source does (the deployment's SEEDING_URL settings apply; the brain's SeedingService runs it).
+ *
+ * @generated from message mindgate.agents.v1.SeedingTarget
+ */
+export declare type SeedingTarget = Message<"mindgate.agents.v1.SeedingTarget"> & {
+  /**
+   * The http(s) page to fetch, at most 2,000 characters.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * knowledge (empty) or episodes.
+   *
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * Prepended to every derived key; [A-Za-z0-9._:/-], at most 100.
+   *
+   * @generated from field: string key_prefix = 3;
+   */
+  keyPrefix: string;
+
+  /**
+   * Added to every memory's tags (at most 8).
+   *
+   * @generated from field: repeated string tags = 4;
+   */
+  tags: string[];
+};
+
+/**
+ * Describes the message mindgate.agents.v1.SeedingTarget.
+ * Use `create(SeedingTargetSchema)` to create a new message.
+ */
+export declare const SeedingTargetSchema: GenMessage<SeedingTarget>;
+
+/**
  * JobTarget is what an occurrence starts.
  *
  * @generated from message mindgate.agents.v1.JobTarget
  */
 export declare type JobTarget = Message<"mindgate.agents.v1.JobTarget"> & {
   /**
-   * One kind of target; playbook and seeding targets take the next field numbers.
+   * One kind of target.
    *
    * @generated from oneof mindgate.agents.v1.JobTarget.kind
    */
@@ -79,6 +185,18 @@ export declare type JobTarget = Message<"mindgate.agents.v1.JobTarget"> & {
      */
     value: RunTarget;
     case: "run";
+  } | {
+    /**
+     * @generated from field: mindgate.agents.v1.PlaybookTarget playbook = 2;
+     */
+    value: PlaybookTarget;
+    case: "playbook";
+  } | {
+    /**
+     * @generated from field: mindgate.agents.v1.SeedingTarget seeding = 3;
+     */
+    value: SeedingTarget;
+    case: "seeding";
   } | { case: undefined; value?: undefined };
 };
 
@@ -280,7 +398,7 @@ export declare type JobExecution = Message<"mindgate.agents.v1.JobExecution"> & 
   occurrences: number;
 
   /**
-   * The thread and run it started (run targets).
+   * The thread and run it started (run and playbook targets).
    *
    * @generated from field: string thread_id = 9;
    */
@@ -297,6 +415,13 @@ export declare type JobExecution = Message<"mindgate.agents.v1.JobExecution"> & 
    * @generated from field: mindgate.agents.v1.Run run = 11;
    */
   run?: Run | undefined;
+
+  /**
+   * The seeding run it started (seeding targets), sdr_...
+   *
+   * @generated from field: string seeding_run_id = 12;
+   */
+  seedingRunId: string;
 };
 
 /**
@@ -892,7 +1017,7 @@ export declare const ExecutionTriggerSchema: GenEnum<ExecutionTrigger>;
 
 /**
  * JobsService keeps an organization's scheduled jobs: a cron schedule in a time zone and a target
- * that each occurrence starts (for now a run on a new thread). The agents service fires the
+ * that each occurrence starts (a run on a new thread, a playbook run, or a seeding run). The agents service fires the
  * occurrences itself: every replica polls the jobs that are due, and an execution record keyed by
  * (job, occurrence) and written with insert-if-absent is the lease, so exactly one replica fires
  * each occurrence. Every RPC needs the internal credential (UNAUTHENTICATED without it), answers

@@ -3,14 +3,14 @@
 /* eslint-disable */
 
 import { enumDesc, fileDesc, messageDesc, serviceDesc, tsEnum } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_mindgate_agents_v1_runs } from "./runs_pb.js";
 
 /**
  * Describes the file mindgate/agents/v1/jobs.proto.
  */
 export const file_mindgate_agents_v1_jobs = /*@__PURE__*/
-  fileDesc("Ch1taW5kZ2F0ZS9hZ2VudHMvdjEvam9icy5wcm90bxISbWluZGdhdGUuYWdlbnRzLnYxIpMBCglSdW5UYXJnZXQSFgoOdGl0bGVfdGVtcGxhdGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIUCgxpbnN0cnVjdGlvbnMYAyABKAkSLgoIZXhlY3V0b3IYBCABKA4yHC5taW5kZ2F0ZS5hZ2VudHMudjEuRXhlY3V0b3ISFwoPdGltZW91dF9zZWNvbmRzGAUgASgNIkEKCUpvYlRhcmdldBIsCgNydW4YASABKAsyHS5taW5kZ2F0ZS5hZ2VudHMudjEuUnVuVGFyZ2V0SABCBgoEa2luZCLBAQoISm9iU3RhdGUSMgoObmV4dF9maXJlX3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjgKDmxhc3RfZXhlY3V0aW9uGAIgASgLMiAubWluZGdhdGUuYWdlbnRzLnYxLkpvYkV4ZWN1dGlvbhIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRISCgpsYXN0X2Vycm9yGAQgASgJEhUKDWJhY2tvZmZfc2tpcHMYBSABKA0iiwMKA0pvYhIOCgZqb2JfaWQYASABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEAoIc2NoZWR1bGUYBCABKAkSEQoJdGltZV96b25lGAUgASgJEi0KBnRhcmdldBgGIAEoCzIdLm1pbmRnYXRlLmFnZW50cy52MS5Kb2JUYXJnZXQSDwoHZW5hYmxlZBgHIAEoCBI3Cg1taXNzZWRfcG9saWN5GAggASgOMiAubWluZGdhdGUuYWdlbnRzLnYxLk1pc3NlZFBvbGljeRIrCgVzdGF0ZRgJIAEoCzIcLm1pbmRnYXRlLmFnZW50cy52MS5Kb2JTdGF0ZRISCgpjcmVhdGVkX2J5GAogASgJEgwKBGV0YWcYCyABKAkSLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLzAgoMSm9iRXhlY3V0aW9uEhQKDGV4ZWN1dGlvbl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAkSMwoPb2NjdXJyZW5jZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglmaXJlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKB3RyaWdnZXIYBSABKA4yJC5taW5kZ2F0ZS5hZ2VudHMudjEuRXhlY3V0aW9uVHJpZ2dlchI1CgdvdXRjb21lGAYgASgOMiQubWluZGdhdGUuYWdlbnRzLnYxLkV4ZWN1dGlvbk91dGNvbWUSDQoFZXJyb3IYByABKAkSEwoLb2NjdXJyZW5jZXMYCCABKA0SEQoJdGhyZWFkX2lkGAkgASgJEg4KBnJ1bl9pZBgKIAEoCRIkCgNydW4YCyABKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuUnVuIusBChBDcmVhdGVKb2JSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHNjaGVkdWxlGAMgASgJEhEKCXRpbWVfem9uZRgEIAEoCRItCgZ0YXJnZXQYBSABKAsyHS5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iVGFyZ2V0Eg8KB2VuYWJsZWQYBiABKAgSNwoNbWlzc2VkX3BvbGljeRgHIAEoDjIgLm1pbmRnYXRlLmFnZW50cy52MS5NaXNzZWRQb2xpY3kSEgoKY3JlYXRlZF9ieRgIIAEoCSI5ChFDcmVhdGVKb2JSZXNwb25zZRIkCgNqb2IYASABKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iIjgKDUdldEpvYlJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCSI2Cg5HZXRKb2JSZXNwb25zZRIkCgNqb2IYASABKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iIlEKD0xpc3RKb2JzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUgoQTGlzdEpvYnNSZXNwb25zZRIlCgRqb2JzGAEgAygLMhcubWluZGdhdGUuYWdlbnRzLnYxLkpvYhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkirgIKEFVwZGF0ZUpvYlJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESFQoIc2NoZWR1bGUYBCABKAlIAYgBARIWCgl0aW1lX3pvbmUYBSABKAlIAogBARItCgZ0YXJnZXQYBiABKAsyHS5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iVGFyZ2V0EjwKDW1pc3NlZF9wb2xpY3kYByABKA4yIC5taW5kZ2F0ZS5hZ2VudHMudjEuTWlzc2VkUG9saWN5SAOIAQESDAoEZXRhZxgIIAEoCUIHCgVfbmFtZUILCglfc2NoZWR1bGVCDAoKX3RpbWVfem9uZUIQCg5fbWlzc2VkX3BvbGljeSI5ChFVcGRhdGVKb2JSZXNwb25zZRIkCgNqb2IYASABKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iIkkKEERlbGV0ZUpvYlJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCRIMCgRldGFnGAMgASgJIhMKEURlbGV0ZUpvYlJlc3BvbnNlIjoKD1BhdXNlSm9iUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDgoGam9iX2lkGAIgASgJIjgKEFBhdXNlSm9iUmVzcG9uc2USJAoDam9iGAEgASgLMhcubWluZGdhdGUuYWdlbnRzLnYxLkpvYiI7ChBSZXN1bWVKb2JSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAkiOQoRUmVzdW1lSm9iUmVzcG9uc2USJAoDam9iGAEgASgLMhcubWluZGdhdGUuYWdlbnRzLnYxLkpvYiI8ChFUcmlnZ2VySm9iUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDgoGam9iX2lkGAIgASgJIkkKElRyaWdnZXJKb2JSZXNwb25zZRIzCglleGVjdXRpb24YASABKAsyIC5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iRXhlY3V0aW9uImoKGExpc3RKb2JFeGVjdXRpb25zUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDgoGam9iX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJImoKGUxpc3RKb2JFeGVjdXRpb25zUmVzcG9uc2USNAoKZXhlY3V0aW9ucxgBIAMoCzIgLm1pbmRnYXRlLmFnZW50cy52MS5Kb2JFeGVjdXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKmEKDE1pc3NlZFBvbGljeRIdChlNSVNTRURfUE9MSUNZX1VOU1BFQ0lGSUVEEAASFgoSTUlTU0VEX1BPTElDWV9TS0lQEAESGgoWTUlTU0VEX1BPTElDWV9SVU5fT05DRRACKrIBChBFeGVjdXRpb25PdXRjb21lEiEKHUVYRUNVVElPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHQoZRVhFQ1VUSU9OX09VVENPTUVfUEVORElORxABEh8KG0VYRUNVVElPTl9PVVRDT01FX1NVQ0NFRURFRBACEhwKGEVYRUNVVElPTl9PVVRDT01FX0ZBSUxFRBADEh0KGUVYRUNVVElPTl9PVVRDT01FX1NLSVBQRUQQBCpzChBFeGVjdXRpb25UcmlnZ2VyEiEKHUVYRUNVVElPTl9UUklHR0VSX1VOU1BFQ0lGSUVEEAASHgoaRVhFQ1VUSU9OX1RSSUdHRVJfU0NIRURVTEUQARIcChhFWEVDVVRJT05fVFJJR0dFUl9NQU5VQUwQAjLDBgoLSm9ic1NlcnZpY2USWAoJQ3JlYXRlSm9iEiQubWluZGdhdGUuYWdlbnRzLnYxLkNyZWF0ZUpvYlJlcXVlc3QaJS5taW5kZ2F0ZS5hZ2VudHMudjEuQ3JlYXRlSm9iUmVzcG9uc2USTwoGR2V0Sm9iEiEubWluZGdhdGUuYWdlbnRzLnYxLkdldEpvYlJlcXVlc3QaIi5taW5kZ2F0ZS5hZ2VudHMudjEuR2V0Sm9iUmVzcG9uc2USVQoITGlzdEpvYnMSIy5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdEpvYnNSZXF1ZXN0GiQubWluZGdhdGUuYWdlbnRzLnYxLkxpc3RKb2JzUmVzcG9uc2USWAoJVXBkYXRlSm9iEiQubWluZGdhdGUuYWdlbnRzLnYxLlVwZGF0ZUpvYlJlcXVlc3QaJS5taW5kZ2F0ZS5hZ2VudHMudjEuVXBkYXRlSm9iUmVzcG9uc2USWAoJRGVsZXRlSm9iEiQubWluZGdhdGUuYWdlbnRzLnYxLkRlbGV0ZUpvYlJlcXVlc3QaJS5taW5kZ2F0ZS5hZ2VudHMudjEuRGVsZXRlSm9iUmVzcG9uc2USVQoIUGF1c2VKb2ISIy5taW5kZ2F0ZS5hZ2VudHMudjEuUGF1c2VKb2JSZXF1ZXN0GiQubWluZGdhdGUuYWdlbnRzLnYxLlBhdXNlSm9iUmVzcG9uc2USWAoJUmVzdW1lSm9iEiQubWluZGdhdGUuYWdlbnRzLnYxLlJlc3VtZUpvYlJlcXVlc3QaJS5taW5kZ2F0ZS5hZ2VudHMudjEuUmVzdW1lSm9iUmVzcG9uc2USWwoKVHJpZ2dlckpvYhIlLm1pbmRnYXRlLmFnZW50cy52MS5UcmlnZ2VySm9iUmVxdWVzdBomLm1pbmRnYXRlLmFnZW50cy52MS5UcmlnZ2VySm9iUmVzcG9uc2UScAoRTGlzdEpvYkV4ZWN1dGlvbnMSLC5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdEpvYkV4ZWN1dGlvbnNSZXF1ZXN0Gi0ubWluZGdhdGUuYWdlbnRzLnYxLkxpc3RKb2JFeGVjdXRpb25zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_mindgate_agents_v1_runs]);
+  fileDesc("Ch1taW5kZ2F0ZS9hZ2VudHMvdjEvam9icy5wcm90bxISbWluZGdhdGUuYWdlbnRzLnYxIpMBCglSdW5UYXJnZXQSFgoOdGl0bGVfdGVtcGxhdGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIUCgxpbnN0cnVjdGlvbnMYAyABKAkSLgoIZXhlY3V0b3IYBCABKA4yHC5taW5kZ2F0ZS5hZ2VudHMudjEuRXhlY3V0b3ISFwoPdGltZW91dF9zZWNvbmRzGAUgASgNItgBCg5QbGF5Ym9va1RhcmdldBITCgtwbGF5Ym9va19pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgNEicKBmlucHV0cxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFgoOdGl0bGVfdGVtcGxhdGUYBCABKAkSLgoIZXhlY3V0b3IYBSABKA4yHC5taW5kZ2F0ZS5hZ2VudHMudjEuRXhlY3V0b3ISFwoPdGltZW91dF9zZWNvbmRzGAYgASgNEhYKDmJyYWluX2ZlZWRiYWNrGAcgASgIIlEKDVNlZWRpbmdUYXJnZXQSCwoDdXJsGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRISCgprZXlfcHJlZml4GAMgASgJEgwKBHRhZ3MYBCADKAkirwEKCUpvYlRhcmdldBIsCgNydW4YASABKAsyHS5taW5kZ2F0ZS5hZ2VudHMudjEuUnVuVGFyZ2V0SAASNgoIcGxheWJvb2sYAiABKAsyIi5taW5kZ2F0ZS5hZ2VudHMudjEuUGxheWJvb2tUYXJnZXRIABI0CgdzZWVkaW5nGAMgASgLMiEubWluZGdhdGUuYWdlbnRzLnYxLlNlZWRpbmdUYXJnZXRIAEIGCgRraW5kIsEBCghKb2JTdGF0ZRIyCg5uZXh0X2ZpcmVfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOAoObGFzdF9leGVjdXRpb24YAiABKAsyIC5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iRXhlY3V0aW9uEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhIKCmxhc3RfZXJyb3IYBCABKAkSFQoNYmFja29mZl9za2lwcxgFIAEoDSKLAwoDSm9iEg4KBmpvYl9pZBgBIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRIQCghzY2hlZHVsZRgEIAEoCRIRCgl0aW1lX3pvbmUYBSABKAkSLQoGdGFyZ2V0GAYgASgLMh0ubWluZGdhdGUuYWdlbnRzLnYxLkpvYlRhcmdldBIPCgdlbmFibGVkGAcgASgIEjcKDW1pc3NlZF9wb2xpY3kYCCABKA4yIC5taW5kZ2F0ZS5hZ2VudHMudjEuTWlzc2VkUG9saWN5EisKBXN0YXRlGAkgASgLMhwubWluZGdhdGUuYWdlbnRzLnYxLkpvYlN0YXRlEhIKCmNyZWF0ZWRfYnkYCiABKAkSDAoEZXRhZxgLIAEoCRIvCgtjcmVhdGVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIosDCgxKb2JFeGVjdXRpb24SFAoMZXhlY3V0aW9uX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCRIzCg9vY2N1cnJlbmNlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KCWZpcmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoHdHJpZ2dlchgFIAEoDjIkLm1pbmRnYXRlLmFnZW50cy52MS5FeGVjdXRpb25UcmlnZ2VyEjUKB291dGNvbWUYBiABKA4yJC5taW5kZ2F0ZS5hZ2VudHMudjEuRXhlY3V0aW9uT3V0Y29tZRINCgVlcnJvchgHIAEoCRITCgtvY2N1cnJlbmNlcxgIIAEoDRIRCgl0aHJlYWRfaWQYCSABKAkSDgoGcnVuX2lkGAogASgJEiQKA3J1bhgLIAEoCzIXLm1pbmRnYXRlLmFnZW50cy52MS5SdW4SFgoOc2VlZGluZ19ydW5faWQYDCABKAki6wEKEENyZWF0ZUpvYlJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIc2NoZWR1bGUYAyABKAkSEQoJdGltZV96b25lGAQgASgJEi0KBnRhcmdldBgFIAEoCzIdLm1pbmRnYXRlLmFnZW50cy52MS5Kb2JUYXJnZXQSDwoHZW5hYmxlZBgGIAEoCBI3Cg1taXNzZWRfcG9saWN5GAcgASgOMiAubWluZGdhdGUuYWdlbnRzLnYxLk1pc3NlZFBvbGljeRISCgpjcmVhdGVkX2J5GAggASgJIjkKEUNyZWF0ZUpvYlJlc3BvbnNlEiQKA2pvYhgBIAEoCzIXLm1pbmRnYXRlLmFnZW50cy52MS5Kb2IiOAoNR2V0Sm9iUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDgoGam9iX2lkGAIgASgJIjYKDkdldEpvYlJlc3BvbnNlEiQKA2pvYhgBIAEoCzIXLm1pbmRnYXRlLmFnZW50cy52MS5Kb2IiUQoPTGlzdEpvYnNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJSChBMaXN0Sm9ic1Jlc3BvbnNlEiUKBGpvYnMYASADKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKuAgoQVXBkYXRlSm9iUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDgoGam9iX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIVCghzY2hlZHVsZRgEIAEoCUgBiAEBEhYKCXRpbWVfem9uZRgFIAEoCUgCiAEBEi0KBnRhcmdldBgGIAEoCzIdLm1pbmRnYXRlLmFnZW50cy52MS5Kb2JUYXJnZXQSPAoNbWlzc2VkX3BvbGljeRgHIAEoDjIgLm1pbmRnYXRlLmFnZW50cy52MS5NaXNzZWRQb2xpY3lIA4gBARIMCgRldGFnGAggASgJQgcKBV9uYW1lQgsKCV9zY2hlZHVsZUIMCgpfdGltZV96b25lQhAKDl9taXNzZWRfcG9saWN5IjkKEVVwZGF0ZUpvYlJlc3BvbnNlEiQKA2pvYhgBIAEoCzIXLm1pbmRnYXRlLmFnZW50cy52MS5Kb2IiSQoQRGVsZXRlSm9iUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAkSDgoGam9iX2lkGAIgASgJEgwKBGV0YWcYAyABKAkiEwoRRGVsZXRlSm9iUmVzcG9uc2UiOgoPUGF1c2VKb2JSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAkiOAoQUGF1c2VKb2JSZXNwb25zZRIkCgNqb2IYASABKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iIjsKEFJlc3VtZUpvYlJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCSI5ChFSZXN1bWVKb2JSZXNwb25zZRIkCgNqb2IYASABKAsyFy5taW5kZ2F0ZS5hZ2VudHMudjEuSm9iIjwKEVRyaWdnZXJKb2JSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAkiSQoSVHJpZ2dlckpvYlJlc3BvbnNlEjMKCWV4ZWN1dGlvbhgBIAEoCzIgLm1pbmRnYXRlLmFnZW50cy52MS5Kb2JFeGVjdXRpb24iagoYTGlzdEpvYkV4ZWN1dGlvbnNSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiagoZTGlzdEpvYkV4ZWN1dGlvbnNSZXNwb25zZRI0CgpleGVjdXRpb25zGAEgAygLMiAubWluZGdhdGUuYWdlbnRzLnYxLkpvYkV4ZWN1dGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkqYQoMTWlzc2VkUG9saWN5Eh0KGU1JU1NFRF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIWChJNSVNTRURfUE9MSUNZX1NLSVAQARIaChZNSVNTRURfUE9MSUNZX1JVTl9PTkNFEAIqsgEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIdChlFWEVDVVRJT05fT1VUQ09NRV9QRU5ESU5HEAESHwobRVhFQ1VUSU9OX09VVENPTUVfU1VDQ0VFREVEEAISHAoYRVhFQ1VUSU9OX09VVENPTUVfRkFJTEVEEAMSHQoZRVhFQ1VUSU9OX09VVENPTUVfU0tJUFBFRBAEKnMKEEV4ZWN1dGlvblRyaWdnZXISIQodRVhFQ1VUSU9OX1RSSUdHRVJfVU5TUEVDSUZJRUQQABIeChpFWEVDVVRJT05fVFJJR0dFUl9TQ0hFRFVMRRABEhwKGEVYRUNVVElPTl9UUklHR0VSX01BTlVBTBACMsMGCgtKb2JzU2VydmljZRJYCglDcmVhdGVKb2ISJC5taW5kZ2F0ZS5hZ2VudHMudjEuQ3JlYXRlSm9iUmVxdWVzdBolLm1pbmRnYXRlLmFnZW50cy52MS5DcmVhdGVKb2JSZXNwb25zZRJPCgZHZXRKb2ISIS5taW5kZ2F0ZS5hZ2VudHMudjEuR2V0Sm9iUmVxdWVzdBoiLm1pbmRnYXRlLmFnZW50cy52MS5HZXRKb2JSZXNwb25zZRJVCghMaXN0Sm9icxIjLm1pbmRnYXRlLmFnZW50cy52MS5MaXN0Sm9ic1JlcXVlc3QaJC5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdEpvYnNSZXNwb25zZRJYCglVcGRhdGVKb2ISJC5taW5kZ2F0ZS5hZ2VudHMudjEuVXBkYXRlSm9iUmVxdWVzdBolLm1pbmRnYXRlLmFnZW50cy52MS5VcGRhdGVKb2JSZXNwb25zZRJYCglEZWxldGVKb2ISJC5taW5kZ2F0ZS5hZ2VudHMudjEuRGVsZXRlSm9iUmVxdWVzdBolLm1pbmRnYXRlLmFnZW50cy52MS5EZWxldGVKb2JSZXNwb25zZRJVCghQYXVzZUpvYhIjLm1pbmRnYXRlLmFnZW50cy52MS5QYXVzZUpvYlJlcXVlc3QaJC5taW5kZ2F0ZS5hZ2VudHMudjEuUGF1c2VKb2JSZXNwb25zZRJYCglSZXN1bWVKb2ISJC5taW5kZ2F0ZS5hZ2VudHMudjEuUmVzdW1lSm9iUmVxdWVzdBolLm1pbmRnYXRlLmFnZW50cy52MS5SZXN1bWVKb2JSZXNwb25zZRJbCgpUcmlnZ2VySm9iEiUubWluZGdhdGUuYWdlbnRzLnYxLlRyaWdnZXJKb2JSZXF1ZXN0GiYubWluZGdhdGUuYWdlbnRzLnYxLlRyaWdnZXJKb2JSZXNwb25zZRJwChFMaXN0Sm9iRXhlY3V0aW9ucxIsLm1pbmRnYXRlLmFnZW50cy52MS5MaXN0Sm9iRXhlY3V0aW9uc1JlcXVlc3QaLS5taW5kZ2F0ZS5hZ2VudHMudjEuTGlzdEpvYkV4ZWN1dGlvbnNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_mindgate_agents_v1_runs]);
 
 /**
  * Describes the message mindgate.agents.v1.RunTarget.
@@ -20,158 +20,172 @@ export const RunTargetSchema = /*@__PURE__*/
   messageDesc(file_mindgate_agents_v1_jobs, 0);
 
 /**
+ * Describes the message mindgate.agents.v1.PlaybookTarget.
+ * Use `create(PlaybookTargetSchema)` to create a new message.
+ */
+export const PlaybookTargetSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_jobs, 1);
+
+/**
+ * Describes the message mindgate.agents.v1.SeedingTarget.
+ * Use `create(SeedingTargetSchema)` to create a new message.
+ */
+export const SeedingTargetSchema = /*@__PURE__*/
+  messageDesc(file_mindgate_agents_v1_jobs, 2);
+
+/**
  * Describes the message mindgate.agents.v1.JobTarget.
  * Use `create(JobTargetSchema)` to create a new message.
  */
 export const JobTargetSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 1);
+  messageDesc(file_mindgate_agents_v1_jobs, 3);
 
 /**
  * Describes the message mindgate.agents.v1.JobState.
  * Use `create(JobStateSchema)` to create a new message.
  */
 export const JobStateSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 2);
+  messageDesc(file_mindgate_agents_v1_jobs, 4);
 
 /**
  * Describes the message mindgate.agents.v1.Job.
  * Use `create(JobSchema)` to create a new message.
  */
 export const JobSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 3);
+  messageDesc(file_mindgate_agents_v1_jobs, 5);
 
 /**
  * Describes the message mindgate.agents.v1.JobExecution.
  * Use `create(JobExecutionSchema)` to create a new message.
  */
 export const JobExecutionSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 4);
+  messageDesc(file_mindgate_agents_v1_jobs, 6);
 
 /**
  * Describes the message mindgate.agents.v1.CreateJobRequest.
  * Use `create(CreateJobRequestSchema)` to create a new message.
  */
 export const CreateJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 5);
+  messageDesc(file_mindgate_agents_v1_jobs, 7);
 
 /**
  * Describes the message mindgate.agents.v1.CreateJobResponse.
  * Use `create(CreateJobResponseSchema)` to create a new message.
  */
 export const CreateJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 6);
+  messageDesc(file_mindgate_agents_v1_jobs, 8);
 
 /**
  * Describes the message mindgate.agents.v1.GetJobRequest.
  * Use `create(GetJobRequestSchema)` to create a new message.
  */
 export const GetJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 7);
+  messageDesc(file_mindgate_agents_v1_jobs, 9);
 
 /**
  * Describes the message mindgate.agents.v1.GetJobResponse.
  * Use `create(GetJobResponseSchema)` to create a new message.
  */
 export const GetJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 8);
+  messageDesc(file_mindgate_agents_v1_jobs, 10);
 
 /**
  * Describes the message mindgate.agents.v1.ListJobsRequest.
  * Use `create(ListJobsRequestSchema)` to create a new message.
  */
 export const ListJobsRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 9);
+  messageDesc(file_mindgate_agents_v1_jobs, 11);
 
 /**
  * Describes the message mindgate.agents.v1.ListJobsResponse.
  * Use `create(ListJobsResponseSchema)` to create a new message.
  */
 export const ListJobsResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 10);
+  messageDesc(file_mindgate_agents_v1_jobs, 12);
 
 /**
  * Describes the message mindgate.agents.v1.UpdateJobRequest.
  * Use `create(UpdateJobRequestSchema)` to create a new message.
  */
 export const UpdateJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 11);
+  messageDesc(file_mindgate_agents_v1_jobs, 13);
 
 /**
  * Describes the message mindgate.agents.v1.UpdateJobResponse.
  * Use `create(UpdateJobResponseSchema)` to create a new message.
  */
 export const UpdateJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 12);
+  messageDesc(file_mindgate_agents_v1_jobs, 14);
 
 /**
  * Describes the message mindgate.agents.v1.DeleteJobRequest.
  * Use `create(DeleteJobRequestSchema)` to create a new message.
  */
 export const DeleteJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 13);
+  messageDesc(file_mindgate_agents_v1_jobs, 15);
 
 /**
  * Describes the message mindgate.agents.v1.DeleteJobResponse.
  * Use `create(DeleteJobResponseSchema)` to create a new message.
  */
 export const DeleteJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 14);
+  messageDesc(file_mindgate_agents_v1_jobs, 16);
 
 /**
  * Describes the message mindgate.agents.v1.PauseJobRequest.
  * Use `create(PauseJobRequestSchema)` to create a new message.
  */
 export const PauseJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 15);
+  messageDesc(file_mindgate_agents_v1_jobs, 17);
 
 /**
  * Describes the message mindgate.agents.v1.PauseJobResponse.
  * Use `create(PauseJobResponseSchema)` to create a new message.
  */
 export const PauseJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 16);
+  messageDesc(file_mindgate_agents_v1_jobs, 18);
 
 /**
  * Describes the message mindgate.agents.v1.ResumeJobRequest.
  * Use `create(ResumeJobRequestSchema)` to create a new message.
  */
 export const ResumeJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 17);
+  messageDesc(file_mindgate_agents_v1_jobs, 19);
 
 /**
  * Describes the message mindgate.agents.v1.ResumeJobResponse.
  * Use `create(ResumeJobResponseSchema)` to create a new message.
  */
 export const ResumeJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 18);
+  messageDesc(file_mindgate_agents_v1_jobs, 20);
 
 /**
  * Describes the message mindgate.agents.v1.TriggerJobRequest.
  * Use `create(TriggerJobRequestSchema)` to create a new message.
  */
 export const TriggerJobRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 19);
+  messageDesc(file_mindgate_agents_v1_jobs, 21);
 
 /**
  * Describes the message mindgate.agents.v1.TriggerJobResponse.
  * Use `create(TriggerJobResponseSchema)` to create a new message.
  */
 export const TriggerJobResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 20);
+  messageDesc(file_mindgate_agents_v1_jobs, 22);
 
 /**
  * Describes the message mindgate.agents.v1.ListJobExecutionsRequest.
  * Use `create(ListJobExecutionsRequestSchema)` to create a new message.
  */
 export const ListJobExecutionsRequestSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 21);
+  messageDesc(file_mindgate_agents_v1_jobs, 23);
 
 /**
  * Describes the message mindgate.agents.v1.ListJobExecutionsResponse.
  * Use `create(ListJobExecutionsResponseSchema)` to create a new message.
  */
 export const ListJobExecutionsResponseSchema = /*@__PURE__*/
-  messageDesc(file_mindgate_agents_v1_jobs, 22);
+  messageDesc(file_mindgate_agents_v1_jobs, 24);
 
 /**
  * Describes the enum mindgate.agents.v1.MissedPolicy.
@@ -218,7 +232,7 @@ export const ExecutionTrigger = /*@__PURE__*/
 
 /**
  * JobsService keeps an organization's scheduled jobs: a cron schedule in a time zone and a target
- * that each occurrence starts (for now a run on a new thread). The agents service fires the
+ * that each occurrence starts (a run on a new thread, a playbook run, or a seeding run). The agents service fires the
  * occurrences itself: every replica polls the jobs that are due, and an execution record keyed by
  * (job, occurrence) and written with insert-if-absent is the lease, so exactly one replica fires
  * each occurrence. Every RPC needs the internal credential (UNAUTHENTICATED without it), answers

@@ -114,6 +114,14 @@ export declare type StartSeedingRequest = Message<"mindgate.brain.v1.StartSeedin
    * @generated from field: mindgate.brain.v1.Source writer = 8;
    */
   writer?: Source | undefined;
+
+  /**
+   * When set, the run is started once for this key: a request repeating it (a caller that did not
+   * hear the answer) gets the same run. 1-200 characters of [A-Za-z0-9_.:-].
+   *
+   * @generated from field: string request_id = 9;
+   */
+  requestId: string;
 };
 
 /**

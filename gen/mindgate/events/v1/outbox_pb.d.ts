@@ -49,6 +49,21 @@ export declare type Event = Message<"mindgate.events.v1.Event"> & {
    * @generated from field: string data_json = 5;
    */
   dataJson: string;
+
+  /**
+   * Endpoints of the organization the event is delivered to besides its subscribers, whatever
+   * types they subscribe to (an alert rule's notification channels).
+   *
+   * @generated from field: repeated string endpoint_ids = 6;
+   */
+  endpointIds: string[];
+
+  /**
+   * Addresses the relay e-mails the event to (an alert rule's notification channels).
+   *
+   * @generated from field: repeated string emails = 7;
+   */
+  emails: string[];
 };
 
 /**

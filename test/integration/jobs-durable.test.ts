@@ -1,0 +1,160 @@
+// A replica killed in the middle of firing a job's occurrence: an agents service started as its own
+// process (`node services/agents/main.ts`) on a MongoDB-wire server, reaching it through a proxy
+// that stops the process at a chosen write (test/support/freezing-proxy.ts), is killed with
+// SIGKILL there; the platform in this process, on the same database, takes the occurrence over
+// once the dead holder's lease has ended (its clock moved past it) and finishes it. The occurrence
+// fires once and its run is queued once: whether the process died before it queued the run, or
+// after queueing it but before recording it on the execution.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecutionOutcome, MissedPolicy } from '../../gen/mindgate/agents/v1/jobs_pb.js';
+import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { createServiceClients, type ServiceClients } from '../../edge/clients.ts';
+import { scheduledExecutionId, type ExecutionRecord } from '../../services/agents/jobs/records.ts';
+import { EXECUTION_LEASE_MS } from '../../services/agents/jobs/target.ts';
+import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
+import { createLogger } from '../../services/common/log.ts';
+import { startFreezingProxy, type FreezingProxy } from '../support/freezing-proxy.ts';
+import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+
+const ORG = 'org_jobsdurable';
+const TOKEN = crypto.randomBytes(24).toString('base64url');
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 1_200; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe.runIf(shouldRunMongoSuite('jobs killed mid-firing'))('a replica killed mid-firing', () => {
+  let mongo: MongoWireServer;
+  let proxy: FreezingProxy;
+  let platform: TestPlatform;
+  let dir: string;
+  let shared: Record<string, string>;
+  /** The platform's clock lags an hour behind the dying replica's, so only that one fires, until it is moved past the lease. */
+  let offset = -3_600_000;
+  const children: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    mongo = await startMongoWireServer();
+    proxy = await startFreezingProxy(mongo.url);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-jobs-durable-'));
+    const kek = path.join(dir, 'kek');
+    fs.writeFileSync(kek, crypto.randomBytes(32).toString('base64url'), { mode: 0o600 });
+    const plans = path.join(dir, 'plans.yaml');
+    fs.writeFileSync(plans, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 100000'));
+    shared = {
+      MONGODB_DATABASE: `jobs_${crypto.randomBytes(4).toString('hex')}`,
+      KEY_ENCRYPTION_KEY_FILE: kek,
+      INTERNAL_TOKEN: TOKEN,
+      BILLING_PLANS_FILE: plans,
+      JOBS_POLL_MS: '50',
+    };
+    platform = await startTestPlatform({ ...shared, MONGODB_URL: mongo.url }, { now: () => Date.now() + offset });
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const child of children) {
+      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+      await child.exited;
+    }
+    await platform?.stop();
+    await proxy?.close();
+    await mongo?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A job firing once a day at a second a few seconds from now (UTC), created through the replica that will fire it. */
+  async function dailyJobSoon(remote: ServiceClients, name: string) {
+    const at = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000);
+    const schedule = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+    const { job } = await remote.jobs.createJob({
+      organizationId: ORG,
+      name,
+      schedule,
+      enabled: true,
+      missedPolicy: MissedPolicy.SKIP,
+      target: { kind: { case: 'run', value: { titleTemplate: `${name} {occurrence}`, executor: Executor.EXTERNAL } } },
+      createdBy: 'usr_durable',
+    });
+    return { job: job!, at: at.getTime() };
+  }
+
+  async function killedAt(command: 'insert' | 'update', collection: string, nth: number, name: string) {
+    offset = -3_600_000;
+    const child = await startServiceProcess('agents', { ...shared, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
+    children.push(child);
+    const remote = createServiceClients({
+      targets: {
+        brain: { address: child.address },
+        'entity-graph': { address: child.address },
+        agents: { address: child.address },
+        billing: { address: child.address },
+      },
+      internalToken: TOKEN,
+      logger: createLogger({ level: 'silent', name: 'test' }),
+    });
+    const frozen = proxy.freezeAt(command, collection, nth);
+    const { job, at } = await dailyJobSoon(remote, name);
+    await frozen;
+    child.child.kill('SIGKILL');
+    await child.exited;
+    const executions = platform.ctx.stores.records.collection<ExecutionRecord>('job_executions');
+    const left = await executions.get(scheduledExecutionId(job.jobId, at));
+    return { job, at, left: left! };
+  }
+
+  /** The platform, its clock past the dead holder's lease, takes the occurrence over and finishes it. */
+  async function takenOver(jobId: string, at: number) {
+    offset = EXECUTION_LEASE_MS + 5_000;
+    const id = scheduledExecutionId(jobId, at);
+    const executions = platform.ctx.stores.records.collection<ExecutionRecord>('job_executions');
+    return until(
+      () => executions.get(id),
+      (e) => e?.outcome === ExecutionOutcome.SUCCEEDED,
+      'the takeover',
+    );
+  }
+
+  const runsOf = async (threadId: string) =>
+    (await platform.ctx.clients.runs.listRuns({ organizationId: ORG, threadId, pageSize: 100 })).runs.map((r) => r.runId);
+
+  it('queues the run once when the replica died before queueing it', async () => {
+    const { job, at, left } = await killedAt('insert', 'runs', 1, 'before the run');
+    // It died with the thread made and recorded, and no run.
+    expect(left).toMatchObject({ outcome: ExecutionOutcome.PENDING, runId: '' });
+    expect(left.threadId).toMatch(/^thr_/);
+    expect(await runsOf(left.threadId)).toEqual([]);
+
+    const done = (await takenOver(job.jobId, at))!;
+    expect(done.threadId).toBe(left.threadId);
+    expect(await runsOf(done.threadId)).toEqual([done.runId]);
+    const { executions } = await platform.ctx.clients.jobs.listJobExecutions({ organizationId: ORG, jobId: job.jobId });
+    expect(executions.filter((e) => e.occurrenceTime && Number(e.occurrenceTime.seconds) * 1000 === at)).toHaveLength(1);
+    await platform.ctx.clients.jobs.pauseJob({ organizationId: ORG, jobId: job.jobId });
+  }, 240_000);
+
+  it('adopts the run it queued when the replica died before recording it', async () => {
+    // The second write of the execution records the run (the first recorded the thread).
+    const { job, at, left } = await killedAt('update', 'job_executions', 2, 'after the run');
+    expect(left).toMatchObject({ outcome: ExecutionOutcome.PENDING, runId: '' });
+    const queued = await runsOf(left.threadId);
+    expect(queued).toHaveLength(1);
+
+    const done = (await takenOver(job.jobId, at))!;
+    expect(done.runId).toBe(queued[0]);
+    expect(await runsOf(done.threadId)).toEqual(queued);
+    const { job: after } = await platform.ctx.clients.jobs.getJob({ organizationId: ORG, jobId: job.jobId });
+    expect(after!.state).toMatchObject({ consecutiveFailures: 0, lastExecution: { executionId: done._id, runId: queued[0] } });
+    await platform.ctx.clients.jobs.pauseJob({ organizationId: ORG, jobId: job.jobId });
+  }, 240_000);
+});
