@@ -1,10 +1,13 @@
 // Home: the organization, its plan and usage against the plan, the newest memories and the open
 // contradictions and questions (each linking to its screen), and how to connect an MCP client.
-import { McpSnippets } from '../mcp-snippets.tsx';
+import { lazy } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
 import { BrainAtAGlance } from './overview-brain.tsx';
+
+// The snippets (every client's configuration) load on demand: they are below the first screen.
+const McpSnippets = lazy(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
 
 interface Organization {
   id: string;
