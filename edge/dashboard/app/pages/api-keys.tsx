@@ -3,14 +3,14 @@
 // (a new secret, shown once) and revoke one.
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
-import { lazy } from 'preact-iso';
+import { deferred } from '../deferred.tsx';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce } from '../secret-once.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, toProblem, usePaged, when } from '../ui.tsx';
 
 // The snippets (every client's configuration) load on demand: they are below the first screen.
-const McpSnippets = lazy(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
+const McpSnippets = deferred(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
 
 interface ApiKey {
   id: string;

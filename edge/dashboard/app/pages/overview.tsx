@@ -1,13 +1,13 @@
 // Home: the organization, its plan and usage against the plan, the newest memories and the open
 // contradictions and questions (each linking to its screen), and how to connect an MCP client.
-import { lazy } from 'preact-iso';
+import { deferred } from '../deferred.tsx';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
 import { BrainAtAGlance } from './overview-brain.tsx';
 
 // The snippets (every client's configuration) load on demand: they are below the first screen.
-const McpSnippets = lazy(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
+const McpSnippets = deferred(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
 
 interface Organization {
   id: string;
@@ -122,7 +122,9 @@ export function OverviewPage() {
           </dl>
         </>
       )}
-      <BrainAtAGlance base={base} />
+      {/* Asked for once the plan is in: child effects run before their parent's, so these four
+          requests would otherwise take the browser's six connections to the API ahead of it. */}
+      {(usage.data || usage.problem) && <BrainAtAGlance base={base} />}
       {can(organization.role, 'listAuditEvents') && <RecentActivity path={base} audit={`${settings.basePath}/audit`} />}
       <h2>Connect an MCP client</h2>
       <p>
