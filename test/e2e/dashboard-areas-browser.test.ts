@@ -37,6 +37,8 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
       GATEWAY_REGISTRY_POLL_MS: '100',
       GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // One attempt: a delivery the receiver refuses is failed at once, for the range redelivery.
+      WEBHOOK_MAX_ATTEMPTS: '1',
     });
     web = platform.ctx.config.publicUrls.web;
     browser = await chromium.launch({
@@ -191,6 +193,27 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     const signed = await receiver.waitFor(3, (r) => r.verified?.type === 'webhook.test');
     expect(signed[2].headers['webhook-signature'].split(' ').length).toBe(2);
 
+    // The receiver down: the next test event fails. Back up, the failures of the last day go again.
+    receiver.status = 500;
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const refused = await receiver.waitFor(4, (r) => r.verified?.type === 'webhook.test');
+    expect(refused[3].status).toBe(500);
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh the log' }).click();
+        return log.locator('tbody tr').first().textContent();
+      })
+      .toMatch(/^webhook\.testfailed1HTTP 500/);
+    receiver.status = 200;
+    await page.getByText('Redeliver failed deliveries over a time range').click();
+    await page.getByRole('button', { name: 'Redeliver the failed ones' }).click();
+    await page.getByRole('status').filter({ hasText: '1 failed delivery queued again.' }).waitFor();
+    expect(driver.dialogs.at(-1)).toMatch(/^Send every failed delivery of events from .* until now again\?$/);
+    const resent = await receiver.waitFor(5, (r) => r.verified?.type === 'webhook.test');
+    expect(resent[4].status).toBe(200);
+    expect(resent[4].headers['webhook-id']).toBe(refused[3].headers['webhook-id']);
+    await driver.screen(page, 'webhook-redelivered', 'Webhook endpoint');
+
     // Disabled, then deleted.
     await page.getByRole('button', { name: 'Disable the endpoint' }).click();
     await page.getByRole('status').filter({ hasText: 'Endpoint disabled.' }).waitFor();
@@ -344,6 +367,13 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
       object: 'Checkout',
       memory: memory('runbook/bot'),
     });
+    // The same service under another name, to merge.
+    await send(`${org}/graph/relationships`, {
+      subject: 'Payment svc',
+      predicate: 'runs_on',
+      object: 'Kubernetes',
+      memory: memory('arch/checkout'),
+    });
 
     await driver.open(page, 'Entities', 'Entities', 'entities');
     await page.getByRole('link', { name: 'Team Payments' }).waitFor();
@@ -369,6 +399,42 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
       .getByRole('link', { name: 'Team Payments' })
       .waitFor();
     await driver.screen(page, 'entity-next', 'Payments API');
+
+    // The path finder: back through Checkout to the bot that calls it.
+    await page.getByLabel('To (name, alias or id)').fill('Incident bot');
+    await page.getByRole('button', { name: 'Find paths' }).click();
+    await page.getByRole('status').filter({ hasText: '1 path(s) from Payments API to Incident bot, shortest first.' }).waitFor();
+    const paths = page.getByTestId('entity-paths');
+    await expect(paths.textContent()).resolves.toBe('Payments API ← depends_on — Checkout ← calls — Incident bot');
+    await driver.screen(page, 'entity-paths', 'Payments API');
+
+    // Edited at its version: aliases and a description (markup shown as text).
+    await page.getByText('Edit the entity').click();
+    // An alias that is another entity's name: the API's 409, saying to merge instead.
+    await page.getByLabel('Also known as (comma-separated)').fill('Payments');
+    await page.getByRole('button', { name: 'Save the entity' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Conflict \(409\).*merge them instead/);
+    await page.getByLabel('Also known as (comma-separated)').fill('Payment gateway, PAPI');
+    await page.getByLabel('Description').fill('The payment gateway <b>API</b>');
+    await page.getByLabel('Kind').selectOption('service');
+    await page.getByRole('button', { name: 'Save the entity' }).click();
+    await page.getByRole('status').filter({ hasText: 'Payments API saved.' }).waitFor();
+    const facts = page.locator('.facts');
+    await expect
+      .poll(() => facts.textContent())
+      .toMatch(/^KindserviceAlso known asPayment gateway, PAPIDescriptionThe payment gateway <b>API<\/b>Updated/);
+    await expect(facts.locator('b').count()).resolves.toBe(0);
+
+    // Another name of the same service, merged in (confirmed): its relationship moves here.
+    await page.getByText('Merge another entity into this one').click();
+    await page.getByLabel("The other entity's name or alias").fill('Payment svc');
+    await page.getByRole('button', { name: 'Find it' }).click();
+    await page.getByRole('button', { name: 'Merge Payment svc into Payments API' }).click();
+    await page.getByRole('status').filter({ hasText: 'Payment svc merged into Payments API: 1 relationship(s) moved.' }).waitFor();
+    expect(driver.dialogs.at(-1)).toMatch(/^Merge Payment svc into Payments API\?/);
+    await expect.poll(() => page.getByRole('table', { name: /^Relationships from it/ }).textContent()).toContain('runs_onKubernetes');
+    await expect.poll(() => facts.textContent()).toContain('Payment svc');
+    await driver.screen(page, 'entity-merged', 'Payments API');
     expect(driver.consoleErrors).toEqual([]);
   });
 });

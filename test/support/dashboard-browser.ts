@@ -13,6 +13,8 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 export interface DashboardDriver {
   /** What the browsers said went wrong, beyond what the test provokes. */
   consoleErrors: string[];
+  /** Every dialog a page opened (confirmations of destructive actions), its message; each is accepted. */
+  dialogs: string[];
   newPage(context: BrowserContext): Promise<Page>;
   /** Waits for the screen's heading, runs axe-core on it and keeps a screenshot named `name`. */
   screen(page: Page, name: string, heading: string | RegExp): Promise<void>;
@@ -23,9 +25,11 @@ export interface DashboardDriver {
 /** `expected`: console errors the test provokes on purpose (resource statuses, say). */
 export function dashboardDriver(options: { authUrl: string; shots: string; expected: RegExp }): DashboardDriver {
   const consoleErrors: string[] = [];
+  const dialogs: string[] = [];
   fs.mkdirSync(options.shots, { recursive: true });
   const driver: DashboardDriver = {
     consoleErrors,
+    dialogs,
     async newPage(context) {
       const page = await context.newPage();
       page.on('console', (msg) => {
@@ -36,7 +40,10 @@ export function dashboardDriver(options: { authUrl: string; shots: string; expec
         }
       });
       page.on('pageerror', (err) => consoleErrors.push(`page error: ${err.message}`));
-      page.on('dialog', (dialog) => void dialog.accept());
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.accept();
+      });
       return page;
     },
     async screen(page, name, heading) {

@@ -27,7 +27,18 @@ export interface ApiAnswer<T> {
   etag: string | null;
 }
 
+/** A body sent as it is, in its own media type (a YAML document, JSON Lines). */
+export class RawBody {
+  readonly text: string;
+  readonly type: string;
+  constructor(text: string, type: string) {
+    this.text = text;
+    this.type = type;
+  }
+}
+
 export interface CallOptions {
+  /** Sent as JSON, or as it is when a RawBody. */
   body?: unknown;
   ifMatch?: string;
   /** Sent as Idempotency-Key, so that a retried creation creates nothing twice. */
@@ -52,14 +63,15 @@ export interface Api {
 export function createApi(settings: DashboardSettings): Api {
   async function send(method: string, path: string, options: CallOptions): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${accessToken() ?? ''}` };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const raw = options.body instanceof RawBody ? options.body : undefined;
+    if (options.body !== undefined) headers['content-type'] = raw ? raw.type : 'application/json';
     if (options.ifMatch) headers['if-match'] = options.ifMatch;
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     try {
       return await fetch(`${settings.apiUrl}${path}`, {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: raw ? raw.text : options.body === undefined ? undefined : JSON.stringify(options.body),
       });
     } catch {
       throw new ApiProblem({ type: 'about:blank', title: 'The Agents API could not be reached', status: 0, detail: settings.apiUrl });

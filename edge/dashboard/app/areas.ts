@@ -26,6 +26,18 @@ const EntitiesPage = lazy(() => import('./pages/entities.tsx').then((m) => m.Ent
 const EntityPage = lazy(() => import('./pages/entity.tsx').then((m) => m.EntityPage));
 const TeamPage = lazy(() => import('./pages/team.tsx').then((m) => m.TeamPage));
 const InvestigationPage = lazy(() => import('./pages/investigation.tsx').then((m) => m.InvestigationPage));
+const PlaybooksPage = lazy(() => import('./pages/playbooks.tsx').then((m) => m.PlaybooksPage));
+const PlaybookPage = lazy(() => import('./pages/playbook.tsx').then((m) => m.PlaybookPage));
+const JobsPage = lazy(() => import('./pages/jobs.tsx').then((m) => m.JobsPage));
+const JobPage = lazy(() => import('./pages/job.tsx').then((m) => m.JobPage));
+const AlertsPage = lazy(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage));
+const AlertEventPage = lazy(() => import('./pages/alert-event.tsx').then((m) => m.AlertEventPage));
+const AlertSourcesPage = lazy(() => import('./pages/alert-sources.tsx').then((m) => m.AlertSourcesPage));
+const AlertRulesPage = lazy(() => import('./pages/alert-rules.tsx').then((m) => m.AlertRulesPage));
+const EvaluationDatasetsPage = lazy(() => import('./pages/evaluation-datasets.tsx').then((m) => m.EvaluationDatasetsPage));
+const EvaluationDatasetPage = lazy(() => import('./pages/evaluation-dataset.tsx').then((m) => m.EvaluationDatasetPage));
+const EvaluationsPage = lazy(() => import('./pages/evaluations.tsx').then((m) => m.EvaluationsPage));
+const EvaluationPage = lazy(() => import('./pages/evaluation.tsx').then((m) => m.EvaluationPage));
 
 export interface Area {
   /** Under the dashboard's base path ('' is its home). */
@@ -36,23 +48,38 @@ export interface Area {
   needs?: keyof typeof NEEDS;
   /** One item of the area, at `{path}/:id` (not in the navigation). */
   detail?: FunctionComponent;
+  /** The heading it is listed under in the navigation. */
+  group: string;
 }
 
 export const AREAS: Area[] = [
-  { path: '', label: 'Overview', page: OverviewPage },
-  { path: '/memories', label: 'Memories', page: MemoriesPage },
-  { path: '/contradictions', label: 'Contradictions and questions', page: ContradictionsPage },
-  { path: '/entities', label: 'Entities', page: EntitiesPage, detail: EntityPage },
-  { path: '/members', label: 'Members', page: MembersPage },
-  { path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
-  { path: '/teams', label: 'Teams', page: TeamsPage, detail: TeamPage },
-  { path: '/api-keys', label: 'API keys', page: ApiKeysPage },
-  { path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
-  { path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
-  { path: '/investigations', label: 'Investigations', page: InvestigationsPage, detail: InvestigationPage },
-  { path: '/mcp-servers', label: 'MCP servers', page: McpServersPage, detail: McpServerPage },
-  { path: '/webhooks', label: 'Webhooks', page: WebhooksPage, detail: WebhookPage, needs: 'listWebhookEndpoints' },
-  { path: '/billing', label: 'Billing', page: BillingPage },
-  { path: '/audit', label: 'Audit log', page: AuditPage, needs: 'listAuditEvents' },
-  { path: '/profile', label: 'Your profile', page: ProfilePage },
+  { group: 'Home', path: '', label: 'Overview', page: OverviewPage },
+  { group: 'The Brain', path: '/memories', label: 'Memories', page: MemoriesPage },
+  { group: 'The Brain', path: '/contradictions', label: 'Contradictions and questions', page: ContradictionsPage },
+  { group: 'The Brain', path: '/entities', label: 'Entities', page: EntitiesPage, detail: EntityPage },
+  { group: 'Agents', path: '/investigations', label: 'Investigations', page: InvestigationsPage, detail: InvestigationPage },
+  { group: 'Agents', path: '/playbooks', label: 'Playbooks', page: PlaybooksPage, detail: PlaybookPage },
+  { group: 'Agents', path: '/jobs', label: 'Scheduled jobs', page: JobsPage, detail: JobPage },
+  { group: 'Agents', path: '/alerts', label: 'Alerts', page: AlertsPage, detail: AlertEventPage },
+  { group: 'Agents', path: '/alert-sources', label: 'Alert sources', page: AlertSourcesPage },
+  { group: 'Agents', path: '/alert-rules', label: 'Alert rules', page: AlertRulesPage },
+  { group: 'Agents', path: '/mcp-servers', label: 'MCP servers', page: McpServersPage, detail: McpServerPage },
+  {
+    group: 'Evaluation',
+    path: '/evaluation-datasets',
+    label: 'Evaluation datasets',
+    page: EvaluationDatasetsPage,
+    detail: EvaluationDatasetPage,
+  },
+  { group: 'Evaluation', path: '/evaluations', label: 'Evaluations', page: EvaluationsPage, detail: EvaluationPage },
+  { group: 'Organization', path: '/members', label: 'Members', page: MembersPage },
+  { group: 'Organization', path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
+  { group: 'Organization', path: '/teams', label: 'Teams', page: TeamsPage, detail: TeamPage },
+  { group: 'Organization', path: '/webhooks', label: 'Webhooks', page: WebhooksPage, detail: WebhookPage, needs: 'listWebhookEndpoints' },
+  { group: 'Organization', path: '/billing', label: 'Billing', page: BillingPage },
+  { group: 'Organization', path: '/audit', label: 'Audit log', page: AuditPage, needs: 'listAuditEvents' },
+  { group: 'Access', path: '/api-keys', label: 'API keys', page: ApiKeysPage },
+  { group: 'Access', path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
+  { group: 'Access', path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
+  { group: 'You', path: '/profile', label: 'Your profile', page: ProfilePage },
 ];

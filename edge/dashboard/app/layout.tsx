@@ -1,7 +1,7 @@
 // The frame of every screen: a skip link, the organization the session acts for with the
 // caller's role, switching organization and signing out, the navigation, and the routed page.
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
-import { AREAS } from './areas.ts';
+import { type Area, AREAS } from './areas.ts';
 import { signIn, signOut } from './auth.ts';
 import { can } from './roles.ts';
 import { useSession } from './session.tsx';
@@ -15,23 +15,34 @@ function NotFound() {
   );
 }
 
+/** The areas the role may see, under their groups' headings, in AREAS' order. */
 function Navigation() {
   const { settings, organization } = useSession();
   const { path } = useLocation();
+  const shown = AREAS.filter((a) => !a.needs || can(organization.role, a.needs));
+  const groups = [...new Set(shown.map((a) => a.group))];
+  const current = (a: Area, href: string) => (path === href ? 'page' : a.detail && path.startsWith(`${href}/`) ? 'true' : undefined);
   return (
     <nav aria-label="Dashboard">
-      <ul>
-        {AREAS.filter((a) => !a.needs || can(organization.role, a.needs)).map((a) => {
-          const href = `${settings.basePath}${a.path}`;
-          return (
-            <li key={a.path}>
-              <a href={href} aria-current={path === href ? 'page' : a.detail && path.startsWith(`${href}/`) ? 'true' : undefined}>
-                {a.label}
-              </a>
-            </li>
-          );
-        })}
-      </ul>
+      {groups.map((group, i) => (
+        <div key={group} class="nav-group">
+          <p id={`nav-group-${i}`}>{group}</p>
+          <ul aria-labelledby={`nav-group-${i}`}>
+            {shown
+              .filter((a) => a.group === group)
+              .map((a) => {
+                const href = `${settings.basePath}${a.path}`;
+                return (
+                  <li key={a.path}>
+                    <a href={href} aria-current={current(a, href)}>
+                      {a.label}
+                    </a>
+                  </li>
+                );
+              })}
+          </ul>
+        </div>
+      ))}
     </nav>
   );
 }

@@ -1,9 +1,19 @@
 // A secret the API shows once (an API key's, a confidential client's): displayed with a copy
-// button until the user says it is stored.
-import { useState } from 'preact/hooks';
+// button until the user says it is stored; `children` is what goes with it (how to use it).
+import type { ComponentChildren } from 'preact';
+import { CopyButton } from './copy-button.tsx';
 
-export function SecretOnce({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
+export function SecretOnce({
+  name,
+  secret,
+  onDone,
+  children,
+}: {
+  name: string;
+  secret: string;
+  onDone: () => void;
+  children?: ComponentChildren;
+}) {
   return (
     <section class="secret" aria-label="New secret">
       <p>
@@ -12,21 +22,13 @@ export function SecretOnce({ name, secret, onDone }: { name: string; secret: str
       <p>
         <code data-testid="secret">{secret}</code>
       </p>
-      <button
-        type="button"
-        onClick={() =>
-          void navigator.clipboard.writeText(secret).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
-        }
-      >
-        Copy the secret
-      </button>{' '}
+      <p>
+        <CopyButton text={secret} label="Copy the secret" />
+      </p>
+      {children}
       <button type="button" onClick={onDone}>
         I have stored it
       </button>
-      <p role="status">{copied ? 'Copied.' : ''}</p>
     </section>
   );
 }

@@ -59,8 +59,11 @@ export interface Paged<T> {
   reload(): void;
 }
 
-/** A list of `path`, `field` in each page, `next_page_token` passed back until null. */
-export function usePaged<T>(path: string | null, field: string): Paged<T> {
+/**
+ * A list of `path`, `field` in each page, `next_page_token` passed back until null; read again
+ * from its first page whenever `version` changes (after a change made elsewhere on the screen).
+ */
+export function usePaged<T>(path: string | null, field: string, version = 0): Paged<T> {
   const { api } = useSession();
   const [items, setItems] = useState<T[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -88,9 +91,10 @@ export function usePaged<T>(path: string | null, field: string): Paged<T> {
     },
     [api, path, field],
   );
+  // `version` is not read: its change is the signal to read the list again.
   useEffect(() => {
     void fetchPage(null, false);
-  }, [fetchPage]);
+  }, [fetchPage, version]);
   return {
     items,
     hasMore: next !== null,

@@ -1,11 +1,16 @@
 // API keys: the organization's keys (prefix only); admins and owners create one (its secret is
-// shown once, with a copy button), rotate one (a new secret, shown once) and revoke one.
+// shown once, with a copy button and the MCP clients' configurations that send it), rotate one
+// (a new secret, shown once) and revoke one.
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
+import { deferred } from '../deferred.tsx';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { SecretOnce } from '../secret-once.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, toProblem, usePaged, when } from '../ui.tsx';
+
+// The snippets (every client's configuration) load on demand: they are below the first screen.
+const McpSnippets = deferred(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
 
 interface ApiKey {
   id: string;
@@ -24,7 +29,7 @@ interface KeyWithSecret {
 const SCOPES = ['read', 'write', 'admin'] as const;
 
 export function ApiKeysPage() {
-  const { api, organization } = useSession();
+  const { api, organization, settings } = useSession();
   const base = `/organizations/${organization.organization_id}/api-keys`;
   const keys = usePaged<ApiKey>(base, 'api_keys');
   const [problem, setProblem] = useState<ProblemDocument>();
@@ -93,7 +98,12 @@ export function ApiKeysPage() {
           <button type="submit">Create key</button>
         </form>
       )}
-      {shown && <SecretOnce name={shown.api_key.name} secret={shown.secret} onDone={() => setShown(undefined)} />}
+      {shown && (
+        <SecretOnce name={shown.api_key.name} secret={shown.secret} onDone={() => setShown(undefined)}>
+          <h2>Connect an MCP client with this key</h2>
+          <McpSnippets url={`${settings.gatewayUrl}/brain/mcp`} apiKey={shown.secret} />
+        </SecretOnce>
+      )}
       <ProblemAlert problem={keys.problem ?? problem} />
       <p role="status">{notice}</p>
       <table>

@@ -15,7 +15,7 @@ export interface Entity {
   updated_at: string | null;
 }
 
-const KINDS = ['person', 'team', 'service', 'component', 'organization', 'document', 'other'] as const;
+export const KINDS = ['person', 'team', 'service', 'component', 'organization', 'document', 'other'] as const;
 
 function EntityRow({ entity: e, extra }: { entity: Entity; extra?: string }) {
   const { settings } = useSession();

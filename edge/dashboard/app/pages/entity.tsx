@@ -1,9 +1,14 @@
 // One entity of the memory graph: its names and description, its relationships both ways (each
-// linking to the entity at the other end), and the memories that cite them.
+// linking to the entity at the other end), and the memories that cite them; the path finder to
+// another entity (entity-paths.tsx); members edit it or merge another into it (entity-edit.tsx).
+import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
+import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
 import type { Entity } from './entities.tsx';
+import { EditEntity, MergeEntity } from './entity-edit.tsx';
+import { EntityPaths } from './entity-paths.tsx';
 
 interface Citation {
   namespace: string;
@@ -77,9 +82,12 @@ function citingMemories(e: EntityDetail): Citation[] {
 export function EntityPage() {
   const { settings, organization } = useSession();
   const { params } = useRoute();
-  const { data: e, problem } = useResource<EntityDetail>(
-    `/organizations/${organization.organization_id}/graph/entities/${encodeURIComponent(params.id)}?limit=100`,
-  );
+  const graph = `/organizations/${organization.organization_id}/graph`;
+  const path = `${graph}/entities/${encodeURIComponent(params.id)}`;
+  const [version, setVersion] = useState(0);
+  const reload = () => setVersion((v) => v + 1);
+  const { data: e, etag, problem } = useResource<EntityDetail>(`${path}?limit=100`, version);
+  const mayEdit = can(organization.role, 'updateEntity');
   return (
     <Page title={e ? e.name : 'Entity'}>
       <p>
@@ -98,6 +106,8 @@ export function EntityPage() {
             <dt>Updated</dt>
             <dd>{when(e.updated_at)}</dd>
           </dl>
+          {mayEdit && <EditEntity path={path} entity={e} etag={etag} saved={reload} />}
+          {can(organization.role, 'mergeEntities') && <MergeEntity path={path} entity={e} merged={reload} />}
           <Relationships title="Relationships from it" items={e.outgoing} total={e.outgoing_total} outgoing />
           <Relationships title="Relationships to it" items={e.incoming} total={e.incoming_total} outgoing={false} />
           <h2>Memories citing it</h2>
@@ -109,6 +119,7 @@ export function EntityPage() {
               </li>
             ))}
           </ul>
+          <EntityPaths base={graph} entity={e} />
         </>
       )}
     </Page>

@@ -3,6 +3,7 @@
 // delete them (edits and deletions at the version shown, so that a memory changed meanwhile is
 // not overwritten or deleted blindly).
 import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
@@ -33,8 +34,9 @@ function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
     <article class="memory" aria-label={memory.title || memory.key}>
       <h2>{memory.title || memory.key}</h2>
       <p class="meta">
-        <code>{memory.key}</code> · version {memory.version} · {when(memory.updated_at)} · by {memory.written_by.client_name || 'unknown'}{' '}
-        <code>{memory.written_by.user_id}</code> · worked {memory.feedback.worked}, failed {memory.feedback.failed}
+        <code>{memory.key}</code> · version {memory.version} · {when(memory.updated_at)} · by{' '}
+        {memory.written_by.client_name || memory.written_by.client_id || 'unknown'} <code>{memory.written_by.user_id}</code> · worked{' '}
+        {memory.feedback.worked}, failed {memory.feedback.failed}
         {score !== undefined && ` · score ${score.toFixed(3)}`}
       </p>
       <p class="content">{memory.content}</p>
@@ -116,7 +118,9 @@ function WriteMemory({ path, namespace, after }: { path: string; namespace: stri
 export function MemoriesPage() {
   const { api, organization } = useSession();
   const base = `/organizations/${organization.organization_id}/memories`;
-  const [namespace, setNamespace] = useState<(typeof NAMESPACES)[number]>('knowledge');
+  // `?namespace=episodes` (the Overview's links) opens that namespace.
+  const { query: linked } = useLocation();
+  const [namespace, setNamespace] = useState<(typeof NAMESPACES)[number]>(linked.namespace === 'episodes' ? 'episodes' : 'knowledge');
   const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const [version, setVersion] = useState(0);

@@ -1,7 +1,13 @@
-// Home: the organization, its plan and usage against the plan, and how to connect an MCP client.
+// Home: the organization, its plan and usage against the plan, the newest memories and the open
+// contradictions and questions (each linking to its screen), and how to connect an MCP client.
+import { deferred } from '../deferred.tsx';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
+import { BrainAtAGlance } from './overview-brain.tsx';
+
+// The snippets (every client's configuration) load on demand: they are below the first screen.
+const McpSnippets = deferred(() => import('../mcp-snippets.tsx').then((m) => m.McpSnippets));
 
 interface Organization {
   id: string;
@@ -84,7 +90,6 @@ export function OverviewPage() {
   const org = useResource<Organization>(base);
   const usage = useResource<Usage>(`${base}/usage`);
   const subscription = useResource<Subscription>(`${base}/subscription`);
-  const snippet = JSON.stringify({ mcpServers: { mindgate: { type: 'http', url: `${settings.gatewayUrl}/brain/mcp` } } }, null, 2);
   return (
     <Page title="Overview">
       <ProblemAlert problem={org.problem ?? usage.problem ?? subscription.problem} />
@@ -117,14 +122,17 @@ export function OverviewPage() {
           </dl>
         </>
       )}
+      {/* Asked for once the plan is in: child effects run before their parent's, so these four
+          requests would otherwise take the browser's six connections to the API ahead of it. */}
+      {(usage.data || usage.problem) && <BrainAtAGlance base={base} />}
       {can(organization.role, 'listAuditEvents') && <RecentActivity path={base} audit={`${settings.basePath}/audit`} />}
       <h2>Connect an MCP client</h2>
       <p>
-        The Brain is at <code>{settings.gatewayUrl}/brain/mcp</code> (Streamable HTTP, OAuth). In a client's MCP configuration:
+        The Brain is at <code>{settings.gatewayUrl}/brain/mcp</code> (Streamable HTTP). A client signs in with OAuth, or sends an API key of
+        the organization in an <code>X-Api-Key</code> header: a key made under <a href={`${settings.basePath}/api-keys`}>API keys</a> comes
+        with these snippets filled in.
       </p>
-      <pre>
-        <code>{snippet}</code>
-      </pre>
+      <McpSnippets url={`${settings.gatewayUrl}/brain/mcp`} />
     </Page>
   );
 }

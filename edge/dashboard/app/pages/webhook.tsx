@@ -1,7 +1,8 @@
 // One webhook endpoint: its state and failure streak; enable or disable it, change its URL and
 // event types (sent with If-Match), rotate its secret (the new one shown once), send it a test
-// event, delete it; and its delivery log, newest first, each delivery with its attempts (status,
-// latency, error, the start of the answer) and a redelivery.
+// event, delete it, send its failed deliveries of a time range again (webhook-redeliver.tsx); and
+// its delivery log, newest first, each delivery with its attempts (status, latency, error, the
+// start of the answer) and a redelivery.
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
@@ -9,6 +10,7 @@ import { can } from '../roles.ts';
 import { SecretOnce } from '../secret-once.tsx';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
+import { RedeliverRange } from './webhook-redeliver.tsx';
 import { type EndpointWithSecret, EventTypesField, stateOf, type WebhookEndpoint } from './webhooks.tsx';
 
 interface Delivery {
@@ -283,6 +285,7 @@ export function WebhookPage() {
             </p>
           )}
           {mayEdit && <EditEndpoint base={base} endpoint={endpoint} save={save} />}
+          {can(organization.role, 'redeliverWebhookEndpoint') && <RedeliverRange path={path} requeued={() => setVersion((v) => v + 1)} />}
           <DeliveryLog key={version} base={base} endpointId={endpoint.id} />
         </>
       )}

@@ -1,0 +1,120 @@
+// Evaluations: each a dataset scored against the Brain's search, newest first, with its progress
+// and headline metrics; two finished ones compared (this one against a base, metric by metric and
+// case by case) on the evaluation's page. Started from a dataset's page.
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { useSession } from '../session.tsx';
+import { MoreButton, Page, ProblemAlert, usePaged, when } from '../ui.tsx';
+
+export interface Evaluation {
+  id: string;
+  dataset_id: string;
+  evaluators: string[];
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  label: string;
+  case_total: number;
+  cases_scored: number;
+  metrics: { name: string; value: number; cases: number }[];
+  error: string | null;
+  attempt: number;
+  created_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export const metric = (e: Evaluation, name: string) => e.metrics.find((m) => m.name === name)?.value;
+export const figure = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(3));
+export const nameOf = (e: Evaluation) => e.label || e.id;
+
+/** Evaluations, newest first, of one dataset or all. */
+export function EvaluationList({ datasetId }: { datasetId?: string }) {
+  const { settings, organization } = useSession();
+  const query = datasetId ? `?dataset_id=${datasetId}` : '';
+  const evaluations = usePaged<Evaluation>(`/organizations/${organization.organization_id}/evaluations${query}`, 'evaluations');
+  return (
+    <>
+      <ProblemAlert problem={evaluations.problem} />
+      <table>
+        <caption>Evaluations, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Evaluation</th>
+            <th scope="col">Status</th>
+            <th scope="col">Cases scored</th>
+            <th scope="col">recall@5</th>
+            <th scope="col">MRR</th>
+            <th scope="col">Started</th>
+          </tr>
+        </thead>
+        <tbody>
+          {evaluations.items.map((e) => (
+            <tr key={e.id}>
+              <td>
+                <a href={`${settings.basePath}/evaluations/${e.id}`}>{nameOf(e)}</a>
+              </td>
+              <td>{e.status}</td>
+              <td>
+                {e.cases_scored} of {e.case_total}
+              </td>
+              <td>{figure(metric(e, 'recall@5'))}</td>
+              <td>{figure(metric(e, 'mrr'))}</td>
+              <td>{when(e.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!evaluations.loading && evaluations.items.length === 0 && !evaluations.problem && <p>No evaluations yet.</p>}
+      <MoreButton paged={evaluations} label="Older evaluations" />
+    </>
+  );
+}
+
+function Compare() {
+  const { settings, organization } = useSession();
+  const { route } = useLocation();
+  const finished = usePaged<Evaluation>(`/organizations/${organization.organization_id}/evaluations?page_size=100`, 'evaluations');
+  const done = finished.items.filter((e) => e.status === 'succeeded');
+  const [base, setBase] = useState('');
+  const [head, setHead] = useState('');
+  const option = (e: Evaluation) => (
+    <option key={e.id} value={e.id}>
+      {nameOf(e)} ({when(e.finished_at)})
+    </option>
+  );
+  return (
+    <form
+      class="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        route(`${settings.basePath}/evaluations/${head}?base=${base}`);
+      }}
+    >
+      <label for="compare-base">Before</label>
+      <select id="compare-base" required value={base} onChange={(e) => setBase(e.currentTarget.value)}>
+        <option value="">pick one</option>
+        {done.map(option)}
+      </select>
+      <label for="compare-head">After</label>
+      <select id="compare-head" required value={head} onChange={(e) => setHead(e.currentTarget.value)}>
+        <option value="">pick one</option>
+        {done.map(option)}
+      </select>
+      <button type="submit" disabled={!base || !head || base === head}>
+        Compare
+      </button>
+    </form>
+  );
+}
+
+export function EvaluationsPage() {
+  const { settings } = useSession();
+  return (
+    <Page title="Evaluations">
+      <p>
+        Start one from a <a href={`${settings.basePath}/evaluation-datasets`}>dataset</a>. Compare two finished ones:
+      </p>
+      <Compare />
+      <EvaluationList />
+    </Page>
+  );
+}
