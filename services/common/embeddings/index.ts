@@ -33,7 +33,7 @@ function outagesAsUnavailable(embedder: Embedder): Embedder {
     dimensions: embedder.dimensions,
     embed: (texts) =>
       embedder.embed(texts).catch((err: unknown) => {
-        throw isEmbeddingsOutage(err) ? new StoreUnavailableError('embeddings', err.message, { cause: err }) : err;
+        throw isEmbeddingsOutage(err) ? new StoreUnavailableError('embeddings', (err as Error).message, { cause: err }) : err;
       }),
     close: () => embedder.close(),
   };

@@ -104,7 +104,7 @@ function isRetryableStatus(status: number): boolean {
 }
 
 /** An embeddings failure that a later attempt may not meet: no answer, a timeout, 408, 429 or 5xx. */
-export function isEmbeddingsOutage(err: unknown): err is EmbeddingsError {
+export function isEmbeddingsOutage(err: unknown): boolean {
   return err instanceof EmbeddingsError && (err.status === undefined || isRetryableStatus(err.status));
 }
 
