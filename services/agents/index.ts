@@ -99,6 +99,7 @@ import {
 } from './handlers/runs.ts';
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
 import { startRunTimeouts } from './handlers/run-timeouts.ts';
+import { RunUsageService, runUsageRoutes } from './handlers/run-usage.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
@@ -414,6 +415,7 @@ export function createAgentsModule(
       ...gateway.services,
       ThreadsService,
       RunsService,
+      RunUsageService,
       ...playbooks.services,
       AlertsService,
       EventOutboxService,
@@ -426,6 +428,7 @@ export function createAgentsModule(
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
+      runUsageRoutes(router, contexts.runs);
       playbooks.routes(router);
       alertRoutes(router, { ...alerts, kek, outbox: contexts.events, runs: contexts.runs, now });
       // The service's events, taken by the webhooks relay (edge/webhooks/relay.ts).

@@ -110,6 +110,17 @@ describe('runs_per_month on Starter', () => {
     expect(refused.status).toBe(403);
     expect(refused.json.type).toMatch(/problem\/plan-limit$/);
     expect(refused.json.detail).toContain('the Starter plan allows 2 runs a month');
+    // The usage shows what was counted: the refused run is not among them.
+    const usage = await call(`/organizations/${org}/usage`, { token });
+    expect(usage.json.runs).toEqual({ used: 2, limit: 2 });
+    // The count is this calendar month's (UTC): next month, the usage starts again from 0.
+    const monthLater = offset;
+    offset += 32 * 86_400_000;
+    try {
+      expect(await platform.ctx.clients.runUsage.getRunUsage({ organizationId: org })).toMatchObject({ queued: 0n });
+    } finally {
+      offset = monthLater;
+    }
     // Counted from the runs of this calendar month (UTC): a new month starts from 0 (run-limit.ts).
   });
 });
