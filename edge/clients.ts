@@ -14,6 +14,7 @@ import { GatewayKeysService } from '../gen/mindgate/agents/v1/gateway_keys_pb.js
 import { GatewayRegistryService } from '../gen/mindgate/agents/v1/gateway_registry_pb.js';
 import { McpServersService } from '../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { UsersService } from '../gen/mindgate/agents/v1/users_pb.js';
+import { RunUsageService } from '../gen/mindgate/agents/v1/run_usage_pb.js';
 import { RunsService } from '../gen/mindgate/agents/v1/runs_pb.js';
 import { PlaybooksService } from '../gen/mindgate/agents/v1/playbooks_pb.js';
 import { ThreadsService } from '../gen/mindgate/agents/v1/threads_pb.js';
@@ -66,6 +67,8 @@ export interface ServiceClients {
   threads: Client<typeof ThreadsService>;
   /** Runs on threads, their queue and leases (served by the agents service). */
   runs: Client<typeof RunsService>;
+  /** Runs queued this month, as the plan's runs_per_month counts them (served by the agents service). */
+  runUsage: Client<typeof RunUsageService>;
   /** Scheduled jobs and their executions (served by the agents service). */
   jobs: Client<typeof JobsService>;
   /** Playbooks, their versions, and the runs started from them (served by the agents service). */
@@ -151,6 +154,7 @@ export function createServiceClients(options: ServiceClientsOptions): ServiceCli
     gatewayRegistry: client(GatewayRegistryService, 'agents'),
     threads: client(ThreadsService, 'agents'),
     runs: client(RunsService, 'agents'),
+    runUsage: client(RunUsageService, 'agents'),
     jobs: client(JobsService, 'agents'),
     playbooks: client(PlaybooksService, 'agents'),
     alerts: client(AlertsService, 'agents'),

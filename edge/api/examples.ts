@@ -294,6 +294,7 @@ export const EXAMPLES: Record<string, unknown> = {
     period: { start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' },
     memories: { used: 1240, limit: 2000000 },
     members: { used: 12, limit: null },
+    runs: { used: 37, limit: 10000 },
     api_calls: { used: 5310, limit: null },
     entitlements: professionalPlan.entitlements,
   },

@@ -35,10 +35,32 @@ import {
   type RouteDeps,
 } from './rest-route.ts';
 import { requireWholeMemory } from './memory-access.ts';
+import { planWithoutGraph } from '../graph-plan.ts';
+import { Code } from '@connectrpc/connect';
+import { failure, REASONS } from '../../services/common/rpc/reasons.ts';
+import type { AppContext } from '../context.ts';
+import type { AnyApiRouteContext } from '../http/api-route.ts';
 import { requestFields } from './service-fields.ts';
 import { nonBlank } from './text-fields.ts';
 
 const tags = ['Memory graph'];
+
+/**
+ * Every graph operation: the plan must include the graph (403 `plan-limit` naming the plan, as the
+ * Brain MCP server's graph tools are withheld), and the caller must reach the whole memory.
+ */
+async function requireGraph(ctx: AppContext, c: AnyApiRouteContext): Promise<void> {
+  const plan = await planWithoutGraph(ctx, c.input.params.organization_id as string);
+  if (plan !== undefined) {
+    throw failure(
+      `the ${plan} plan does not include the memory graph (entity_graph): it comes with the Professional plan (and its trial); ` +
+        'ask an owner of the organization to upgrade',
+      Code.PermissionDenied,
+      REASONS.planLimit,
+    );
+  }
+  await requireWholeMemory(ctx, c);
+}
 const EntityId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, { error: 'must be an entity id (lower-case letters, digits, dashes)' });
 const RelationshipId = z.string().regex(/^rel_[a-z2-7]{26}$/, { error: 'must be a relationship id (rel_...)' });
 const Kind = z.enum(KIND_LIST).meta({ description: 'What sort of thing the entity is.' });
@@ -158,7 +180,7 @@ function listEntitiesRoute({ ctx }: RouteDeps): RestRoute {
     query: pageQuery.extend({ kind: Kind.optional() }),
     responses: { '200': json(listEnvelope('entities', EntitySchema, 'EntityList'), 'One page of entities.'), ...errors },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const res = await listing(() =>
         ctx.clients.entityGraph.listEntities({
           organizationId: c.input.params.organization_id,
@@ -188,7 +210,7 @@ function searchEntitiesRoute({ ctx }: RouteDeps): RestRoute {
     }),
     responses: { '200': json(z.object({ matches: z.array(Match) }).meta({ title: 'EntityMatches' }), 'The matches.'), ...errors },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const { q, kind, limit } = c.input.query;
       const res = await ctx.clients.entityGraph.searchEntities({
         organizationId: c.input.params.organization_id,
@@ -220,7 +242,7 @@ function getEntityRoute({ ctx }: RouteDeps): RestRoute {
     query: z.object({ limit: integerParam({ min: 1, max: 500, default: 50, description: 'Relationships per direction.' }) }),
     responses: { '200': { ...json(Detail, 'The entity.'), headers: ETAG_HEADER }, ...notFound },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const { organization_id: organizationId, entity_id: entityId } = c.input.params;
       const res = await notFoundAs404(() =>
         ctx.clients.entityGraph.getEntity({ organizationId, entityId, neighbourLimit: c.input.query.limit }),
@@ -267,7 +289,7 @@ function updateEntityRoute({ ctx, limit }: RouteDeps): RestRoute {
       params: entityParams,
       responses: { '200': withEtag('The entity as stored.'), ...notFound, '409': 'Conflict', '412': 'PreconditionFailed' },
       handler: async (c) => {
-        await requireWholeMemory(ctx, c);
+        await requireGraph(ctx, c);
         const body = await readJson(c, UpdateEntitySchema, limit);
         const fields = { name: ['body', 'name'], aliases: ['body', 'aliases'], description: ['body', 'description'] };
         const res = await notFoundAs404(() =>
@@ -306,7 +328,7 @@ function mergeEntitiesRoute({ ctx, limit }: RouteDeps): RestRoute {
       params: entityParams,
       responses: { '200': json(Merged, 'The merged entity.'), ...notFound },
       handler: async (c) => {
-        await requireWholeMemory(ctx, c);
+        await requireGraph(ctx, c);
         const body = await readJson(c, MergeSchema, limit);
         if (body.source_entity_id === c.input.params.entity_id) {
           throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'source_entity_id'], msg: 'must be another entity' }]);
@@ -345,7 +367,7 @@ function listRelationshipsRoute({ ctx }: RouteDeps): RestRoute {
       ...errors,
     },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const q = c.input.query;
       const fields = {
         ...MEMORY_FIELDS,
@@ -393,7 +415,7 @@ function assertRelationshipRoute({ ctx, limit }: RouteDeps): RestRoute {
       params: orgParams,
       responses: { '201': json(RelationshipSchema, 'The relationship with its citations.'), ...errors },
       handler: async (c) => {
-        await requireWholeMemory(ctx, c);
+        await requireGraph(ctx, c);
         const body = await readJson(c, AssertSchema, limit);
         const organizationId = c.input.params.organization_id;
         const namespace = body.memory.namespace === 'knowledge' ? Namespace.KNOWLEDGE : Namespace.EPISODES;
@@ -436,7 +458,7 @@ function retractRelationshipRoute({ ctx }: RouteDeps): RestRoute {
     query: z.object({ memory: MemoryRef.optional() }),
     responses: { '204': { description: 'Retracted.' }, ...notFound },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const { organization_id: organizationId, relationship_id: relationshipId } = c.input.params;
       await notFoundAs404(() =>
         requestFields(MEMORY_FIELDS, () =>
@@ -476,7 +498,7 @@ function pathsRoute({ ctx }: RouteDeps): RestRoute {
     }),
     responses: { '200': json(Paths, 'The paths, shortest first.'), ...notFound },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const q = c.input.query;
       const fields = { from: ['query', 'from'], to: ['query', 'to'], predicates: ['query', 'predicate'] };
       const res = await notFoundAs404(() =>
@@ -529,7 +551,7 @@ function affectedRoute({ ctx }: RouteDeps): RestRoute {
     }),
     responses: { '200': json(Affected, 'The affected entities.'), ...notFound },
     handler: async (c) => {
-      await requireWholeMemory(ctx, c);
+      await requireGraph(ctx, c);
       const q = c.input.query;
       const res = await notFoundAs404(() =>
         requestFields({ predicates: ['query', 'predicate'] }, () =>

@@ -1,5 +1,5 @@
 // An organization's usage this month against its plan's entitlements: memories in its brain
-// (brain service), members (agents service) and Agents API calls. API calls are counted per
+// (brain service), members and runs queued (agents service) and Agents API calls. API calls are counted per
 // organization and calendar month (UTC) in the records store, shared by every replica, by the
 // same guard step that rate-limits them (rate-limits.ts).
 import * as z from 'zod';
@@ -63,6 +63,7 @@ export const UsageSchema = z
     period: z.object({ start: z.string(), end: z.string() }).meta({ description: 'This calendar month (UTC).' }),
     memories: Quantity("Memories in the organization's brain."),
     members: Quantity('Members of the organization.'),
+    runs: Quantity("Runs queued this month (new runs and retries), against the plan's runs_per_month."),
     api_calls: Quantity('Authenticated Agents API calls this month.'),
     entitlements: EntitlementsSchema.meta({ description: 'Everything the plan in force grants, for the areas that count their own use.' }),
   })
@@ -75,16 +76,17 @@ export function usageRoute({ ctx }: RouteDeps, calls: ApiCallCounter): RestRoute
     operationId: 'getOrganizationUsage',
     summary: 'Usage this month',
     description:
-      "Memories, members and API calls against the plan's entitlements; `entitlements` lists everything the plan grants (the entity graph, webhook events and runs per month, the API rate limit).",
+      "Memories, members, runs queued this month and API calls against the plan's entitlements; `entitlements` lists everything the plan grants (the entity graph, webhook events and runs per month, the API rate limit).",
     tags: ['Organizations'],
     params: orgParams,
     responses: { '200': json(UsageSchema, 'The usage.'), '401': errors['401'], '403': errors['403'], '422': errors['422'] },
     handler: async (c) => {
       const organizationId = c.input.params.organization_id;
-      const [entitlements, brain, members, used] = await Promise.all([
+      const [entitlements, brain, members, runs, used] = await Promise.all([
         ctx.clients.billing.getEntitlements({ organizationId }),
         ctx.clients.brain.getUsage({ organizationId }),
         ctx.clients.organizations.countMembers({ organizationId }),
+        ctx.clients.runUsage.getRunUsage({ organizationId }),
         calls.read(organizationId),
       ]);
       const month = monthOf(ctx.now());
@@ -95,6 +97,7 @@ export function usageRoute({ ctx }: RouteDeps, calls: ApiCallCounter): RestRoute
         period: { start: new Date(month.start).toISOString(), end: new Date(month.end).toISOString() },
         memories: { used: Number(brain.memories), limit: granted.max_memories > 0 ? granted.max_memories : null },
         members: { used: members.count, limit: granted.max_members },
+        runs: { used: Number(runs.queued), limit: granted.runs_per_month > 0 ? granted.runs_per_month : null },
         api_calls: { used, limit: null },
         entitlements: granted,
       });

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { graphPlanRefusal, planWithoutGraph } from '../graph-plan.ts';
 import type { AppContext } from '../context.ts';
 import type { LocalHandler } from '../gateway/registry.ts';
 import { BodyTooLargeError, readBody } from '../http/respond.ts';
@@ -96,12 +97,8 @@ const NARROWED_REFUSAL =
  * loses the tools on the next request.
  */
 async function planRefusal(ctx: AppContext, organizationId: string): Promise<string | undefined> {
-  const { entitlements } = await ctx.clients.billing.getEntitlements({ organizationId });
-  if (entitlements?.entityGraph === true) return undefined;
-  return (
-    "which this organization's plan does not include: it comes with the Professional plan (and its trial). " +
-    'Use recall_context and search_memories instead, or ask an owner of the organization to upgrade.'
-  );
+  const plan = await planWithoutGraph(ctx, organizationId);
+  return plan === undefined ? undefined : graphPlanRefusal(plan);
 }
 
 /** A tools/call of an entity-graph tool by an organization whose plan lacks it: a clear tool error, not "unknown tool". */

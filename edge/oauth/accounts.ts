@@ -25,6 +25,14 @@ export class AccountError extends Error {
   }
 }
 
+/** The address already has an account (a sign-up refused). */
+export class AccountExistsError extends AccountError {
+  constructor(message: string) {
+    super(message, 'email');
+    this.name = 'AccountExistsError';
+  }
+}
+
 export class ThrottledError extends AccountError {
   readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds: number) {
@@ -48,7 +56,7 @@ function asAccountError(err: unknown): never {
     const [field, ...rest] = err.rawMessage.split(': ');
     throw new AccountError(rest.join(': ') || err.rawMessage, field);
   }
-  if (err.code === Code.AlreadyExists) throw new AccountError(err.rawMessage, 'email');
+  if (err.code === Code.AlreadyExists) throw new AccountExistsError(err.rawMessage);
   if (err.code === Code.FailedPrecondition) throw new AccountError(err.rawMessage);
   throw err;
 }

@@ -43,9 +43,17 @@ export class InvalidTokenError extends Error {
   }
 }
 
+export interface VerifyOptions {
+  /**
+   * Seconds past its expiry a token is still taken: only to prove what a token was issued for
+   * (a brain-pass renewal names its organization with its last pass), never to grant access.
+   */
+  expiredGraceSeconds?: number;
+}
+
 export interface TokenVerifier {
   /** Resolves the claims of a valid, unrevoked token issued for `audience`; throws InvalidTokenError otherwise. */
-  verify(token: string, audience: string): Promise<AccessTokenClaims>;
+  verify(token: string, audience: string, options?: VerifyOptions): Promise<AccessTokenClaims>;
   /** The same checks without the audience (introspection and revocation at the authorization server). */
   verifyAnyAudience(token: string): Promise<AccessTokenClaims>;
 }
@@ -76,14 +84,14 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const verified = new Map<string, JWTPayload>();
   const tolerance = options.clockToleranceSeconds ?? 5;
 
-  async function verifySignature(token: string, audience: string | undefined): Promise<JWTPayload> {
+  async function verifySignature(token: string, audience: string | undefined, grace = 0): Promise<JWTPayload> {
     const cacheKey = audience === undefined ? token : `${audience}\n${token}`;
     const known = verified.get(cacheKey);
     if (known) {
       // jwtVerify checked these when the token was first seen; time has moved on since.
       const seconds = now() / 1000;
-      if ((known.exp as number) + tolerance <= seconds) {
-        verified.delete(cacheKey);
+      if ((known.exp as number) + tolerance + grace <= seconds) {
+        if (grace === 0) verified.delete(cacheKey);
         throw new InvalidTokenError('the access token has expired');
       }
       return known;
@@ -94,7 +102,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         audience,
         typ: 'at+jwt',
         algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
-        clockTolerance: tolerance,
+        clockTolerance: tolerance + grace,
         currentDate: new Date(now()),
         requiredClaims: ['exp', 'iat', 'jti', 'sub', 'aud'],
       });
@@ -110,9 +118,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
   }
 
-  async function check(token: string, audience: string | undefined): Promise<AccessTokenClaims> {
+  async function check(token: string, audience: string | undefined, grace?: number): Promise<AccessTokenClaims> {
     if (typeof token !== 'string' || !isJwtShaped(token)) throw new InvalidTokenError('the access token is malformed');
-    const payload = await verifySignature(token, audience);
+    const payload = await verifySignature(token, audience, grace);
     const organizationId = payload.org;
     const clientId = payload.client_id;
     if (typeof organizationId !== 'string' || !organizationId || typeof clientId !== 'string') {
@@ -144,7 +152,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   }
 
   return {
-    verify: (token, audience) => check(token, audience),
+    verify: (token, audience, options) => check(token, audience, Math.max(0, options?.expiredGraceSeconds ?? 0)),
     verifyAnyAudience: (token) => check(token, undefined),
   };
 }

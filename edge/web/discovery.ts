@@ -62,7 +62,7 @@ export function llmsTxt(content: Content, baseUrl: string): string {
       link(
         'Brain pass',
         '/api/v1/agent/brain-pass',
-        'POST without credentials answers 402 with a WWW-Authenticate: Payment challenge (Machine Payments Protocol); pay it and retry with Authorization: Payment for a time-limited access token to the Brain MCP server of a new organization.',
+        'POST without credentials answers 402 with a WWW-Authenticate: Payment challenge (Machine Payments Protocol); pay it and retry with Authorization: Payment for a time-limited access token to the Brain MCP server of a new organization, or of an existing one named by organization_id with proof of access to it (x-api-key or Brain-Pass-Token).',
       ),
     ].join('\n')}`,
   ];

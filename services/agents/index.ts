@@ -100,6 +100,7 @@ import {
 import { claimRun, completeRun, heartbeatRun, reportStep } from './handlers/run-leases.ts';
 import { listThreadMemories, type ThreadMemoryRecord } from './handlers/thread-memories.ts';
 import { startRunTimeouts } from './handlers/run-timeouts.ts';
+import { RunUsageService, runUsageRoutes } from './handlers/run-usage.ts';
 import { SUBJECTS } from './events.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { jobsModule } from './jobs/module.ts';
@@ -448,6 +449,7 @@ export function createAgentsModule(
       ...gateway.services,
       ThreadsService,
       RunsService,
+      RunUsageService,
       ...playbooks.services,
       AlertsService,
       EventOutboxService,
@@ -460,6 +462,7 @@ export function createAgentsModule(
       identityRoutes(router, contexts);
       otherRoutes(router, contexts);
       investigationRoutes(router, contexts);
+      runUsageRoutes(router, contexts.runs);
       playbooks.routes(router);
       alertRoutes(router, {
         ...alerts,

@@ -12,7 +12,10 @@ export interface SettlementRecord extends RecordDoc {
   recipient: string;
   reference?: string;
   settledAt?: number;
+  /** The organization the pass was provisioned for (once complete). */
   organizationId?: string;
+  /** The existing organization the challenge was issued for; absent: a pass for a new one. */
+  boundOrganizationId?: string;
   passExpiresAt?: number;
   leaseUntil: number;
   version: number;

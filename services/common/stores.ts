@@ -4,7 +4,7 @@ import { preparePrivateDataDir } from './data-dir.ts';
 import type { Logger } from './log.ts';
 import { createCheck, runChecks, type Check } from './readiness.ts';
 import type { Embedder } from './embeddings/interface.ts';
-import { createEmbedder, EmbeddingsError, embeddingsEndpoint } from './embeddings/index.ts';
+import { createEmbedder, EmbeddingsError, embeddingsEndpoint, isEmbeddingsOutage } from './embeddings/index.ts';
 import { StartRefusedError } from './start-refusal.ts';
 import { checkDatabaseFile } from './storage/database-file.ts';
 import type { RecordStore } from './storage/records/interface.ts';
@@ -73,13 +73,10 @@ export function describeStores(config: StorageConfig): Required<StoresDescriptio
   };
 }
 
-/** An embeddings failure that a later attempt may not meet: no answer, a timeout, 429 or 5xx. */
+/** At start: an outage is waited for (until the deadline); any other refusal stops the start. */
 function embeddingsUnavailable(err: unknown, url: string): unknown {
   if (!(err instanceof EmbeddingsError)) return err;
-  const status = err.status;
-  if (status === undefined || status === 408 || status === 429 || status >= 500) {
-    return new StoreUnavailableError('embeddings', `${url}: ${err.message}`, { cause: err });
-  }
+  if (isEmbeddingsOutage(err)) return new StoreUnavailableError('embeddings', `${url}: ${err.message}`, { cause: err });
   return new StartRefusedError(`EMBEDDINGS_URL: ${url} refused the embeddings request: ${err.message}`);
 }
 

@@ -222,7 +222,7 @@ describe.skipIf(!chromiumPath)('the dashboard in a browser', () => {
       await theirs.getByLabel('Your name').fill('Cole League');
       await theirs.getByLabel(/Choose a password/).fill(colleague.password);
       await theirs.getByRole('button', { name: 'Create my account and join' }).click();
-      await theirs.getByText('You joined Dash Robotics').waitFor();
+      await theirs.getByText('about joining Dash Robotics').waitFor();
       await signInAsMember(theirs, colleague);
 
       // The founder sees them, and makes them an admin.

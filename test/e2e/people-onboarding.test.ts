@@ -104,7 +104,8 @@ it('signs up, opens a second organization, builds a team and a key, and brings a
     form: { csrf: formField(page.body, 'csrf'), action: 'sign-up', name: 'Colleague', password: colleague.password },
   });
   expect(joined.status).toBe(200);
-  expect(joined.body).toContain('You joined Second Robotics');
+  expect(joined.body).toContain('Check your e-mail');
+  expect(joined.body).toContain('about joining Second Robotics');
 
   // 6. Signed in from an application, the colleague acts in that organization, as a member of the team.
   const theirs = await obtainAccessToken(platform, { resource: api, user: colleague, mode: 'sign-in', organizationId: org });

@@ -3,6 +3,8 @@
 // concurrent retries create one resource; a failed first attempt frees the key; stored answers
 // are sealed, never the secret in clear.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinAs } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
@@ -102,6 +104,20 @@ describe('Idempotency-Key on creates', () => {
     const raw = JSON.stringify(docs);
     expect(raw).not.toContain(created.json.secret);
     expect(raw).not.toContain(key);
+  });
+
+  it("lists in docs/api.md's conventions exactly the operations that take the header", async () => {
+    const doc = (await call('/openapi.json')).json;
+    const creates = Object.values(doc.paths as Record<string, Record<string, Json>>)
+      .flatMap((item) => Object.values(item))
+      .filter((op) => (op.parameters ?? []).some((p: Json) => p.name === 'Idempotency-Key'))
+      .map((op) => op.operationId as string)
+      .sort();
+    const text = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    const bullet = /- \*\*Idempotency\*\*: every POST that creates something \(`creates: true` on its route:([^)]*)\)/.exec(text);
+    expect(bullet, 'the Idempotency bullet of docs/api.md').not.toBeNull();
+    const documented = [...bullet![1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!).sort();
+    expect(documented).toEqual(creates);
   });
 
   it('documents the header and the 409 on every create', async () => {

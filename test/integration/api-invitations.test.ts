@@ -39,17 +39,23 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-/** The last invitation link mailed to `email` (the outbox, without SMTP_URL). */
-function linkFor(email: string): string {
+/** The messages mailed to `email` so far (the outbox, without SMTP_URL). */
+function mailsTo(email: string): { to: string; subject: string; text: string }[] {
   const outbox = path.join(platform.ctx.config.storage.dataDir, 'outbox.jsonl');
-  const mails = fs
+  return fs
     .readFileSync(outbox, 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { to: string; subject: string; text: string })
     .filter((m) => m.to === email);
-  const last = mails.at(-1)!;
-  expect(last.subject).toContain('You are invited to join');
+}
+
+/** The last invitation link mailed to `email`. */
+function linkFor(email: string): string {
+  const last = mailsTo(email)
+    .filter((m) => m.subject.includes('You are invited to join'))
+    .at(-1)!;
+  expect(last).toBeDefined();
   return /(http\S+\/invitations\/[A-Za-z0-9_-]{43})/.exec(last.text)![1];
 }
 
@@ -75,7 +81,8 @@ describe('inviting and joining', () => {
     expect(page.body).toContain('I am new');
     const joined = await accept(link, { action: 'sign-up', name: colleague.name ?? '', password: colleague.password });
     expect(joined.status).toBe(200);
-    expect(joined.body).toContain('You joined');
+    expect(joined.body).toContain('Check your e-mail');
+    expect(mailsTo(colleague.email).at(-1)!.subject).toContain('You joined');
 
     const token = await obtainAccessToken(platform, { resource: api, user: colleague, mode: 'sign-in', organizationId: org });
     const me = await call(`/organizations/${org}`, { token: token.access_token });
@@ -99,6 +106,49 @@ describe('inviting and joining', () => {
     expect(joined.status).toBe(200);
     const membership = await platform.ctx.clients.organizations.getMembership({ organizationId: org, userId: userIdOf(existing) });
     expect(membership.membership!.role).toBe(Role.VIEWER);
+  });
+
+  it('never reveals whether the invited address has an account: "I am new" and a wrong password answer alike', async () => {
+    const existing = await obtainAccessToken(platform, { resource: api });
+    const fresh = newTestUser('fresh');
+    const answers = [];
+    for (const email of [existing.user.email, fresh.email]) {
+      await call(invitations(), { token: owner.access_token, body: { email, role: 'member' } });
+      const link = linkFor(email);
+      const jar = new CookieJar();
+      const page = await browse(jar, link);
+      const csrf = formField(page.body, 'csrf');
+      const wrong = await browse(jar, link, { form: { csrf, action: 'sign-in', password: 'not-the-password-at-all' } });
+      const signUp = await browse(jar, link, { form: { csrf, action: 'sign-up', name: 'Someone', password: fresh.password } });
+      answers.push({ email, link, page, wrong, signUp });
+    }
+    // Status, headers and text, with what differs on every request masked: the address (and the
+    // length, which follows it), the link's token, the date, the request id and random values.
+    const random = /[A-Za-z0-9_-]{22,}|[0-9a-f-]{36}/g;
+    const shape = (r: Awaited<ReturnType<typeof browse>>, email: string) => {
+      const headers = Object.fromEntries(
+        [...r.headers].filter(([k]) => k !== 'date' && k !== 'content-length').map(([k, v]) => [k, v.replace(random, '<random>')]),
+      );
+      expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.body));
+      return { status: r.status, headers, body: r.body.replaceAll(email, '<address>').replace(random, '<random>') };
+    };
+    const [registered, created] = answers;
+    for (const step of ['page', 'wrong', 'signUp'] as const) {
+      expect(shape(registered![step], registered!.email), step).toEqual(shape(created![step], created!.email));
+    }
+    expect(registered!.signUp.status).toBe(200);
+    expect(registered!.signUp.body).toContain('Check your e-mail');
+    // What differs is in the e-mail, which only the address's owner reads.
+    expect(mailsTo(created!.email).at(-1)!.subject).toContain('You joined');
+    const notice = mailsTo(registered!.email).at(-1)!;
+    expect(notice.subject).toContain('you already have an account');
+    expect(notice.text).toContain(registered!.link);
+    expect(notice.text).not.toContain(fresh.password);
+    // Nothing changed for the existing account: its password stands, and the link still lets it join.
+    await expect(platform.ctx.clients.organizations.getMembership({ organizationId: org, userId: userIdOf(existing) })).rejects.toThrow();
+    const joined = await accept(registered!.link, { action: 'sign-in', password: existing.user.password });
+    expect(joined.status).toBe(200);
+    expect(joined.body).toContain('You joined');
   });
 
   it('accepts only for the invited address', async () => {

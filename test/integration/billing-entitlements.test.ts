@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { readEdgeConfig } from '../../edge/config.ts';
@@ -109,6 +110,17 @@ describe('runs_per_month on Starter', () => {
     expect(refused.status).toBe(403);
     expect(refused.json.type).toMatch(/problem\/plan-limit$/);
     expect(refused.json.detail).toContain('the Starter plan allows 2 runs a month');
+    // The usage shows what was counted: the refused run is not among them.
+    const usage = await call(`/organizations/${org}/usage`, { token });
+    expect(usage.json.runs).toEqual({ used: 2, limit: 2 });
+    // The count is this calendar month's (UTC): next month, the usage starts again from 0.
+    const monthLater = offset;
+    offset += 32 * 86_400_000;
+    try {
+      expect(await platform.ctx.clients.runUsage.getRunUsage({ organizationId: org })).toMatchObject({ queued: 0n });
+    } finally {
+      offset = monthLater;
+    }
     // Counted from the runs of this calendar month (UTC): a new month starts from 0 (run-limit.ts).
   });
 });
@@ -226,5 +238,56 @@ describe('a change of plan', () => {
     const { structuredContent, isError } = await remember('fact/3', 'The office plants are watered by whoever arrives first on Mondays.');
     expect(isError).toBeFalsy();
     expect(structuredContent).toMatchObject({ outcome: 'created' });
+  });
+});
+
+describe('the memory graph over REST follows entity_graph', () => {
+  const graph = (path = '/graph/entities') => call(`/organizations/${owner.organizationId}${path}`, { token: owner.access_token });
+  const assert = () =>
+    call(`/organizations/${owner.organizationId}/graph/relationships`, {
+      token: owner.access_token,
+      body: { subject: 'Checkout', predicate: 'depends_on', object: 'Payments API', memory: { namespace: 'knowledge', key: 'fact/0' } },
+    });
+  const setPlan = (plan: Plan, trialEndMs?: number) =>
+    platform.ctx.clients.billing.setPlan({
+      organizationId: owner.organizationId,
+      plan,
+      ...(trialEndMs === undefined ? {} : { trialEndTime: timestampFromMs(trialEndMs) }),
+    });
+  const refusedOnStarter = async () => {
+    for (const res of [
+      await graph(),
+      await graph('/graph/entities/search?q=checkout'),
+      await graph('/graph/relationships'),
+      await assert(),
+    ]) {
+      expect(res.status, JSON.stringify(res.json)).toBe(403);
+      expect(res.json.type).toBe('tag:mindgate.dev,2026:problem/plan-limit');
+      expect(res.json.detail).toContain('the Starter plan does not include the memory graph (entity_graph)');
+    }
+  };
+
+  it('refuses every graph operation on Starter with a plan-limit problem naming the plan, and stores nothing', async () => {
+    await setPlan(Plan.STARTER);
+    await refusedOnStarter();
+    await setPlan(Plan.PROFESSIONAL);
+    expect((await graph()).json.entities ?? []).toEqual([]);
+  });
+
+  it('allows them on Professional', async () => {
+    await setPlan(Plan.PROFESSIONAL);
+    const asserted = await assert();
+    expect(asserted.status, JSON.stringify(asserted.json)).toBe(201);
+    const listed = await graph();
+    expect(listed.status).toBe(200);
+    expect(listed.json.entities.map((e: { name: string }) => e.name).sort()).toEqual(['Checkout', 'Payments API']);
+  });
+
+  it('allows them during a trial, and refuses them once the trial has ended without payment', async () => {
+    await setPlan(Plan.PROFESSIONAL, now() + 60_000);
+    expect((await graph()).status).toBe(200);
+    // Past the trial's end (and well within the access token's life).
+    offset += 120_000;
+    await refusedOnStarter();
   });
 });

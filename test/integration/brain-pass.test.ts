@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCredential, parseChallenges } from '../../edge/web/brain-pass-scheme.ts';
-import { startOAuthTestPlatform } from '../support/oauth-client.ts';
+import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 let offset = 0;
@@ -186,6 +186,167 @@ describe('a paid pass', () => {
     expect(all).not.toContain('4242424242424242');
     expect(logs.filter((l) => l.includes('"path":"/api/v1/agent/brain-pass"')).length).toBeGreaterThan(20);
     expect(all).not.toContain(paidCredential.slice('Payment '.length, 'Payment '.length + 40));
+  });
+});
+
+describe('a pass for a named organization', () => {
+  // The pass bought above (its organization holds the memory pass/first), and an owner's
+  // organization with an admin key and a read-only one.
+  let first: Record<string, any>;
+  let owned: { organizationId: string; admin: string; readOnly: string };
+  const named = (organizationId: string, proof: Record<string, string>, authorization?: string) =>
+    post(authorization, { body: { organization_id: organizationId }, headers: proof });
+  const withToken = (token: string) => ({ 'brain-pass-token': token });
+  const challengeFor = async (organizationId: string, proof: Record<string, string>) => {
+    const res = await named(organizationId, proof);
+    expect(res.status, await res.clone().text()).toBe(402);
+    return parseChallenges([res.headers.get('www-authenticate')!])[0];
+  };
+  const countAll = async () => ({ settlements: await settlements(), organizations: await passOrganizations() });
+
+  beforeAll(async () => {
+    const bought = await post(pay(await challenge()), { body: { name: 'Renewing agent' } });
+    expect(bought.status).toBe(200);
+    first = (await bought.json()) as Record<string, any>;
+    const owner = await obtainAccessToken(platform, { resource: platform.ctx.config.publicUrls.api });
+    const key = async (scopes: string[]) => {
+      const res = await fetch(`${platform.ctx.config.publicUrls.api}/organizations/${owner.organizationId}/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: scopes.join('-'), scopes }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { secret: string }).secret;
+    };
+    owned = { organizationId: owner.organizationId, admin: await key(['admin']), readOnly: await key(['read']) };
+  });
+
+  it('refuses without proof of access, alike whether or not the organization exists, and leaves nothing behind', async () => {
+    const before = await countAll();
+    const attempts: [string, Record<string, string>][] = [
+      [first.organization_id, {}],
+      ['org_doesnotexist0000', {}],
+      [owned.organizationId, withToken(first.access_token)],
+      ['org_doesnotexist0000', withToken(first.access_token)],
+      [owned.organizationId, { 'x-api-key': owned.readOnly }],
+      [first.organization_id, { 'x-api-key': owned.admin }],
+      ['org_doesnotexist0000', { 'x-api-key': owned.admin }],
+      [first.organization_id, { 'x-api-key': 'mg_not-a-key-at-all' }],
+      [first.organization_id, withToken('not.a.token')],
+      [first.organization_id, { ...withToken(first.access_token), 'x-api-key': owned.admin }],
+    ];
+    const answers = [];
+    for (const [organizationId, proof] of attempts) {
+      const res = await named(organizationId, proof);
+      const headers = Object.fromEntries(
+        [...res.headers].filter(([k]) => !['date', 'x-request-id'].includes(k) && !k.startsWith('ratelimit')),
+      );
+      answers.push({ status: res.status, headers, body: (await res.text()).replace(/"instance":"[^"]*"/, '') });
+    }
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    expect(answers[0]!.status).toBe(403);
+    expect(answers[0]!.headers['www-authenticate']).toBeUndefined();
+    // A paid credential changes nothing: the proof is checked first.
+    expect((await named(first.organization_id, {}, pay(await challenge()))).status).toBe(403);
+    expect(await countAll()).toEqual(before);
+  });
+
+  it("renews with the organization's pass: bound challenge, settled once under twenty retries, no new organization", async () => {
+    const before = await countAll();
+    const c = await challengeFor(first.organization_id, withToken(first.access_token));
+    expect(c.opaque).toMatch(new RegExp(`^[A-Za-z0-9_-]{16}:${first.organization_id}$`));
+    const credential = pay(c);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => named(first.organization_id, withToken(first.access_token), credential)),
+    );
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(1);
+    for (const r of answers.filter((a) => a.status !== 200)) {
+      expect(r.status).toBe(402);
+      expect(((await r.json()) as { type: string }).type).toBe(`${PROBLEMS}invalid-challenge`);
+    }
+    const renewed = (await ok[0]!.json()) as Record<string, any>;
+    expect(renewed.organization_id).toBe(first.organization_id);
+    expect(renewed.access_token).not.toBe(first.access_token);
+    expect(ok[0]!.headers.get('payment-receipt')).toBeTruthy();
+    expect(await countAll()).toEqual({ settlements: before.settlements + 1, organizations: before.organizations });
+
+    // The MCP client, on the new credential, reaches the same Brain.
+    const client = new Client({ name: 'renewed-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${platform.urls.gateway}/brain/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${renewed.access_token}` } },
+      }),
+    );
+    try {
+      await client.callTool({
+        name: 'manage_memories',
+        arguments: {
+          action: 'create',
+          namespace: 'knowledge',
+          key: 'renewal/note',
+          title: 'Renewed',
+          content: 'Renewing keeps the memory.',
+        },
+      });
+      const found = await client.callTool({
+        name: 'search_memories',
+        arguments: { query: 'renewing keeps memory', namespace: 'knowledge' },
+      });
+      expect(JSON.stringify(found.structuredContent)).toContain('renewal/note');
+    } finally {
+      await client.close();
+    }
+    const { memories } = await platform.ctx.clients.brain.getUsage({ organizationId: first.organization_id });
+    expect(memories).toBe(1n);
+  });
+
+  it('binds each challenge to its organization: a payment for one serves no other, nor a new one', async () => {
+    const before = await countAll();
+    const forFirst = await challengeFor(first.organization_id, withToken(first.access_token));
+    const adminKey = { 'x-api-key': owned.admin };
+    const refused = [
+      await named(owned.organizationId, adminKey, pay(forFirst)),
+      await post(pay(forFirst)),
+      await named(owned.organizationId, adminKey, pay(await challenge())),
+    ];
+    for (const res of refused) {
+      expect(res.status).toBe(402);
+      expect(((await res.json()) as { type: string }).type).toBe(`${PROBLEMS}invalid-challenge`);
+    }
+    expect(await countAll()).toEqual(before);
+    // The challenge is still good for its own organization.
+    expect((await named(first.organization_id, withToken(first.access_token), pay(forFirst))).status).toBe(200);
+  });
+
+  it('takes an admin API key as proof, and never lowers the plan in force', async () => {
+    const { subscription: before } = await platform.ctx.clients.billing.getEntitlements({ organizationId: owned.organizationId });
+    const c = await challengeFor(owned.organizationId, { 'x-api-key': owned.admin });
+    const res = await named(owned.organizationId, { 'x-api-key': owned.admin }, pay(c));
+    expect(res.status).toBe(200);
+    const pass = (await res.json()) as Record<string, any>;
+    expect(pass).toMatchObject({ organization_id: owned.organizationId, plan: 'professional' });
+    const { subscription: after } = await platform.ctx.clients.billing.getEntitlements({ organizationId: owned.organizationId });
+    expect(after?.plan).toBe(before?.plan);
+    expect(after?.trialEndTime).toEqual(before?.trialEndTime);
+  });
+
+  it('takes a pass that ended less than 7 days ago, and not one older', async () => {
+    offset += 3 * 86_400_000;
+    try {
+      expect((await named(first.organization_id, withToken(first.access_token))).status).toBe(402);
+      // The pass lasted a day: 9 days on, it ended 8 days ago.
+      offset += 6 * 86_400_000;
+      expect((await named(first.organization_id, withToken(first.access_token))).status).toBe(403);
+    } finally {
+      offset -= 9 * 86_400_000;
+    }
+  });
+
+  it('keeps the proofs out of the logs', () => {
+    const all = logs.join('\n');
+    expect(all).not.toContain(first.access_token);
+    expect(all).not.toContain(owned.admin);
   });
 });
 

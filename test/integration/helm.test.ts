@@ -1,13 +1,14 @@
 // The Helm chart: a Deployment per service and an edge wired to them over gRPC, probes on the
 // liveness and readiness endpoints, hardened pods, disruption budgets, an autoscaler, network
 // policies, and manifests that kubeconform finds valid against the Kubernetes schemas.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { inheritedEnv } from '../support/child-env.ts';
 import { findTool } from '../support/platform.ts';
 
 const run = promisify(execFile);
@@ -48,6 +49,131 @@ const byKind = (docs: Doc[], kind: string) => docs.filter((d) => d.kind === kind
 const named = (docs: Doc[], kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
 const SERVICES = ['brain', 'entity-graph', 'agents', 'billing'];
 const COMPONENTS = ['edge', ...SERVICES];
+const root = path.resolve(import.meta.dirname, '../..');
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+}
+
+/** Kubernetes' label selector semantics (an empty selector selects everything). */
+function selects(selector: LabelSelector, labels: Record<string, string>): boolean {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, e.key);
+    const ok = {
+      In: has && e.values!.includes(labels[e.key]!),
+      NotIn: !has || !e.values!.includes(labels[e.key]!),
+      Exists: has,
+      DoesNotExist: !has,
+    }[e.operator];
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** Whether the NetworkPolicies that select `target`'s pods admit `from`'s pods (same namespace) on `port`. */
+function admits(policies: Doc[], target: Doc, from: Doc, port: number | string): boolean {
+  const targetLabels = target.spec.template.metadata.labels;
+  const fromLabels = from.spec.template.metadata.labels;
+  const ports = target.spec.template.spec.containers[0].ports as { name: string; containerPort: number }[];
+  const portNumber = typeof port === 'number' ? port : ports.find((p) => p.name === port)?.containerPort;
+  const applying = policies.filter((p) => selects(p.spec.podSelector, targetLabels) && p.spec.policyTypes.includes('Ingress'));
+  if (applying.length === 0) return true;
+  return applying.some((p) =>
+    (p.spec.ingress ?? []).some(
+      (rule: { from?: { podSelector?: LabelSelector; namespaceSelector?: unknown; ipBlock?: unknown }[]; ports?: { port: number }[] }) =>
+        (!rule.ports || rule.ports.some((r) => r.port === portNumber)) &&
+        (!rule.from || rule.from.some((peer) => peer.podSelector && !peer.namespaceSelector && selects(peer.podSelector, fromLabels))),
+    ),
+  );
+}
+
+/** What a Deployment's pod runs: its command, and its environment and files as the chart gives them. */
+interface PodProcess {
+  name: string;
+  command: string[];
+  env: Record<string, string>;
+  /** DATA_DIR on the pod's writable volume. */
+  dataDir: string;
+}
+
+/**
+ * The process of `deployment` as the rendered chart configures it, to be run here: the ConfigMap
+ * and env values, Secret values from the Secrets the chart renders (a key of a Secret it does not
+ * render, such as MONGODB_URL, stays unset: the stores are embedded), and each mounted Secret
+ * written as files under `dir`, paths in the environment moved there with it. Only what a loopback
+ * run needs is changed: listeners on 127.0.0.1 port 0, no metrics port, no Qdrant, one embedding
+ * thread, and the other services' addresses on a closed local port.
+ */
+function podProcess(docs: Doc[], deployment: Doc, dir: string): PodProcess {
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+  const secret = (name: string, key: string): string | undefined => {
+    const data = named(docs, 'Secret', name)?.data?.[key];
+    return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+  };
+  const env: Record<string, string> = {};
+  for (const from of container.envFrom ?? []) Object.assign(env, named(docs, 'ConfigMap', from.configMapRef.name).data);
+  for (const e of container.env) {
+    const value = e.valueFrom ? secret(e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key) : e.value;
+    if (value !== undefined) env[e.name] = value;
+  }
+  const moved = new Map<string, string>();
+  for (const mount of container.volumeMounts) {
+    const local = path.join(dir, mount.name);
+    fs.mkdirSync(local, { recursive: true });
+    moved.set(mount.mountPath, local);
+    const volume = pod.volumes.find((v: { name: string }) => v.name === mount.name);
+    for (const item of volume.secret?.items ?? []) {
+      fs.writeFileSync(path.join(local, item.path), secret(volume.secret.secretName, item.key) ?? '', { mode: 0o600 });
+    }
+  }
+  for (const [name, value] of Object.entries(env)) {
+    for (const [mountPath, local] of moved) if (value.startsWith(`${mountPath}/`)) env[name] = local + value.slice(mountPath.length);
+    if (name.endsWith('_SERVICE_ADDR')) env[name] = '127.0.0.1:1';
+  }
+  for (const name of ['METRICS_PORT', 'METRICS_HOST', 'QDRANT_URL']) delete env[name];
+  Object.assign(env, { HOST: '127.0.0.1', GRPC_HOST: '127.0.0.1', EMBEDDINGS_THREADS: '1' });
+  if (container.command.some((c: string) => c.startsWith('edge/')))
+    Object.assign(env, { GATEWAY_PORT: '0', API_PORT: '0', WEB_PORT: '0', AUTH_PORT: '0' });
+  for (const service of ['BRAIN', 'ENTITY_GRAPH', 'AGENTS', 'BILLING']) env[`${service}_GRPC_PORT`] = '0';
+  return { name: deployment.metadata.name, command: container.command, env, dataDir: env.DATA_DIR! };
+}
+
+/** Starts the pod's process, waits until it listens, stops it, and lists what it left in DATA_DIR. */
+async function runUntilListening(pod: PodProcess): Promise<string[]> {
+  const [program, ...args] = pod.command;
+  expect(program).toBe('node');
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...inheritedEnv(), ...pod.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    let listeners = 0;
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line);
+        // A service logs its gRPC address; the edge each of its four listeners.
+        if (typeof entry.address === 'string' || (typeof entry.listener === 'string' && ++listeners === 4)) resolve();
+      }
+    });
+    exited.then((code) => reject(new Error(`${pod.name} exited with ${code}: ${output}`)));
+  });
+  child.kill('SIGTERM');
+  await exited;
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(path.join(dir, entry.name));
+      else files.push(path.relative(pod.dataDir, path.join(dir, entry.name)));
+    }
+  };
+  if (fs.existsSync(pod.dataDir)) walk(pod.dataDir);
+  return files.sort();
+}
 
 describe('helm chart', () => {
   it.skipIf(!helm)('lints strictly and renders every service and the edge', async () => {
@@ -93,7 +219,7 @@ describe('helm chart', () => {
     for (const key of ['INTERNAL_TOKEN', 'GATEWAY_STATE_SECRET']) {
       expect(Buffer.from(secret.data[key], 'base64').toString('utf8').length, key).toBeGreaterThanOrEqual(32);
     }
-    // The key-encryption key: a generated Secret, mounted as a file into the edge pods only.
+    // The key-encryption key: a generated Secret, mounted as a file into the pods that seal with it.
     const kek = named(docs, 'Secret', 'prod-mindgate-key-encryption');
     expect(Buffer.from(kek.data['key-encryption-key'], 'base64').toString('utf8').length).toBeGreaterThanOrEqual(32);
     expect(kek.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
@@ -108,28 +234,99 @@ describe('helm chart', () => {
       mountPath: '/etc/mindgate/key-encryption',
       readOnly: true,
     });
+    expect(env('prod-mindgate-agents').KEY_ENCRYPTION_KEY_FILE).toBe('/etc/mindgate/key-encryption/key-encryption-key');
     expect(env('prod-mindgate-brain')).not.toHaveProperty('KEY_ENCRYPTION_KEY_FILE');
     expect(deployments.get('prod-mindgate-brain').spec.template.spec.volumes.map((v: { name: string }) => v.name)).toEqual(['data', 'tmp']);
     expect(byKind(docs, 'Service').map((d) => d.metadata.name)).toContain('prod-mindgate-brain');
   });
 
+  // What each process loads is read from the code by running it: a secret the pod is not given is
+  // generated in DATA_DIR, on the pod's emptyDir, where a second replica or the next pod has another.
+  it.skipIf(!helm)(
+    'gives every process the secrets it loads: started as rendered, none generates one on its emptyDir',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-helm-pods-'));
+      try {
+        for (const sets of [[], ['keyEncryption.previousSecret=kek-1']]) {
+          const { docs } = await render(...sets);
+          if (sets.length)
+            docs.push({
+              kind: 'Secret',
+              metadata: { name: 'kek-1' },
+              data: { 'key-encryption-key': Buffer.from('p'.repeat(40)).toString('base64') },
+            });
+          const pods = byKind(docs, 'Deployment').map((d, i) => podProcess(docs, d, path.join(dir, `${sets.length}-${i}`)));
+          expect(pods.map((p) => p.name).sort()).toEqual(COMPONENTS.map((c) => `prod-mindgate-${c}`).sort());
+          const left = await Promise.all(pods.map(async (pod) => [pod.name, await runUntilListening(pod)] as const));
+          for (const [name, files] of left) {
+            // Only the embedded stores (MONGODB_URL and QDRANT_URL are left out here) and their locks.
+            expect(
+              files.filter((f) => !/^(records|vectors)\.sqlite(-wal|-shm|\.lock)?$/.test(f)),
+              `${name} generated these in DATA_DIR`,
+            ).toEqual([]);
+          }
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    240_000,
+  );
+
+  it.skipIf(!helm)('admits every call the chart wires: each *_SERVICE_ADDR target lets its caller in', async () => {
+    const { docs } = await render();
+    const deployments = byKind(docs, 'Deployment');
+    const policies = byKind(docs, 'NetworkPolicy');
+    const wired: string[] = [];
+    for (const caller of deployments) {
+      for (const e of caller.spec.template.spec.containers[0].env) {
+        if (!e.name.endsWith('_SERVICE_ADDR')) continue;
+        const [host, port] = e.value.split(':');
+        const service = named(docs, 'Service', host);
+        expect(service, `${caller.metadata.name} ${e.name}`).toBeDefined();
+        const servicePort = service.spec.ports.find((p: { port: number }) => p.port === Number(port));
+        expect(servicePort, `${caller.metadata.name} ${e.name}`).toBeDefined();
+        const targets = deployments.filter((d) => selects({ matchLabels: service.spec.selector }, d.spec.template.metadata.labels));
+        expect(targets, host).toHaveLength(1);
+        expect(admits(policies, targets[0], caller, servicePort.targetPort), `${caller.metadata.name} → ${host}`).toBe(true);
+        wired.push(`${caller.metadata.labels['app.kubernetes.io/component']}→${host.replace('prod-mindgate-', '')}`);
+      }
+    }
+    // The calls the services make to each other (not only the edge's) are among them.
+    expect(wired).toEqual(expect.arrayContaining(['brain→billing', 'brain→entity-graph', 'agents→billing', 'edge→brain']));
+    // And nothing else gets in: a service's port admits no pod that is not wired to it.
+    for (const target of deployments.filter((d) => d.metadata.name !== 'prod-mindgate-edge')) {
+      for (const caller of deployments) {
+        const calls = caller.spec.template.spec.containers[0].env.some(
+          (e: { name: string; value?: string }) => e.name.endsWith('_SERVICE_ADDR') && e.value?.startsWith(`${target.metadata.name}:`),
+        );
+        expect(admits(policies, target, caller, 'grpc'), `${caller.metadata.name} → ${target.metadata.name}`).toBe(calls);
+      }
+    }
+  });
+
   it.skipIf(!helm)('mounts a given key-encryption Secret, and the previous one during a rotation', async () => {
     const { docs } = await render('keyEncryption.existingSecret=kek-2', 'keyEncryption.previousSecret=kek-1');
     expect(named(docs, 'Secret', 'prod-mindgate-key-encryption')).toBeUndefined();
-    const pod = named(docs, 'Deployment', 'prod-mindgate-edge').spec.template.spec;
-    const secrets = pod.volumes.filter((v: { secret?: unknown }) => v.secret);
-    expect(secrets.map((v: { secret: { secretName: string } }) => v.secret.secretName)).toEqual(['kek-2', 'kek-1']);
-    expect(pod.containers[0].env).toEqual(
-      expect.arrayContaining([
-        { name: 'KEY_ENCRYPTION_KEY_FILE', value: '/etc/mindgate/key-encryption/key-encryption-key' },
-        { name: 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE', value: '/etc/mindgate/key-encryption-previous/key-encryption-key' },
-      ]),
-    );
-    expect(pod.containers[0].volumeMounts).toContainEqual({
-      name: 'key-encryption-previous',
-      mountPath: '/etc/mindgate/key-encryption-previous',
-      readOnly: true,
-    });
+    for (const component of ['edge', 'agents']) {
+      const pod = named(docs, 'Deployment', `prod-mindgate-${component}`).spec.template.spec;
+      const secrets = pod.volumes.filter((v: { secret?: unknown }) => v.secret);
+      expect(
+        secrets.map((v: { secret: { secretName: string } }) => v.secret.secretName),
+        component,
+      ).toEqual(['kek-2', 'kek-1']);
+      expect(pod.containers[0].env).toEqual(
+        expect.arrayContaining([
+          { name: 'KEY_ENCRYPTION_KEY_FILE', value: '/etc/mindgate/key-encryption/key-encryption-key' },
+          { name: 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE', value: '/etc/mindgate/key-encryption-previous/key-encryption-key' },
+        ]),
+      );
+      expect(pod.containers[0].volumeMounts).toContainEqual({
+        name: 'key-encryption-previous',
+        mountPath: '/etc/mindgate/key-encryption-previous',
+        readOnly: true,
+      });
+    }
   });
 
   it.skipIf(!helm)('probes liveness and readiness apart: /livez and /readyz on the edge, the health names on the services', async () => {
@@ -195,7 +392,7 @@ describe('helm chart', () => {
     }
   });
 
-  it.skipIf(!helm)('budgets disruptions, autoscales the edge, and lets only the edge reach the services', async () => {
+  it.skipIf(!helm)('budgets disruptions, autoscales the edge, and lets only the edge and wired services reach the services', async () => {
     const { docs } = await render('networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team=monitoring');
     const budgets = byKind(docs, 'PodDisruptionBudget');
     expect(budgets.map((b) => b.spec.selector.matchLabels['app.kubernetes.io/component']).sort()).toEqual([...COMPONENTS].sort());
@@ -205,16 +402,20 @@ describe('helm chart', () => {
     // The autoscaler owns the edge's replica count; the brain's stays in the Deployment.
     expect(named(docs, 'Deployment', 'prod-mindgate-edge').spec.replicas).toBeUndefined();
     expect(named(docs, 'Deployment', 'prod-mindgate-brain').spec.replicas).toBe(2);
-    const edgeSelector = { matchLabels: { 'app.kubernetes.io/instance': 'prod', 'app.kubernetes.io/component': 'edge' } };
-    for (const [service, port] of [
-      ['brain', 50051],
-      ['entity-graph', 50052],
-      ['agents', 50053],
-      ['billing', 50054],
+    // The edge, and the services wired to call each one (the next test checks every wired call).
+    const callers = (...components: string[]) => ({
+      matchLabels: { 'app.kubernetes.io/instance': 'prod' },
+      matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: components }],
+    });
+    for (const [service, port, from] of [
+      ['brain', 50051, callers('edge')],
+      ['entity-graph', 50052, callers('brain', 'edge')],
+      ['agents', 50053, callers('edge')],
+      ['billing', 50054, callers('agents', 'brain', 'edge')],
     ] as const) {
       const policy = named(docs, 'NetworkPolicy', `prod-mindgate-${service}`);
       expect(policy.spec.policyTypes).toEqual(['Ingress']);
-      expect(policy.spec.ingress[0]).toEqual({ from: [{ podSelector: edgeSelector }], ports: [{ protocol: 'TCP', port }] });
+      expect(policy.spec.ingress[0]).toEqual({ from: [{ podSelector: from }], ports: [{ protocol: 'TCP', port }] });
       expect(policy.spec.ingress[1]).toEqual({
         from: [{ namespaceSelector: { matchLabels: { team: 'monitoring' } } }],
         ports: [{ protocol: 'TCP', port: 9464 }],

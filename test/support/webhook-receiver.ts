@@ -24,8 +24,12 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Every request as it arrived, answered or not (`status` 0 until answered). */
   arrived: ReceivedWebhook[];
-  /** Requests are held unanswered until their connection closes (a sender that died). */
+  /** Requests are held unanswered until their connection closes (a sender that died), or release(). */
   holding: boolean;
+  /** Answers every request held so far, as if it had not been held (holding stays as it is). */
+  release(): void;
+  /** Requests held unanswered right now. */
+  readonly held: number;
   /** Secrets tried in order when verifying. */
   secrets: string[];
   /** Status answered from now on (200 by default). */
@@ -45,6 +49,7 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
   const received: ReceivedWebhook[] = [];
   const arrived: ReceivedWebhook[] = [];
   const waiters = new Set<() => void>();
+  const releases = new Set<() => void>();
   let current = 0;
   const receiver = {
     received,
@@ -75,9 +80,17 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
     arrived.push(entry);
     for (const w of waiters) w();
     if (receiver.holding) {
-      await new Promise((r) => res.once('close', r));
-      current--;
-      return;
+      let release = () => {};
+      const released = await new Promise<boolean>((resolve) => {
+        release = () => resolve(true);
+        releases.add(release);
+        res.once('close', () => resolve(false));
+      });
+      releases.delete(release);
+      if (!released) {
+        current--;
+        return;
+      }
     }
     if (receiver.delayMs > 0) await new Promise((r) => setTimeout(r, receiver.delayMs));
     entry.status = req.url === path ? receiver.status : 404;
@@ -107,6 +120,10 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
         }, timeoutMs);
         if (!check()) waiters.add(check);
       });
+  receiver.release = () => {
+    for (const release of [...releases]) release();
+  };
+  Object.defineProperty(receiver, 'held', { get: () => releases.size });
   receiver.waitFor = waitIn(received);
   receiver.waitForArrival = waitIn(arrived);
   receiver.close = () =>

@@ -1,16 +1,20 @@
 // Accepting an invitation at `{auth_url}/invitations/<token>`, the link e-mailed by the Agents
-// API's createInvitation. The page offers both ways in, whatever the address (it never says
-// whether the address has an account): sign in with the invited address's password, or create an
-// account for it. Either way the account must have the invited address; a new account's address
-// counts as verified (the link was mailed to it). The invitations service then makes the account a
-// member with the invited role and uses the link up.
+// API's createInvitation. The page offers both ways in, whatever the address: sign in with the
+// invited address's password, or create an account for it. Either way the account must have the
+// invited address; a new account's address counts as verified (the link was mailed to it). The
+// invitations service then makes the account a member with the invited role and uses the link up.
+// The page never says whether the address has an account: "I am new" answers the same page for an
+// address that has one (nothing is created, the link stays valid) as for a new one (the account
+// is created and joins), and the e-mail to the address says which it was (invitation-mail.ts).
+// A wrong password is the same message whether or not the account exists.
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Invitation } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
 import { roleName } from '../../api/access.ts';
 import { escapeHtml } from '../../http/escape-html.ts';
 import type { RouteContext, Router } from '../../http/router.ts';
-import { AccountError, MIN_PASSWORD_LENGTH, type Account } from '../accounts.ts';
+import { AccountError, AccountExistsError, MIN_PASSWORD_LENGTH, type Account } from '../accounts.ts';
 import { errorBox, layout, messagePage } from '../pages.ts';
+import { joinMailNotice, mailAlreadyRegistered, mailJoined, type JoinMail } from './invitation-mail.ts';
 import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -54,14 +58,25 @@ ${form(
   );
 }
 
-/** The account the form names: signed in, or created for the invited address (verified by the link). */
-async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<Account> {
+/**
+ * The account the form names: signed in, or created for the invited address (verified by the
+ * link); 'registered' when "I am new" names an address that already has an account.
+ */
+async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<Account | 'registered'> {
   const email = invited.invitation.email;
   const password = form.get('password') ?? '';
-  if (form.get('action') === 'sign-up') {
-    return kit.accounts.signUp({ email, password, name: form.get('name') ?? '', emailVerified: true });
+  if (form.get('action') !== 'sign-up') return kit.accounts.signIn(email, password);
+  try {
+    return await kit.accounts.signUp({ email, password, name: form.get('name') ?? '', emailVerified: true });
+  } catch (err) {
+    if (err instanceof AccountExistsError) return 'registered';
+    throw err;
   }
-  return kit.accounts.signIn(email, password);
+}
+
+/** The one page "I am new" answers, whether the account was created or already existed. */
+function checkYourMail(c: RouteContext, invited: Invited, mail: JoinMail): void {
+  send(c.res, 200, messagePage('Check your e-mail', joinMailNotice(invited.invitation.email, invited.organizationName, mail)));
 }
 
 /** Accepts the invitation for the account and records the step; false when the link is no longer valid. */
@@ -110,13 +125,15 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
     const token = c.params.token;
     const invited = await invitationOf(kit, token);
     if (!invited) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
-    let user: Account;
+    let user: Account | 'registered';
     try {
       user = await accountFor(kit, invited, form);
     } catch (err) {
       if (!(err instanceof AccountError)) throw err;
       return send(c.res, 400, invitationPage(invited, token, kit.standaloneCsrf(c.req, c.res), err.message));
     }
+    const mailInput = { ...invited, link: `${kit.issuer}/invitations/${token}` };
+    if (user === 'registered') return checkYourMail(c, invited, await mailAlreadyRegistered(kit, mailInput));
     let accepted: boolean;
     try {
       accepted = await accept(kit, c, token, user, form.get('action') === 'sign-up' ? 'created' : 'existing');
@@ -127,6 +144,7 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
       throw err;
     }
     if (!accepted) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+    if (form.get('action') === 'sign-up') return checkYourMail(c, invited, await mailJoined(kit, mailInput));
     send(
       c.res,
       200,

@@ -21,6 +21,11 @@ export function monthStart(at: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
 
+/** Runs the organization queued this calendar month (UTC): what runs_per_month counts. */
+export function countRunsThisMonth(runs: RecordCollection<RunRecord>, organizationId: string, now: number): Promise<number> {
+  return runs.count({ organizationId, createdAt: { $gte: monthStart(now) } });
+}
+
 export function createRunLimit(deps: {
   runs: RecordCollection<RunRecord>;
   entitlements: EntitlementsCache;
@@ -39,7 +44,7 @@ export function createRunLimit(deps: {
       return;
     }
     if (limit <= 0) return;
-    const used = await deps.runs.count({ organizationId, createdAt: { $gte: monthStart(deps.now()) } });
+    const used = await countRunsThisMonth(deps.runs, organizationId, deps.now());
     if (used < limit) return;
     throw failure(
       `the ${plan} plan allows ${limit} runs a month and the organization has queued ${used} this month (UTC): ` +

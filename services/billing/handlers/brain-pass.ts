@@ -18,14 +18,14 @@ import {
 } from '../../../gen/mindgate/billing/v1/brain_pass_pb.js';
 import { failure, REASONS, type Reason } from '../../common/rpc/reasons.ts';
 import { requireOrganization } from '../../common/rpc/validate.ts';
-import { PLAN_ENUMS, type Currency } from '../catalogue.ts';
+import { PLAN_ENUMS, type Currency, type PlanKey } from '../catalogue.ts';
 import type { BillingContext } from '../context.ts';
 import { challengeId, decodeRequest, encodeRequest, INTENT, isBound, REALM, type ChargeRequest } from '../pass/challenge.ts';
 import { PaymentDeclinedError } from '../pass/methods.ts';
 import { currencyOf, normalizeCountry, type EntityKey } from '../regions.ts';
 import type { SettlementRecord } from '../settlement-record.ts';
 import { currentSubscription, putSubscription } from '../subscription-store.ts';
-import { toStarter } from '../subscription-record.ts';
+import { toStarter, type SubscriptionRecord } from '../subscription-record.ts';
 
 /** How long one request may hold a settlement (charging, then provisioning) before a retry may take over. */
 const LEASE_MS = 60_000;
@@ -41,15 +41,30 @@ function offer(ctx: BillingContext, currency: Currency): ChargeRequest {
 
 const passSeconds = (ctx: BillingContext) => ctx.catalogue.brain_pass.hours * 3_600;
 
+/**
+ * `opaque`: a random value, which makes every challenge (and so its id) unique, so two agents asking
+ * in the same second get different challenges, each payable once; then, for a pass for an existing
+ * organization, `:` and its id, bound by the HMAC like every other field.
+ */
+function opaqueFor(organizationId: string): string {
+  const nonce = randomBytes(12).toString('base64url');
+  return organizationId ? `${nonce}:${organizationId}` : nonce;
+}
+
+/** The organization a challenge was issued for ('' for a new one), from its bound `opaque`. */
+function boundOrganization(challenge: PaymentChallenge): string {
+  const at = challenge.opaque.indexOf(':');
+  return at < 0 ? '' : challenge.opaque.slice(at + 1);
+}
+
 export async function issueChallenges(ctx: BillingContext, req: IssueChallengesRequest) {
+  const organizationId = req.organizationId ? requireOrganization(req.organizationId) : '';
   const currency = currencyOf(ctx.catalogue, normalizeCountry(req.country));
   const request = encodeRequest(offer(ctx, currency));
   const expires = rfc3339(ctx.now() + ctx.config.passChallengeSeconds * 1_000);
-  const description = `Mindgate brain-pass: ${ctx.catalogue.brain_pass.hours} hours of Brain access for a new organization`;
+  const description = `Mindgate brain-pass: ${ctx.catalogue.brain_pass.hours} hours of Brain access for ${organizationId ? `organization ${organizationId}` : 'a new organization'}`;
   const challenges = [...ctx.passMethods.keys()].map((method) => {
-    // A random opaque value makes every challenge, and so its id, unique: two agents asking in the
-    // same second get different challenges, each payable once.
-    const fields = { realm: REALM, method, intent: INTENT, request, expires, digest: '', opaque: randomBytes(12).toString('base64url') };
+    const fields = { realm: REALM, method, intent: INTENT, request, expires, digest: '', opaque: opaqueFor(organizationId) };
     return create(PaymentChallengeSchema, { ...fields, id: challengeId(ctx.passSecret, fields), description });
   });
   return create(IssueChallengesResponseSchema, {
@@ -101,10 +116,17 @@ function parsePayload(json: string): unknown {
  * Claims the settlement of a challenge: inserts it, or takes over one whose holder's lease ran out
  * before it finished (charging again is safe: the method's idempotency key is the challenge id).
  */
-async function claim(ctx: BillingContext, id: string, method: string, asked: ChargeRequest): Promise<SettlementRecord> {
+async function claim(
+  ctx: BillingContext,
+  id: string,
+  method: string,
+  asked: ChargeRequest,
+  boundOrganizationId: string,
+): Promise<SettlementRecord> {
   const now = ctx.now();
   const fresh: SettlementRecord = {
     _id: id,
+    ...(boundOrganizationId ? { boundOrganizationId } : {}),
     state: 'settling',
     method,
     amount: Number(asked.amount),
@@ -140,8 +162,16 @@ async function advanceSettlement(
 export async function settlePass(ctx: BillingContext, req: SettlePassRequest) {
   const challenge = req.challenge;
   const asked = verifyChallenge(ctx, challenge);
+  // A challenge pays for the organization it was issued for, and only when the request names it.
+  const bound = boundOrganization(challenge!);
+  if (bound !== req.organizationId) {
+    throw refuse(
+      REASONS.paymentInvalidChallenge,
+      bound ? 'the challenge was issued for another organization: request a new one' : 'the challenge was issued for a new organization',
+    );
+  }
   const payload = parsePayload(req.payloadJson);
-  let settlement = await claim(ctx, challenge!.id, challenge!.method, asked);
+  let settlement = await claim(ctx, challenge!.id, challenge!.method, asked, bound);
   if (settlement.state === 'settling') {
     const charge = {
       challengeId: settlement._id,
@@ -176,6 +206,25 @@ export async function settlePass(ctx: BillingContext, req: SettlePassRequest) {
   });
 }
 
+/** A new organization: the pass's plan "on trial" until the pass ends (a Starter pass: Starter). */
+function passOnNew(ctx: BillingContext, record: SubscriptionRecord, plan: PlanKey, expiresAt: number): SubscriptionRecord {
+  const base = { ...toStarter(record, ctx.now()), catalogueVersion: ctx.catalogue.version };
+  return plan === 'starter' ? base : { ...base, plan, status: 'trialing', trialEndsAt: expiresAt, trialUsed: true };
+}
+
+/**
+ * An existing organization: never lowered. On Starter it gets the pass's plan until the pass ends;
+ * on that plan's trial without a payment method the trial runs at least until then; a paid plan,
+ * or a plan already above the pass's, is left as it is. Undefined: nothing to change.
+ */
+function passOnExisting(ctx: BillingContext, record: SubscriptionRecord, plan: PlanKey, expiresAt: number): SubscriptionRecord | undefined {
+  if (plan === 'starter') return undefined;
+  if (record.plan === 'starter') return passOnNew(ctx, record, plan, expiresAt);
+  const shortTrial =
+    record.plan === plan && record.status === 'trialing' && !record.paymentMethodOnFile && (record.trialEndsAt ?? 0) < expiresAt;
+  return shortTrial ? { ...record, trialEndsAt: expiresAt, updatedAt: ctx.now() } : undefined;
+}
+
 export async function completePass(ctx: BillingContext, req: CompletePassRequest) {
   const organizationId = requireOrganization(req.organizationId);
   const settlement = /^[A-Za-z0-9_-]{1,100}$/.test(req.settlementId) ? await ctx.settlements.get(req.settlementId) : undefined;
@@ -183,17 +232,22 @@ export async function completePass(ctx: BillingContext, req: CompletePassRequest
   if (settlement.state !== 'paid' && !(settlement.state === 'complete' && settlement.organizationId === organizationId)) {
     throw new ConnectError(`the settlement is ${settlement.state}, not paid`, Code.FailedPrecondition);
   }
+  if (settlement.boundOrganizationId && settlement.boundOrganizationId !== organizationId) {
+    throw new ConnectError('the pass was paid for another organization', Code.FailedPrecondition);
+  }
   const expiresAt = settlement.passExpiresAt ?? (settlement.settledAt ?? ctx.now()) + passSeconds(ctx) * 1_000;
   const plan = ctx.catalogue.brain_pass.plan;
+  let inForce: PlanKey;
   for (;;) {
     const current = await currentSubscription(ctx, organizationId);
-    const base = { ...toStarter(current.record, ctx.now()), catalogueVersion: ctx.catalogue.version };
-    // A pass of a higher plan is that plan "on trial" until the pass ends, then Starter.
-    const next = plan === 'starter' ? base : { ...base, plan, status: 'trialing' as const, trialEndsAt: expiresAt, trialUsed: true };
-    if (await putSubscription(ctx, next, current)) break;
+    const next = settlement.boundOrganizationId
+      ? passOnExisting(ctx, current.record, plan, expiresAt)
+      : passOnNew(ctx, current.record, plan, expiresAt);
+    inForce = (next ?? current.record).plan;
+    if (!next || (await putSubscription(ctx, next, current))) break;
   }
   if (settlement.state === 'paid') {
     await advanceSettlement(ctx, settlement, { state: 'complete', organizationId, passExpiresAt: expiresAt });
   }
-  return create(CompletePassResponseSchema, { expireTime: timestampFromMs(expiresAt), plan: PLAN_ENUMS[plan] });
+  return create(CompletePassResponseSchema, { expireTime: timestampFromMs(expiresAt), plan: PLAN_ENUMS[inForce] });
 }

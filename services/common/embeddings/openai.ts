@@ -103,6 +103,11 @@ function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
+/** An embeddings failure that a later attempt may not meet: no answer, a timeout, 408, 429 or 5xx. */
+export function isEmbeddingsOutage(err: unknown): boolean {
+  return err instanceof EmbeddingsError && (err.status === undefined || isRetryableStatus(err.status));
+}
+
 export async function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Promise<Embedder> {
   const client = new OpenAiEmbeddings(options);
   if (client.dimensions === undefined) {

@@ -10,6 +10,77 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 {{- define "mindgate.keyEncryptionSecret" -}}
 {{- if .Values.keyEncryption.existingSecret -}}{{ .Values.keyEncryption.existingSecret }}{{- else -}}{{ include "mindgate.fullname" . }}-key-encryption{{- end -}}
 {{- end -}}
+{{- /*
+Which internal service each component calls, by component name. A service in a caller's list gets
+its address (`<NAME>_SERVICE_ADDR`) in the caller's pod, and its NetworkPolicy admits the caller's
+pods: one table for both, so a call the chart wires is never one the policy blocks. A service left
+out here would run that service's code in its own process instead (services/common/run-service.ts).
+*/ -}}
+{{- define "mindgate.calls" -}}
+edge: [brain, entity-graph, agents, billing]
+# Memory limits from billing; memory writes told to the graph (services/brain/graph-sync.ts).
+brain: [billing, entity-graph]
+# Member and run limits from billing.
+agents: [billing]
+# Asks no other service (the edge checks the plan's entity_graph entitlement).
+entity-graph: []
+billing: []
+{{- end -}}
+{{- /* Each service's component name, its key under .Values.services and its address variable. */ -}}
+{{- define "mindgate.serviceTable" -}}
+brain: { key: brain, addr: BRAIN_SERVICE_ADDR, port: BRAIN_GRPC_PORT }
+entity-graph: { key: entityGraph, addr: ENTITY_GRAPH_SERVICE_ADDR, port: ENTITY_GRAPH_GRPC_PORT }
+agents: { key: agents, addr: AGENTS_SERVICE_ADDR, port: AGENTS_GRPC_PORT }
+billing: { key: billing, addr: BILLING_SERVICE_ADDR, port: BILLING_GRPC_PORT }
+{{- end -}}
+{{- /* The *_SERVICE_ADDR variables of a component (dict "root" . "component" name). */ -}}
+{{- define "mindgate.serviceAddrEnv" -}}
+{{- $root := .root -}}
+{{- $table := include "mindgate.serviceTable" $root | fromYaml -}}
+{{- range $callee := index (include "mindgate.calls" $root | fromYaml) .component }}
+{{- $svc := index $table $callee }}
+- { name: {{ $svc.addr }}, value: "{{ include "mindgate.fullname" $root }}-{{ $callee }}:{{ (index $root.Values.services $svc.key).port }}" }
+{{- end }}
+{{- end -}}
+{{- /* The components whose pods call a service (dict "root" . "component" name). */ -}}
+{{- define "mindgate.callersOf" -}}
+{{- $target := .component -}}
+{{- $callers := list -}}
+{{- range $caller, $callees := include "mindgate.calls" .root | fromYaml }}
+{{- if has $target $callees }}{{ $callers = append $callers $caller }}{{ end }}
+{{- end }}
+{{- toYaml (sortAlpha $callers) -}}
+{{- end -}}
+{{- /*
+The processes that load the key-encryption key: the edge (the authorization server's keys and
+client secrets) and the agents service (webhook signing secrets, alert source secrets). Without
+the file, a process generates a key of its own in DATA_DIR, an emptyDir here: what one pod sealed,
+another (or its replacement) cannot open. test/integration/helm.test.ts starts every pod's process
+as rendered and fails if any generates a secret.
+*/ -}}
+{{- define "mindgate.usesKeyEncryption" -}}
+{{- has . (list "edge" "agents") -}}
+{{- end -}}
+{{- define "mindgate.keyEncryptionVolumes" -}}
+- name: key-encryption
+  secret: { secretName: {{ include "mindgate.keyEncryptionSecret" . }}, defaultMode: 0440, items: [{ key: key-encryption-key, path: key-encryption-key }] }
+{{- if .Values.keyEncryption.previousSecret }}
+- name: key-encryption-previous
+  secret: { secretName: {{ .Values.keyEncryption.previousSecret }}, defaultMode: 0440, items: [{ key: key-encryption-key, path: key-encryption-key }] }
+{{- end }}
+{{- end -}}
+{{- define "mindgate.keyEncryptionEnv" -}}
+- { name: KEY_ENCRYPTION_KEY_FILE, value: /etc/mindgate/key-encryption/key-encryption-key }
+{{- if .Values.keyEncryption.previousSecret }}
+- { name: KEY_ENCRYPTION_KEY_PREVIOUS_FILE, value: /etc/mindgate/key-encryption-previous/key-encryption-key }
+{{- end }}
+{{- end -}}
+{{- define "mindgate.keyEncryptionMounts" -}}
+- { name: key-encryption, mountPath: /etc/mindgate/key-encryption, readOnly: true }
+{{- if .Values.keyEncryption.previousSecret }}
+- { name: key-encryption-previous, mountPath: /etc/mindgate/key-encryption-previous, readOnly: true }
+{{- end }}
+{{- end -}}
 {{- /* The settings every process reads from the ConfigMap (config.yaml) and the Secrets. */ -}}
 {{- define "mindgate.commonEnv" -}}
 - name: INTERNAL_TOKEN

@@ -81,7 +81,7 @@ export declare type PaymentChallenge = Message<"mindgate.billing.v1.PaymentChall
 export declare const PaymentChallengeSchema: GenMessage<PaymentChallenge>;
 
 /**
- * IssueChallengesRequest says where the agent is.
+ * IssueChallengesRequest says where the agent is, and which organization the pass is for.
  *
  * @generated from message mindgate.billing.v1.IssueChallengesRequest
  */
@@ -92,6 +92,15 @@ export declare type IssueChallengesRequest = Message<"mindgate.billing.v1.IssueC
    * @generated from field: string country = 1;
    */
   country: string;
+
+  /**
+   * An existing organization the pass is for, bound into each challenge (in `opaque`), so that a
+   * payment of it serves that organization only; empty: a new organization. The caller (the
+   * edge) has checked the agent's proof of access to it first.
+   *
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
 };
 
 /**
@@ -163,6 +172,14 @@ export declare type SettlePassRequest = Message<"mindgate.billing.v1.SettlePassR
    * @generated from field: string payload_json = 3;
    */
   payloadJson: string;
+
+  /**
+   * The organization the request names (empty: a new one). It must be the one the challenge was
+   * issued for (payment-invalid-challenge otherwise, before anything is claimed or charged).
+   *
+   * @generated from field: string organization_id = 4;
+   */
+  organizationId: string;
 };
 
 /**
@@ -247,7 +264,8 @@ export declare type CompletePassRequest = Message<"mindgate.billing.v1.CompleteP
 export declare const CompletePassRequestSchema: GenMessage<CompletePassRequest>;
 
 /**
- * CompletePassResponse holds when the pass expires, and the plan it gives.
+ * CompletePassResponse holds when the pass expires, and the organization's plan in force with it
+ * (the pass's plan, or an existing organization's higher one).
  *
  * @generated from message mindgate.billing.v1.CompletePassResponse
  */
@@ -306,7 +324,9 @@ export declare const BrainPassService: GenService<{
   },
   /**
    * CompletePass records the organization a settled pass was provisioned for, and puts it on the
-   * pass's plan until the pass expires. FAILED_PRECONDITION when the settlement is not paid.
+   * pass's plan until the pass expires (an existing organization's plan is never lowered nor its
+   * trial shortened). FAILED_PRECONDITION when the settlement is not paid, or was paid for another
+   * organization than the one named.
    *
    * @generated from rpc mindgate.billing.v1.BrainPassService.CompletePass
    */
