@@ -32,6 +32,8 @@ export function playbooksModule(records: RecordStore, runs: () => RunsContext, n
   };
   return {
     services: [PlaybooksService],
+    /** The playbooks' records, for the evaluation of a playbook (handlers/evaluation/). */
+    context: ctx,
     /** What an organization's deletion purges (versions before their playbooks). */
     owned: [ctx.versions, ctx.playbooks],
     routes(router: ConnectRouter) {

@@ -7,12 +7,13 @@ import { create, type JsonObject } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { StartPlaybookRunResponseSchema, type StartPlaybookRunRequest } from '../../../gen/mindgate/agents/v1/playbooks_pb.js';
 import { Executor } from '../../../gen/mindgate/agents/v1/runs_pb.js';
+import type { Thread } from '../../../gen/mindgate/agents/v1/threads_pb.js';
 import { CreateThreadRequestSchema } from '../../../gen/mindgate/agents/v1/threads_pb.js';
 import { inputProblems, type PlaybookDocument } from '../../common/playbooks/validate.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
-import { ownedPlaybook, versionOf, type PlaybooksContext } from './playbooks.ts';
-import { queue, toRun, type RunsContext } from './runs.ts';
+import { ownedPlaybook, versionOf, type PlaybooksContext, type PlaybookVersionRecord } from './playbooks.ts';
+import { queue, toRun, type RunRecord, type RunsContext } from './runs.ts';
 import { createThread } from './threads.ts';
 
 /** The thread's first message: what was asked, so a reader (or the LLM runner) sees the inputs. */
@@ -33,6 +34,62 @@ function executorFor(hasSteps: boolean, asked: Executor): Executor {
   return asked;
 }
 
+/** Playbooks and the runs queue as the module finally has it (with the plan's run limit). */
+export interface PlaybookRunsContext {
+  playbooks: PlaybooksContext;
+  runs: () => RunsContext;
+}
+
+/** A run of one playbook version, its inputs checked. */
+export interface VersionRun {
+  organizationId: string;
+  playbookId: string;
+  version: PlaybookVersionRecord;
+  inputs: JsonObject;
+  /** The thread's title; empty for the playbook's name. */
+  title: string;
+  timeoutSeconds: number;
+  createdBy: string;
+  /** Asked for a version without steps (unspecified: the LLM runner). */
+  executor: Executor;
+  brainFeedback: boolean;
+  /** Fixed ids (a case of an evaluation): the thread and the run are made only if absent. */
+  ids?: { threadId: string; runId: string };
+}
+
+/** Opens the thread and queues the run of a playbook version (the runner its steps call for). */
+export async function queueVersionRun(runs: RunsContext, spec: VersionRun): Promise<{ thread: Thread; run: RunRecord }> {
+  const document = spec.version.document as unknown as PlaybookDocument;
+  const executor = executorFor(spec.version.hasSteps, spec.executor);
+  // Before the thread: a run the plan refuses leaves no thread behind.
+  await runs.runLimit?.(spec.organizationId);
+  const title = spec.title.trim() === '' ? document.name.slice(0, 200) : spec.title;
+  const { thread } = await createThread(
+    runs.threads,
+    create(CreateThreadRequestSchema, {
+      organizationId: spec.organizationId,
+      title,
+      message: openingMessage(document, spec.version.version, spec.inputs),
+      createdBy: spec.createdBy,
+    }),
+    spec.ids?.threadId,
+  );
+  const run = await queue(runs, {
+    id: spec.ids?.runId,
+    organizationId: spec.organizationId,
+    threadId: thread!.threadId,
+    executor,
+    instructions: document.instructions,
+    timeoutSeconds: spec.timeoutSeconds,
+    createdBy: spec.createdBy,
+    playbookId: spec.playbookId,
+    playbookVersion: spec.version.version,
+    inputs: spec.inputs,
+    brainFeedback: spec.brainFeedback,
+  });
+  return { thread: thread!, run };
+}
+
 export async function startPlaybookRun(ctx: { playbooks: PlaybooksContext; runs: RunsContext }, req: StartPlaybookRunRequest) {
   const organizationId = requireOrganization(req.organizationId);
   const createdBy = requireText('created_by', req.createdBy, 200);
@@ -43,28 +100,19 @@ export async function startPlaybookRun(ctx: { playbooks: PlaybooksContext; runs:
     throw failure('the playbook has no published version: publish one first', Code.FailedPrecondition, REASONS.playbookUnpublished);
   }
   const version = await versionOf(ctx.playbooks, playbook, 0);
-  const document = version.document as unknown as PlaybookDocument;
   const inputs = (req.inputs ?? {}) as JsonObject;
-  const [problem] = inputProblems(document, inputs);
+  const [problem] = inputProblems(version.document as unknown as PlaybookDocument, inputs);
   if (problem) invalid(`inputs${problem.path.replace('/', '.')}`, problem.message);
-  const executor = executorFor(version.hasSteps, req.executor);
-  // Before the thread: a run the plan refuses leaves no thread behind.
-  await ctx.runs.runLimit?.(organizationId);
-  const title = req.title.trim() === '' ? document.name.slice(0, 200) : req.title;
-  const { thread } = await createThread(
-    ctx.runs.threads,
-    create(CreateThreadRequestSchema, { organizationId, title, message: openingMessage(document, version.version, inputs), createdBy }),
-  );
-  const run = await queue(ctx.runs, {
+  executorFor(version.hasSteps, req.executor);
+  const { thread, run } = await queueVersionRun(ctx.runs, {
     organizationId,
-    threadId: thread!.threadId,
-    executor,
-    instructions: document.instructions,
+    playbookId: playbook._id,
+    version,
+    inputs,
+    title: req.title,
     timeoutSeconds,
     createdBy,
-    playbookId: playbook._id,
-    playbookVersion: version.version,
-    inputs,
+    executor: req.executor,
     brainFeedback: req.brainFeedback,
   });
   return create(StartPlaybookRunResponseSchema, { thread, run: toRun(run) });
