@@ -2,7 +2,8 @@
 // (its id and number recorded on the run, with the inputs given), so a later publish or rollback
 // never changes what a queued run does. A version with structured steps goes to the built-in
 // playbook runner; one without goes to the LLM runner (its instructions as the system prompt) or
-// to an external agent.
+// to an external agent. An evaluation of a playbook queues its cases' runs the same way, bound to
+// the version it evaluates (evaluation/case-runs.ts).
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { StartPlaybookRunResponseSchema, type StartPlaybookRunRequest } from '../../../gen/mindgate/agents/v1/playbooks_pb.js';
@@ -103,6 +104,7 @@ export async function startPlaybookRun(ctx: { playbooks: PlaybooksContext; runs:
   const inputs = (req.inputs ?? {}) as JsonObject;
   const [problem] = inputProblems(version.document as unknown as PlaybookDocument, inputs);
   if (problem) invalid(`inputs${problem.path.replace('/', '.')}`, problem.message);
+  // An executor the version cannot take is refused before anything is made.
   executorFor(version.hasSteps, req.executor);
   const { thread, run } = await queueVersionRun(ctx.runs, {
     organizationId,
