@@ -10,7 +10,10 @@
 // same questions whichever rows run. VERIFY=1 also hashes every answer of the path and affected
 // rows (one at a time) and prints the digest: two versions of the code that answer the same print
 // the same digest on the same store. The hashing is timed with the queries, so compare figures
-// only between runs without it.
+// only between runs without it. Beside the latencies, each row prints the process's CPU time per
+// query (every thread: the garbage collector's too), which the other work of a shared machine
+// inflates much less than the wall-clock figures; after the table (unless ROWS names other rows),
+// the CPU of an impact query split into the handler, the encoding and the decoding of its answer.
 //
 // The graph is written straight into the store in the shape the service writes (entities, names,
 // relationships with one citation each, the write sequence), since 500,000 SyncMemory calls would
@@ -23,15 +26,17 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { toBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import {
   Direction,
   FindPathsResponseSchema,
+  GetAffectedEntitiesRequestSchema,
   GetAffectedEntitiesResponseSchema,
 } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { createLogger } from '../../services/common/log.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
-import { createGraphContext } from '../../services/entity-graph/context.ts';
+import { createGraphContext, type GraphContext } from '../../services/entity-graph/context.ts';
+import { getAffectedEntities } from '../../services/entity-graph/handlers/walks.ts';
 import { CitationOrigin } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { relationshipIdOf, type EntityRecord, type RelationshipRecord } from '../../services/entity-graph/records.ts';
 import { type GraphClient, graphClient } from '../contract/entity-graph.contract.ts';
@@ -210,6 +215,44 @@ function benchRows(
   ];
 }
 
+const cpuMs = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+/**
+ * Where an impact query's CPU goes: the handler alone (called as the routes call it), then the
+ * encoding of its answer (the server's side of the wire) and its decoding (the client's).
+ */
+async function cpuSplit(ctx: GraphContext): Promise<void> {
+  console.log('\n| Impact query, CPU ms per query | handler | encode answer | decode answer | answer KiB |');
+  console.log('|---|---|---|---|---|');
+  const shapes = [
+    ['impact, depth 5, limit 100', {}],
+    ['dependencies, depth 10, limit 500', { direction: Direction.DEPENDENCIES, maxDepth: 10, limit: 500 }],
+  ] as const;
+  for (const [index, [name, shape]] of shapes.entries()) {
+    seed = 2000 + index;
+    const sum = { handler: 0, encode: 0, decode: 0, bytes: 0 };
+    for (let i = 0; i < QUERIES; i++) {
+      const req = create(GetAffectedEntitiesRequestSchema, { organizationId: ORG, entity: id(Math.floor(random() * ENTITIES)), ...shape });
+      const t0 = cpuMs();
+      const res = await getAffectedEntities(ctx, req);
+      const t1 = cpuMs();
+      const bytes = toBinary(GetAffectedEntitiesResponseSchema, res);
+      const t2 = cpuMs();
+      fromBinary(GetAffectedEntitiesResponseSchema, bytes);
+      const t3 = cpuMs();
+      sum.handler += t1 - t0;
+      sum.encode += t2 - t1;
+      sum.decode += t3 - t2;
+      sum.bytes += bytes.length;
+    }
+    const per = (x: number) => fmt(x / QUERIES);
+    console.log(`| ${name} | ${per(sum.handler)} | ${per(sum.encode)} | ${per(sum.decode)} | ${(sum.bytes / QUERIES / 1024).toFixed(0)} |`);
+  }
+}
+
 const fmt = (ms: number) => ms.toFixed(ms < 10 ? 2 : 1);
 
 async function main(): Promise<void> {
@@ -223,7 +266,8 @@ async function main(): Promise<void> {
       if (kept) fs.writeFileSync(path.join(dir, 'seeded'), `${ENTITIES} ${EDGES}\n`);
     }
     const store = createSqliteRecordStore({ path: path.join(dir, 'records.sqlite'), sweepIntervalMs: 0 });
-    const graph = graphClient(createGraphContext(store, createLogger({ level: 'silent' })));
+    const ctx = createGraphContext(store, createLogger({ level: 'silent' }));
+    const graph = graphClient(ctx);
     const t0 = performance.now();
     await graph.getEntity({ organizationId: ORG, entityId: id(0), neighbourLimit: 1 });
     console.log(
@@ -231,21 +275,26 @@ async function main(): Promise<void> {
     );
     const stats = { found: 0, steps: 0, affected: 0, impactQueries: 0 };
     const digest = createHash('sha256');
-    const results: [string, Awaited<ReturnType<typeof measure>>][] = [];
+    const results: [string, Awaited<ReturnType<typeof measure>> & { cpuMs: number }][] = [];
     for (const [index, row] of benchRows(graph, stats, digest).entries()) {
       if (process.env.ROWS && !row.name.includes(process.env.ROWS)) continue;
       seed = 1000 + index;
-      results.push([row.name, await measure(QUERIES, row.concurrency, row.task)]);
+      const cpu = process.cpuUsage();
+      const measured = await measure(QUERIES, row.concurrency, row.task);
+      const used = process.cpuUsage(cpu);
+      results.push([row.name, { ...measured, cpuMs: (used.user + used.system) / 1000 / QUERIES }]);
     }
     console.log(`\n${ENTITIES} entities, ${EDGES} relationships, ${QUERIES} queries per row (embedded SQLite store)`);
-    console.log('| Query | p50 ms | p95 ms | p99 ms | per s |');
-    console.log('|---|---|---|---|---|');
-    for (const [name, r] of results) console.log(`| ${name} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.perSecond.toFixed(0)} |`);
+    console.log('| Query | p50 ms | p95 ms | p99 ms | per s | CPU ms per query |');
+    console.log('|---|---|---|---|---|---|');
+    for (const [name, r] of results)
+      console.log(`| ${name} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.perSecond.toFixed(0)} | ${fmt(r.cpuMs)} |`);
     console.log(
       `\npaths found for ${stats.found}/${QUERIES} random pairs (${(stats.steps / Math.max(1, stats.found)).toFixed(1)} steps over their paths); impact walks reached ${(stats.affected / Math.max(1, stats.impactQueries)).toFixed(1)} entities on average; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
     );
     // The same data and code answer the same: compare this line between two versions of the code.
     if (VERIFY) console.log(`answers digest (paths and affected rows, sha256): ${digest.digest('hex').slice(0, 16)}`);
+    if (!process.env.ROWS || 'affected'.includes(process.env.ROWS)) await cpuSplit(ctx);
     await store.close();
   } finally {
     if (!kept) fs.rmSync(dir, { recursive: true, force: true });
