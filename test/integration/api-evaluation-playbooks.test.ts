@@ -1,17 +1,20 @@
 // Evaluating playbooks over the real REST API: two versions of one playbook, evaluated over one
 // dataset (each case a run of the version, worked by the platform's built-in playbook runner, its
 // Brain reads and output scored by the dataset's evaluators), then compared: the cases whose
-// scores moved and the deltas of the aggregates. Also: the subject's checks (a version the
-// playbook does not have, an input it does not declare, one of another organization), a case whose
-// input does not fit the playbook, and one run per case.
+// scores moved and the deltas of the aggregates. Also: the LLM judge (a scripted chat-completions
+// server) grading the runs' outputs, the subject's checks (a version the playbook does not have, an
+// input it does not declare, one of another organization, a playbook never published), and a case
+// whose input does not fit the playbook.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { problemType } from '../../edge/api/problems.ts';
+import { startChatServer, type ChatRequest, type ChatServer } from '../support/chat-server.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient, type Json } from '../support/rest.ts';
 
 let platform: TestPlatform;
+let model: ChatServer;
 let api: string;
 let owner: ObtainedToken;
 let other: ObtainedToken;
@@ -77,8 +80,18 @@ const results = async (evaluationId: string) =>
   (await call(path(`/evaluations/${evaluationId}/results`), { token: owner.access_token })).json.results as Json[];
 const metric = (evaluation: Json, name: string) => evaluation.metrics.find((m: Json) => m.name === name)?.value;
 
+/** The judge: passes an answer that holds the expected text. */
+function judge(req: ChatRequest) {
+  const prompt = req.messages.find((m) => m.role === 'user')?.content ?? '';
+  const expected = /Expected answer:\n(.*)\n\nAnswer to grade:/s.exec(prompt)?.[1] ?? '';
+  const answer = prompt.split('Answer to grade:\n')[1] ?? '';
+  const pass = answer.toLowerCase().includes(expected.toLowerCase());
+  return { content: `{"pass": ${pass}, "score": ${pass ? 1 : 0}, "reason": "compared"}` };
+}
+
 beforeAll(async () => {
-  platform = await startOAuthTestPlatform({ EVALUATION_POLL_MS: '50', RUNNER_POLL_MS: '50' });
+  model = await startChatServer(judge);
+  platform = await startOAuthTestPlatform({ EVALUATION_POLL_MS: '50', RUNNER_POLL_MS: '50', LLM_URL: model.url, LLM_MODEL: 'judge-1' });
   api = platform.ctx.config.publicUrls.api;
   owner = await obtainAccessToken(platform, { resource: api });
   other = await obtainAccessToken(platform, { resource: api });
@@ -109,6 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await platform?.stop();
+  await model?.close();
 });
 
 describe('evaluating playbooks', () => {
@@ -167,6 +181,26 @@ describe('evaluating playbooks', () => {
     expect(compared.json.changed_cases[1].base_scores).toContainEqual({ name: 'contains', value: 0, passed: false });
     expect(new Set([...firstResults, ...byCase].map((r) => r.run_id)).size).toBe(6);
   }, 180_000);
+
+  it("has the LLM judge grade each run's output against the expected answer", async () => {
+    const created = await call(path('/evaluations'), {
+      token: owner.access_token,
+      body: {
+        dataset_id: datasetId,
+        subject: { type: 'playbook', playbook_id: playbookId, version: 1, input_name: 'question' },
+        evaluators: ['llm_judge'],
+      },
+    });
+    const done = await until(
+      async () => (await call(path(`/evaluations/${created.json.id}`), { token: owner.access_token })).json,
+      (e) => e.status === 'succeeded' || e.status === 'failed',
+    );
+    // Version 1 answers with the pool for every question: the judge passes the first case only.
+    expect(done.metrics).toEqual([{ name: 'llm_judge_pass_rate', value: 0.5, cases: 2 }]);
+    const graded = model.requests.filter((r) => r.model === 'judge-1').map((r) => r.messages.find((m) => m.role === 'user')!.content);
+    expect(graded).toHaveLength(2);
+    for (const prompt of graded) expect(prompt).toContain(`Answer to grade:\n${MEMORIES[0][2]}`);
+  }, 120_000);
 
   it('checks the subject against the playbook: its version, its inputs, its organization', async () => {
     const create = (subject: Json, token = owner.access_token, organization = org) =>
