@@ -79,7 +79,9 @@ export function createEvaluationWorker(options: EvaluationWorkerOptions): Evalua
   }
 
   async function runOutcome(evaluation: Evaluation, leaseId: string, c: Case): Promise<CaseOutcome> {
-    const deps = { evaluation: clients.evaluation, runs: clients.runs, pollMs: config.pollMs, signal: stopping.signal };
+    // Asking after the run is what keeps the lease: at least three times a lease, whatever the poll.
+    const pollMs = Math.min(config.pollMs, (config.leaseSeconds * 1000) / 3);
+    const deps = { evaluation: clients.evaluation, runs: clients.runs, pollMs, signal: stopping.signal };
     try {
       return await runPlaybookCase(deps, { organizationId: evaluation.organizationId, evaluationId: evaluation.evaluationId, leaseId }, c);
     } catch (err) {
