@@ -7,6 +7,8 @@
 //   ./node_modules/.bin/node scripts/labeled-set-to-jsonl.ts test/fixtures/brain-quality.json > quality.jsonl
 //   curl -X POST "$API/organizations/$ORG/evaluation-datasets/$DATASET/cases/import" \
 //     -H "authorization: Bearer $TOKEN" -H 'content-type: application/jsonl' --data-binary @quality.jsonl
+//
+// test/integration/evaluation-labeled-set.test.ts runs this command and imports a slice of its lines.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

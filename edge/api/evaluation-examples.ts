@@ -82,6 +82,7 @@ export const EVALUATION_EXAMPLES: Record<string, unknown> = {
     error: null,
     attempt: 1,
     created_at: LATER,
+    run_id: null,
   },
   EvaluationComparison: {
     base_evaluation_id: 'evr_Tz8qL2mXv5Kp1aNr4Hs0',
@@ -97,6 +98,8 @@ export const EVALUATION_EXAMPLES: Record<string, unknown> = {
         head_rank: 1,
         base_scores: [{ name: 'reciprocal_rank', value: 0.3333, passed: false }],
         head_scores: [{ name: 'reciprocal_rank', value: 1, passed: true }],
+        base_run_id: 'run_e3f1c9a0b7d24e6f8a1c5b9d0e2f4a6c8',
+        head_run_id: 'run_e9b2d4f6a8c0e1f3a5b7c9d1e3f5a7b9c',
       },
     ],
   },

@@ -107,7 +107,19 @@ export const EvaluationSchema = z
     id: z.string(),
     organization_id: z.string(),
     dataset_id: z.string(),
-    subject: z.object({ type: z.literal('brain_search'), limit: z.int() }),
+    subject: z
+      .discriminatedUnion('type', [
+        z.object({ type: z.literal('brain_search'), limit: z.int() }),
+        z.object({
+          type: z.literal('playbook'),
+          playbook_id: z.string(),
+          version: z.int().meta({ description: 'The version evaluated (the one published when created, if none was named).' }),
+          input_name: z.string().nullable(),
+          alert_input_name: z.string().nullable(),
+          timeout_seconds: z.int(),
+        }),
+      ])
+      .meta({ title: 'EvaluationSubject' }),
     evaluators: z.array(z.enum(EVALUATOR_NAMES)),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
     label: z.string(),
@@ -135,6 +147,7 @@ export const ResultSchema = z
     error: z.string().nullable(),
     attempt: z.int(),
     created_at: z.string().nullable(),
+    run_id: z.string().nullable().meta({ description: 'The run that answered the case (a playbook subject): `getRun` shows its steps.' }),
   })
   .meta({ title: 'EvaluationResult' });
 
@@ -153,6 +166,8 @@ export const ComparisonSchema = z
         head_rank: z.int().nullable(),
         base_scores: z.array(ScoreSchema),
         head_scores: z.array(ScoreSchema),
+        base_run_id: z.string().nullable(),
+        head_run_id: z.string().nullable(),
       }),
     ),
   })
@@ -211,11 +226,27 @@ const evaluatorName = (e: Evaluator) => EVALUATOR_NAMES.find((n) => EVALUATOR_EN
 const scoresJson = (scores: { name: string; value: number; passed: boolean }[]) =>
   scores.map((s) => ({ name: s.name, value: s.value, passed: s.passed }));
 
+const orNull = (s: string) => (s === '' ? null : s);
+
+function subjectJson(subject: Evaluation['subject']) {
+  if (subject?.kind.case !== 'playbook')
+    return { type: 'brain_search' as const, limit: subject?.kind.case === 'brainSearch' ? subject.kind.value.limit : 10 };
+  const p = subject.kind.value;
+  return {
+    type: 'playbook' as const,
+    playbook_id: p.playbookId,
+    version: p.version,
+    input_name: orNull(p.inputName),
+    alert_input_name: orNull(p.alertInputName),
+    timeout_seconds: p.timeoutSeconds,
+  };
+}
+
 export const evaluationJson = (e: Evaluation) => ({
   id: e.evaluationId,
   organization_id: e.organizationId,
   dataset_id: e.datasetId,
-  subject: { type: 'brain_search' as const, limit: e.subject?.kind.case === 'brainSearch' ? e.subject.kind.value.limit : 10 },
+  subject: subjectJson(e.subject),
   evaluators: e.evaluators.map(evaluatorName),
   status: STATUS_NAMES[e.status] ?? 'queued',
   label: e.label,
@@ -241,6 +272,7 @@ export const resultJson = (r: CaseResult) => ({
   error: r.error === '' ? null : r.error,
   attempt: r.attempt,
   created_at: ts(r.createTime),
+  run_id: orNull(r.runId),
 });
 
 export const comparisonJson = (base: string, head: string, c: CompareEvaluationsResponse) => ({
@@ -256,5 +288,7 @@ export const comparisonJson = (base: string, head: string, c: CompareEvaluations
     head_rank: rank(x.headRank),
     base_scores: scoresJson(x.baseScores),
     head_scores: scoresJson(x.headScores),
+    base_run_id: orNull(x.baseRunId),
+    head_run_id: orNull(x.headRunId),
   })),
 });

@@ -1,11 +1,15 @@
 // The REST API's evaluations: a dataset scored against a subject (the organization's Brain
-// search), queued for the evaluation workers; its results per case, and the comparison of two.
+// search, or a version of a playbook), queued for the evaluation workers; its results per case, and the comparison of two.
 // Members start them, viewers read them; each a call to the agents service's EvaluationService.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import * as z from 'zod';
+import type { SubjectSchema as SubjectMessageSchema } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
 import { sendJson } from '../http/respond.ts';
 import { callerOf } from './access.ts';
 import { DatasetId, tags } from './evaluation-datasets.ts';
+import { PlaybookId } from './playbook-json.ts';
+import { bodyFields } from './service-fields.ts';
 import {
   comparisonJson,
   ComparisonSchema,
@@ -38,16 +42,65 @@ const EvaluationId = z
   .meta({ description: 'Evaluation id.', example: 'evr_Tz8qL2mXv5Kp1aNr4Hs0' });
 const evaluationParams = z.object({ organization_id: OrganizationId, evaluation_id: EvaluationId });
 
-const SubjectSchema = z
+const InputName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, { error: 'must be an input name of the playbook' })
+  .meta({ example: 'question' });
+const BrainSearchSubject = z
   .object({
-    type: z.literal('brain_search', { error: 'must be brain_search' }),
+    type: z.literal('brain_search'),
     limit: z.int({ error: 'must be an integer' }).min(1).max(50).optional().meta({ description: 'Results per case (default 10).' }),
   })
-  .strict();
+  .strict()
+  .meta({ title: 'BrainSearchSubject', description: "Each case's input searched in the organization's Brain." });
+const PlaybookSubject = z
+  .object({
+    type: z.literal('playbook'),
+    playbook_id: PlaybookId,
+    version: z
+      .int({ error: 'must be an integer' })
+      .min(1)
+      .optional()
+      .meta({ description: 'The version evaluated; default the one published now (the evaluation records which).' }),
+    input_name: InputName.optional().meta({
+      description: "The playbook's string input the case's input fills; left out, each case's input is a JSON object of the inputs.",
+    }),
+    alert_input_name: InputName.optional().meta({ description: "The playbook's string input the case's alert fills, when it has one." }),
+    timeout_seconds: z
+      .int({ error: 'must be an integer' })
+      .min(1)
+      .max(3_600)
+      .optional()
+      .meta({ description: "Each case's run is timed out after this long (default 600)." }),
+  })
+  .strict()
+  .meta({
+    title: 'PlaybookSubject',
+    description:
+      "Each case run through a version of the playbook (a run on a thread of its own, by the playbook runner or the LLM runner); the run's output is the answer scored, its Brain reads the memories found.",
+  });
+const SubjectSchema = z.discriminatedUnion('type', [BrainSearchSubject, PlaybookSubject], { error: 'must be brain_search or playbook' });
+type SubjectJson = z.output<typeof SubjectSchema>;
+
+function subjectMessage(subject: SubjectJson | undefined): MessageInitShape<typeof SubjectMessageSchema> {
+  if (subject?.type !== 'playbook') return { kind: { case: 'brainSearch', value: { limit: subject?.limit ?? 0 } } };
+  return {
+    kind: {
+      case: 'playbook',
+      value: {
+        playbookId: subject.playbook_id,
+        version: subject.version ?? 0,
+        inputName: subject.input_name ?? '',
+        alertInputName: subject.alert_input_name ?? '',
+        timeoutSeconds: subject.timeout_seconds ?? 0,
+      },
+    },
+  };
+}
 const CreateEvaluationSchema = z
   .object({
     dataset_id: DatasetId,
-    subject: SubjectSchema.optional().meta({ description: "What is evaluated; default the organization's Brain search." }),
+    subject: SubjectSchema.optional().meta({ description: "What is evaluated; default the organization's Brain search (limit 10)." }),
     evaluators: z
       .array(z.enum(EVALUATOR_NAMES, { error: 'must be exact, contains, regex, retrieval or llm_judge' }))
       .max(5)
@@ -61,7 +114,11 @@ const CreateEvaluationSchema = z
   .strict()
   .meta({
     title: 'CreateEvaluation',
-    example: { dataset_id: 'evd_Rk2mQ8xTz4Lp0aVn7Ws1', subject: { type: 'brain_search', limit: 10 }, label: 'after re-indexing' },
+    example: {
+      dataset_id: 'evd_Rk2mQ8xTz4Lp0aVn7Ws1',
+      subject: { type: 'playbook', playbook_id: 'pbk_Rq4nT8vXz2Lk9Mw3Pa7s', version: 2, input_name: 'question' },
+      label: 'playbook v2',
+    },
   });
 const listQuery = pageQuery.extend({ dataset_id: DatasetId.optional().meta({ description: "Only this dataset's evaluations." }) });
 const compareQuery = z.object({ base: EvaluationId.meta({ description: 'The evaluation compared against (before).' }) });
@@ -75,21 +132,23 @@ function createEvaluationRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'createEvaluation',
       summary: 'Start an evaluation',
       description:
-        "Queues an evaluation of the dataset's cases (those it holds now): each case's input is searched in the organization's Brain and scored. Poll `getEvaluation` until `succeeded`. 409 `dataset-empty` for a dataset without cases.",
+        "Queues an evaluation of the dataset's cases (those it holds now): each case's input is searched in the organization's Brain (`brain_search`) or run through a version of a playbook (`playbook`: one run per case, on a thread of its own, counted in the plan's runs), and scored. Poll `getEvaluation` until `succeeded`. 409 `dataset-empty` for a dataset without cases, `playbook-unpublished` for a playbook without a published version when none is named; 404 for a playbook that is not the organization's; 422 for an input name the version does not declare as a string.",
       tags,
       params: orgParams,
       responses: { '201': json(EvaluationSchema, 'The queued evaluation.'), ...errors, ...notFound, '409': 'Conflict' },
       handler: async (c) => {
         const body = await readJson(c, CreateEvaluationSchema, limit);
         const { evaluation } = await notFoundAs404(() =>
-          ctx.clients.evaluation.createEvaluation({
-            organizationId: c.input.params.organization_id,
-            datasetId: body.dataset_id,
-            subject: { kind: { case: 'brainSearch', value: { limit: body.subject?.limit ?? 0 } } },
-            evaluators: (body.evaluators ?? []).map((e) => EVALUATOR_ENUM[e]),
-            label: body.label ?? '',
-            createdBy: callerOf(c).subject,
-          }),
+          bodyFields({ 'subject.playbook': ['subject'] }, () =>
+            ctx.clients.evaluation.createEvaluation({
+              organizationId: c.input.params.organization_id,
+              datasetId: body.dataset_id,
+              subject: subjectMessage(body.subject),
+              evaluators: (body.evaluators ?? []).map((e) => EVALUATOR_ENUM[e]),
+              label: body.label ?? '',
+              createdBy: callerOf(c).subject,
+            }),
+          ),
         );
         sendJson(c.res, 201, evaluationJson(evaluation!));
       },

@@ -8,9 +8,26 @@ import { RequestValidationError } from '../http/validation.ts';
 /** The service's field name, its index (`tags[3]`) and sub-fields (`relationships[0].subject`), and why. */
 const FIELD_MESSAGE = /^([a-z_]+)(?:\[(\d+)\])?((?:\.[a-z_]+)*):\s*(.*)$/s;
 
+/** Where a service's field is in the request: its own entry, or that of the longest dotted prefix mapped. */
+function locate(
+  fields: Record<string, (string | number)[]>,
+  name: string,
+  indexed: boolean,
+  rest: string,
+): { loc: (string | number)[]; rest: string } | undefined {
+  const parts = rest.split('.').filter(Boolean);
+  // An index (`tags[3]`) belongs to the field itself, so only its own entry places it.
+  for (let n = indexed ? 0 : parts.length; n > 0; n--) {
+    const loc = fields[[name, ...parts.slice(0, n)].join('.')];
+    if (loc) return { loc, rest: parts.slice(n).join('.') };
+  }
+  return fields[name] ? { loc: fields[name], rest } : undefined;
+}
+
 /**
  * Runs a service call, answering its INVALID_ARGUMENT on one of `fields` (service field name to the
- * request's location, e.g. `{ tags: ['query', 'tag'] }`) as the 422 of that location.
+ * request's location, e.g. `{ tags: ['query', 'tag'] }`; a dotted name maps a nested message, e.g.
+ * `{ 'subject.playbook': ['body', 'subject'] }`) as the 422 of that location.
  */
 export async function requestFields<T>(fields: Record<string, (string | number)[]>, work: () => Promise<T>): Promise<T> {
   try {
@@ -18,10 +35,10 @@ export async function requestFields<T>(fields: Record<string, (string | number)[
   } catch (err) {
     if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) throw err;
     const match = FIELD_MESSAGE.exec(err.rawMessage);
-    const loc = match ? fields[match[1]] : undefined;
-    if (!match || !loc) throw err;
-    const [, , index, rest, msg] = match;
-    const path = [...loc, ...(index === undefined ? [] : [Number(index)]), ...rest.split('.').filter(Boolean)];
+    const found = match ? locate(fields, match[1], match[2] !== undefined, match[3]) : undefined;
+    if (!match || !found) throw err;
+    const [, , index, , msg] = match;
+    const path = [...found.loc, ...(index === undefined ? [] : [Number(index)]), ...found.rest.split('.').filter(Boolean)];
     throw new RequestValidationError([{ type: 'value_error', loc: path, msg }]);
   }
 }

@@ -1,7 +1,7 @@
 // The evaluation worker: takes evaluations from the queue (EvaluationService.ClaimEvaluation, a
-// lease in the records store the agents service owns), searches each case in the Brain as the
-// evaluation's organization, scores it and records the result before the next (which extends the
-// lease). It lives in the edge beside the LLM runner because the edge holds the clients of both
+// lease in the records store the agents service owns), puts each case to the subject (a search of
+// the Brain as the evaluation's organization, or a run of the playbook version, playbook-case.ts),
+// scores it and records the result before the next (which extends the lease). It lives in the edge beside the LLM runner because the edge holds the clients of both
 // services; the data stays the agents service's. A replica that dies leaves its evaluation to
 // another when the lease expires, which resumes after the last recorded case.
 import { randomUUID } from 'node:crypto';
@@ -16,6 +16,7 @@ import { searchBrain } from './brain-search.ts';
 import type { EvaluationWorkerConfig } from './config.ts';
 import { firstRelevantRank, scoreCase, type Outcome } from './evaluators.ts';
 import { createJudge, type Judge } from './llm-judge.ts';
+import { runPlaybookCase } from './playbook-case.ts';
 import { createChatModel } from '../runs/chat-completions.ts';
 import type { RunnerConfig } from '../runs/config.ts';
 
@@ -27,7 +28,7 @@ export interface EvaluationWorker {
 }
 
 export interface EvaluationWorkerOptions {
-  clients: Pick<ServiceClients, 'evaluation' | 'brain'>;
+  clients: Pick<ServiceClients, 'evaluation' | 'brain' | 'runs'>;
   config: EvaluationWorkerConfig;
   logger: Logger;
   /** The LLM runner's model settings: with LLM_URL the judge asks that model; evaluations asking for a judge fail without. */
@@ -39,8 +40,18 @@ export interface EvaluationWorkerOptions {
 /** The evaluation cannot be scored here: it is ended as failed, with this message. */
 class Unscorable extends Error {}
 
+interface CaseOutcome {
+  outcome: Outcome;
+  /** Why the subject could not answer the case ('' when it did). */
+  error: string;
+  /** The run that answered it (a playbook subject). */
+  runId: string;
+}
+
 /** Failures of the case itself (the Brain refused its query): recorded as the case's error. */
 const CASE_FAILURES = new Set([Code.InvalidArgument, Code.FailedPrecondition, Code.ResourceExhausted, Code.OutOfRange]);
+/** A case's run refused (its input does not fit the playbook, the case was deleted): the case's error. */
+const RUN_REFUSALS = new Set([Code.InvalidArgument, Code.NotFound]);
 const isLeaseLost = (err: unknown) => err instanceof ConnectError && reasonOf(err) === REASONS.leaseLost;
 
 export function createEvaluationWorker(options: EvaluationWorkerOptions): EvaluationWorker {
@@ -57,18 +68,34 @@ export function createEvaluationWorker(options: EvaluationWorkerOptions): Evalua
   const stopping = new AbortController();
   let workers: Promise<void>[] = [];
 
-  async function outcomeOf(evaluation: Evaluation, c: Case): Promise<{ outcome: Outcome; error: string }> {
+  async function searchOutcome(evaluation: Evaluation, c: Case): Promise<CaseOutcome> {
     const limit = evaluation.subject?.kind.case === 'brainSearch' ? evaluation.subject.kind.value.limit : 10;
     try {
-      return { outcome: await searchBrain(clients.brain, evaluation.organizationId, c, limit), error: '' };
+      return { outcome: await searchBrain(clients.brain, evaluation.organizationId, c, limit), error: '', runId: '' };
     } catch (err) {
       if (!(err instanceof ConnectError) || !CASE_FAILURES.has(err.code)) throw err;
-      return { outcome: { found: [], answer: '' }, error: err.rawMessage.slice(0, 2_000) };
+      return { outcome: { found: [], answer: '' }, error: err.rawMessage.slice(0, 2_000), runId: '' };
     }
   }
 
-  async function resultOf(evaluation: Evaluation, c: Case) {
-    const { outcome, error } = await outcomeOf(evaluation, c);
+  async function runOutcome(evaluation: Evaluation, leaseId: string, c: Case): Promise<CaseOutcome> {
+    // Asking after the run is what keeps the lease: at least three times a lease, whatever the poll.
+    const pollMs = Math.min(config.pollMs, (config.leaseSeconds * 1000) / 3);
+    const deps = { evaluation: clients.evaluation, runs: clients.runs, pollMs, signal: stopping.signal };
+    try {
+      return await runPlaybookCase(deps, { organizationId: evaluation.organizationId, evaluationId: evaluation.evaluationId, leaseId }, c);
+    } catch (err) {
+      if (!(err instanceof ConnectError)) throw err;
+      // Past the plan's runs_per_month no case can run: the evaluation ends, saying why.
+      if (err.code === Code.ResourceExhausted) throw new Unscorable(`no run could be queued: ${err.rawMessage}`);
+      if (!RUN_REFUSALS.has(err.code)) throw err;
+      return { outcome: { found: [], answer: '' }, error: err.rawMessage.slice(0, 2_000), runId: '' };
+    }
+  }
+
+  async function resultOf(evaluation: Evaluation, leaseId: string, c: Case) {
+    const { outcome, error, runId } =
+      evaluation.subject?.kind.case === 'playbook' ? await runOutcome(evaluation, leaseId, c) : await searchOutcome(evaluation, c);
     const scores = scoreCase(c, outcome, evaluation.evaluators);
     let judged = '';
     if (evaluation.evaluators.includes(Evaluator.LLM_JUDGE) && c.expectedAnswer.trim() !== '') {
@@ -85,6 +112,7 @@ export function createEvaluationWorker(options: EvaluationWorkerOptions): Evalua
       scores,
       answer: outcome.answer.slice(0, 100_000),
       error: errors,
+      runId,
     };
   }
 
@@ -94,7 +122,7 @@ export function createEvaluationWorker(options: EvaluationWorkerOptions): Evalua
     try {
       while (cases.length > 0) {
         if (stopping.signal.aborted) return;
-        const result = await resultOf(evaluation, cases[0]);
+        const result = await resultOf(evaluation, leaseId, cases[0]);
         cases = (await clients.evaluation.recordCaseResults({ ...key, results: [result] })).cases;
       }
     } catch (err) {

@@ -433,8 +433,9 @@ export function createAgentsModule(
   // Alert sources, rules and events (alerts/), which open investigations; purged with the rest.
   const alerts = openAlertCollections(stores.records);
   contexts.deletion.owned.unshift(...(Object.values(alerts) as RecordCollection<RecordDoc>[]));
-  // Evaluation datasets and runs (handlers/evaluation/); an organization's deletion purges them.
-  const evaluation = evaluationModule(stores.records, now);
+  // Evaluation datasets and runs (handlers/evaluation/), a playbook's cases run through the runs
+  // queue; an organization's deletion purges them.
+  const evaluation = evaluationModule(stores.records, now, { playbooks: playbooks.context, runs: () => contexts.runs });
   contexts.deletion.owned.push(...evaluation.owned);
   contexts.deletion.closeWith = [(organizationId) => gateway.closeOrganization(organizationId)];
   return {

@@ -32,7 +32,7 @@ export function playbooksModule(records: RecordStore, runs: () => RunsContext, n
   };
   return {
     services: [PlaybooksService],
-    /** The playbooks' collections, for the parts that start playbook runs (alert rules, jobs). */
+    /** The playbooks' collections, for the parts that start playbook runs (alert rules, jobs, evaluations). */
     context: ctx,
     /** What an organization's deletion purges (versions before their playbooks). */
     owned: [ctx.versions, ctx.playbooks],

@@ -11,9 +11,8 @@ import {
   type PathStep,
   type Relationship,
 } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
-import type { GraphContext } from './context.ts';
-import type { GraphIndex, Step } from './graph-index.ts';
-import { normalizeName, relationshipDocId, isLiveRelationship, type EntityRecord, type RelationshipRecord } from './records.ts';
+import type { GraphIndex, RelationshipView, Step } from './graph-index.ts';
+import { normalizeName, type EntityRecord, type RelationshipRecord } from './records.ts';
 import { searchEntities } from './queries/search.ts';
 import { kindEnum } from './vocabulary.ts';
 
@@ -36,15 +35,24 @@ export function toEntity(record: EntityRecord, relationshipCount: number): Entit
   });
 }
 
+/** A stored relationship as a message, its ends' names from the graph when it has them. */
 export function toRelationship(record: RelationshipRecord, graph?: GraphIndex): Relationship {
+  return relationshipMessage({
+    ...record,
+    subjectName: graph?.entity(record.subjectId)?.name ?? record.subjectId,
+    objectName: graph?.entity(record.objectId)?.name ?? record.objectId,
+  });
+}
+
+function relationshipMessage(record: RelationshipView): Relationship {
   const newest = [...record.citations].sort((a, b) => b.assertedAt - a.assertedAt).slice(0, CITATIONS_SHOWN);
   return create(RelationshipSchema, {
     id: record.relationshipId,
     subjectId: record.subjectId,
     predicate: record.predicate,
     objectId: record.objectId,
-    subjectName: graph?.entity(record.subjectId)?.name ?? record.subjectId,
-    objectName: graph?.entity(record.objectId)?.name ?? record.objectId,
+    subjectName: record.subjectName,
+    objectName: record.objectName,
     memoryKeys: newest.map((c) => c.key),
     citations: newest.map((c) =>
       create(CitationSchema, {
@@ -62,32 +70,10 @@ export function toRelationship(record: RelationshipRecord, graph?: GraphIndex): 
   });
 }
 
-/** The stored relationships of in-memory edges, with their citations, in the order given. */
-export async function relationshipsOf(
-  ctx: GraphContext,
-  organizationId: string,
-  graph: GraphIndex,
-  edges: number[],
-): Promise<Map<number, Relationship>> {
-  const ids = [...new Set(edges.map((e) => graph.edge(e).relationshipId))];
-  const records = await ctx.relationships.getMany(ids.map((id) => relationshipDocId(organizationId, id)));
-  const byId = new Map(records.filter(isLiveRelationship).map((r) => [r.relationshipId, r]));
+/** The relationships of in-memory edges, with their citations (held by the index), by edge. */
+export function relationshipsOf(graph: GraphIndex, edges: number[]): Map<number, Relationship> {
   const out = new Map<number, Relationship>();
-  for (const edge of edges) {
-    const view = graph.edge(edge);
-    // An edge whose record went in the meantime (another replica's write) is shown without citations.
-    const record = byId.get(view.relationshipId) ?? {
-      _id: '',
-      organizationId,
-      ...view,
-      citations: [],
-      createdAt: 0,
-      updatedAt: 0,
-      rev: 0,
-      seq: 0,
-    };
-    out.set(edge, toRelationship(record, graph));
-  }
+  for (const edge of edges) if (!out.has(edge)) out.set(edge, relationshipMessage(graph.relationship(edge)));
   return out;
 }
 

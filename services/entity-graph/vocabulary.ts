@@ -71,9 +71,12 @@ export function kindName(kind: EntityKind): KindName {
   return (KIND_NAMES[kind] ?? '') as KindName;
 }
 
+// "system" is the spec's word for a service.
+const KIND_OF = new Map<string, EntityKind>([
+  ...Object.entries(KIND_NAMES).map(([kind, name]) => [name, Number(kind) as EntityKind] as const),
+  ['system', EntityKind.SERVICE],
+]);
+
 export function kindEnum(name: string): EntityKind {
-  const found = Object.entries(KIND_NAMES).find(([, n]) => n === name.trim().toLowerCase());
-  // "system" is the spec's word for a service.
-  if (!found) return name.trim().toLowerCase() === 'system' ? EntityKind.SERVICE : EntityKind.UNSPECIFIED;
-  return Number(found[0]) as EntityKind;
+  return KIND_OF.get(name.trim().toLowerCase()) ?? EntityKind.UNSPECIFIED;
 }

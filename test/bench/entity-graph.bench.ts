@@ -3,7 +3,17 @@
 // the embedded records store (SQLite in a temporary folder).
 //
 // Run: ./node_modules/.bin/node test/bench/entity-graph.bench.ts
-// Env: ENTITIES (100000), EDGES (500000), QUERIES (300).
+// Env: ENTITIES (100000), EDGES (500000), QUERIES (300); GRAPH_BENCH_DIR keeps the seeded store in
+// that folder and reuses it on the next run (seeding takes minutes; a store seeded by another
+// checkout of the code compares two versions on the same data); ROWS runs only the rows whose name
+// contains it (e.g. ROWS=affected). Each row draws its queries from its own seed, so a row asks the
+// same questions whichever rows run. VERIFY=1 also hashes every answer of the path and affected
+// rows (one at a time) and prints the digest: two versions of the code that answer the same print
+// the same digest on the same store. The hashing is timed with the queries, so compare figures
+// only between runs without it. Beside the latencies, each row prints the process's CPU time per
+// query (every thread: the garbage collector's too), which the other work of a shared machine
+// inflates much less than the wall-clock figures; after the table (unless ROWS names other rows),
+// the CPU of an impact query split into the handler, the encoding and the decoding of its answer.
 //
 // The graph is written straight into the store in the shape the service writes (entities, names,
 // relationships with one citation each, the write sequence), since 500,000 SyncMemory calls would
@@ -12,21 +22,30 @@
 // vocabulary in proportions an ops graph might have; endpoints drawn with a skew (a few hubs
 // that many things depend on, like a shared database or cluster) and some locality (neighbouring
 // ids, like the services of one team).
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Direction } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  Direction,
+  FindPathsResponseSchema,
+  GetAffectedEntitiesRequestSchema,
+  GetAffectedEntitiesResponseSchema,
+} from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { createLogger } from '../../services/common/log.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
-import { createGraphContext } from '../../services/entity-graph/context.ts';
+import { createGraphContext, type GraphContext } from '../../services/entity-graph/context.ts';
+import { getAffectedEntities } from '../../services/entity-graph/handlers/walks.ts';
 import { CitationOrigin } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { relationshipIdOf, type EntityRecord, type RelationshipRecord } from '../../services/entity-graph/records.ts';
-import { graphClient } from '../contract/entity-graph.contract.ts';
+import { type GraphClient, graphClient } from '../contract/entity-graph.contract.ts';
 import { measure } from './support.ts';
 
 const ENTITIES = Number(process.env.ENTITIES ?? 100_000);
 const EDGES = Number(process.env.EDGES ?? 500_000);
 const QUERIES = Number(process.env.QUERIES ?? 300);
+const VERIFY = process.env.VERIFY === '1';
 const ORG = 'org_bench';
 
 let seed = 42;
@@ -125,43 +144,45 @@ async function seedGraph(dir: string): Promise<void> {
   await store.close();
 }
 
-const fmt = (ms: number) => ms.toFixed(ms < 10 ? 2 : 1);
+interface BenchRow {
+  name: string;
+  concurrency: number;
+  task: () => Promise<unknown>;
+}
 
-async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-graph-bench-'));
-  try {
-    await seedGraph(dir);
-    const store = createSqliteRecordStore({ path: path.join(dir, 'records.sqlite'), sweepIntervalMs: 0 });
-    const graph = graphClient(createGraphContext(store, createLogger({ level: 'silent' })));
-    const t0 = performance.now();
-    await graph.getEntity({ organizationId: ORG, entityId: id(0), neighbourLimit: 1 });
-    console.log(
-      `cold: first query built the in-memory graph in ${fmt(performance.now() - t0)} ms; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
-    );
-    const pick = () => id(Math.floor(random() * ENTITIES));
-    let found = 0;
-    let steps = 0;
-    let affectedTotal = 0;
-    const rows: [string, Awaited<ReturnType<typeof measure>>][] = [];
-    rows.push([
-      'get entity (50 neighbours each way)',
-      await measure(QUERIES, 1, () => graph.getEntity({ organizationId: ORG, entityId: pick() })),
-    ]);
-    rows.push([
-      'search entities (fuzzy, limit 10)',
-      await measure(QUERIES, 1, () => graph.searchEntities({ organizationId: ORG, query: `servce ${Math.floor(random() * ENTITIES)}` })),
-    ]);
-    rows.push([
-      'paths, max_depth 4, up to 3 paths',
-      await measure(QUERIES, 1, async () => {
+/** The rows of the table; walk answers feed the digest (single-flight rows only, in order). */
+function benchRows(
+  graph: GraphClient,
+  stats: { found: number; steps: number; affected: number; impactQueries: number },
+  digest: Hash,
+): BenchRow[] {
+  const pick = () => id(Math.floor(random() * ENTITIES));
+  const affectedRow = async (req: { direction?: Direction; maxDepth?: number; limit?: number }) => {
+    const res = await graph.getAffectedEntities({ organizationId: ORG, entity: pick(), ...req });
+    if (VERIFY) digest.update(toBinary(GetAffectedEntitiesResponseSchema, res));
+    return res;
+  };
+  return [
+    { name: 'get entity (50 neighbours each way)', concurrency: 1, task: () => graph.getEntity({ organizationId: ORG, entityId: pick() }) },
+    {
+      name: 'search entities (fuzzy, limit 10)',
+      concurrency: 1,
+      task: () => graph.searchEntities({ organizationId: ORG, query: `servce ${Math.floor(random() * ENTITIES)}` }),
+    },
+    {
+      name: 'paths, max_depth 4, up to 3 paths',
+      concurrency: 1,
+      task: async () => {
         const res = await graph.findPaths({ organizationId: ORG, from: pick(), to: pick(), maxDepth: 4, maxPaths: 3 });
-        if (res.paths.length > 0) found++;
-        steps += res.paths.reduce((n, p) => n + p.steps.length, 0);
-      }),
-    ]);
-    rows.push([
-      'paths, dependency predicates, forward',
-      await measure(QUERIES, 1, () =>
+        if (VERIFY) digest.update(toBinary(FindPathsResponseSchema, res));
+        if (res.paths.length > 0) stats.found++;
+        stats.steps += res.paths.reduce((n, p) => n + p.steps.length, 0);
+      },
+    },
+    {
+      name: 'paths, dependency predicates, forward',
+      concurrency: 1,
+      task: () =>
         graph.findPaths({
           organizationId: ORG,
           from: pick(),
@@ -171,35 +192,112 @@ async function main(): Promise<void> {
           predicates: ['depends_on', 'calls', 'runs_on'],
           direction: Direction.FORWARD,
         }),
-      ),
-    ]);
-    rows.push([
-      'affected (impact), depth 5, limit 100',
-      await measure(QUERIES, 1, async () => {
-        const res = await graph.getAffectedEntities({ organizationId: ORG, entity: pick() });
-        affectedTotal += res.affected.length;
-      }),
-    ]);
-    rows.push([
-      'affected (dependencies), depth 10, limit 500',
-      await measure(QUERIES, 1, () =>
-        graph.getAffectedEntities({ organizationId: ORG, entity: pick(), direction: Direction.DEPENDENCIES, maxDepth: 10, limit: 500 }),
-      ),
-    ]);
-    rows.push([
-      'affected (impact), 8 in flight',
-      await measure(QUERIES, 8, () => graph.getAffectedEntities({ organizationId: ORG, entity: pick() })),
-    ]);
-    console.log(`\n${ENTITIES} entities, ${EDGES} relationships, ${QUERIES} queries per row (embedded SQLite store)`);
-    console.log('| Query | p50 ms | p95 ms | p99 ms | per s |');
-    console.log('|---|---|---|---|---|');
-    for (const [name, r] of rows) console.log(`| ${name} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.perSecond.toFixed(0)} |`);
+    },
+    {
+      name: 'affected (impact), depth 5, limit 100',
+      concurrency: 1,
+      task: async () => {
+        const res = await affectedRow({});
+        stats.affected += res.affected.length;
+        stats.impactQueries++;
+      },
+    },
+    {
+      name: 'affected (dependencies), depth 10, limit 500',
+      concurrency: 1,
+      task: () => affectedRow({ direction: Direction.DEPENDENCIES, maxDepth: 10, limit: 500 }),
+    },
+    {
+      name: 'affected (impact), 8 in flight',
+      concurrency: 8,
+      task: () => graph.getAffectedEntities({ organizationId: ORG, entity: pick() }),
+    },
+  ];
+}
+
+const cpuMs = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+/**
+ * Where an impact query's CPU goes: the handler alone (called as the routes call it), then the
+ * encoding of its answer (the server's side of the wire) and its decoding (the client's).
+ */
+async function cpuSplit(ctx: GraphContext): Promise<void> {
+  console.log('\n| Impact query, CPU ms per query | handler | encode answer | decode answer | answer KiB |');
+  console.log('|---|---|---|---|---|');
+  const shapes = [
+    ['impact, depth 5, limit 100', {}],
+    ['dependencies, depth 10, limit 500', { direction: Direction.DEPENDENCIES, maxDepth: 10, limit: 500 }],
+  ] as const;
+  for (const [index, [name, shape]] of shapes.entries()) {
+    seed = 2000 + index;
+    const sum = { handler: 0, encode: 0, decode: 0, bytes: 0 };
+    for (let i = 0; i < QUERIES; i++) {
+      const req = create(GetAffectedEntitiesRequestSchema, { organizationId: ORG, entity: id(Math.floor(random() * ENTITIES)), ...shape });
+      const t0 = cpuMs();
+      const res = await getAffectedEntities(ctx, req);
+      const t1 = cpuMs();
+      const bytes = toBinary(GetAffectedEntitiesResponseSchema, res);
+      const t2 = cpuMs();
+      fromBinary(GetAffectedEntitiesResponseSchema, bytes);
+      const t3 = cpuMs();
+      sum.handler += t1 - t0;
+      sum.encode += t2 - t1;
+      sum.decode += t3 - t2;
+      sum.bytes += bytes.length;
+    }
+    const per = (x: number) => fmt(x / QUERIES);
+    console.log(`| ${name} | ${per(sum.handler)} | ${per(sum.encode)} | ${per(sum.decode)} | ${(sum.bytes / QUERIES / 1024).toFixed(0)} |`);
+  }
+}
+
+const fmt = (ms: number) => ms.toFixed(ms < 10 ? 2 : 1);
+
+async function main(): Promise<void> {
+  const kept = process.env.GRAPH_BENCH_DIR;
+  const dir = kept ? path.resolve(kept) : fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-graph-bench-'));
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    if (kept && fs.existsSync(path.join(dir, 'seeded'))) console.log(`reusing the graph seeded in ${dir}`);
+    else {
+      await seedGraph(dir);
+      if (kept) fs.writeFileSync(path.join(dir, 'seeded'), `${ENTITIES} ${EDGES}\n`);
+    }
+    const store = createSqliteRecordStore({ path: path.join(dir, 'records.sqlite'), sweepIntervalMs: 0 });
+    const ctx = createGraphContext(store, createLogger({ level: 'silent' }));
+    const graph = graphClient(ctx);
+    const t0 = performance.now();
+    await graph.getEntity({ organizationId: ORG, entityId: id(0), neighbourLimit: 1 });
     console.log(
-      `\npaths found for ${found}/${QUERIES} random pairs (${(steps / Math.max(1, found)).toFixed(1)} steps over their paths); impact walks reached ${(affectedTotal / QUERIES).toFixed(1)} entities on average; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+      `cold: first query built the in-memory graph in ${fmt(performance.now() - t0)} ms; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
     );
+    const stats = { found: 0, steps: 0, affected: 0, impactQueries: 0 };
+    const digest = createHash('sha256');
+    const results: [string, Awaited<ReturnType<typeof measure>> & { cpuMs: number }][] = [];
+    for (const [index, row] of benchRows(graph, stats, digest).entries()) {
+      if (process.env.ROWS && !row.name.includes(process.env.ROWS)) continue;
+      seed = 1000 + index;
+      const cpu = process.cpuUsage();
+      const measured = await measure(QUERIES, row.concurrency, row.task);
+      const used = process.cpuUsage(cpu);
+      results.push([row.name, { ...measured, cpuMs: (used.user + used.system) / 1000 / QUERIES }]);
+    }
+    console.log(`\n${ENTITIES} entities, ${EDGES} relationships, ${QUERIES} queries per row (embedded SQLite store)`);
+    console.log('| Query | p50 ms | p95 ms | p99 ms | per s | CPU ms per query |');
+    console.log('|---|---|---|---|---|---|');
+    for (const [name, r] of results)
+      console.log(`| ${name} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.perSecond.toFixed(0)} | ${fmt(r.cpuMs)} |`);
+    console.log(
+      `\npaths found for ${stats.found}/${QUERIES} random pairs (${(stats.steps / Math.max(1, stats.found)).toFixed(1)} steps over their paths); impact walks reached ${(stats.affected / Math.max(1, stats.impactQueries)).toFixed(1)} entities on average; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+    );
+    // The same data and code answer the same: compare this line between two versions of the code.
+    if (VERIFY) console.log(`answers digest (paths and affected rows, sha256): ${digest.digest('hex').slice(0, 16)}`);
+    if (!process.env.ROWS || 'affected'.includes(process.env.ROWS)) await cpuSplit(ctx);
     await store.close();
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (!kept) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -25,7 +25,7 @@ export interface GraphStoreHarness {
   cleanup?(): Promise<void>;
 }
 
-type GraphClient = Client<typeof EntityGraphService>;
+export type GraphClient = Client<typeof EntityGraphService>;
 const TOKEN = 'graph-contract-internal-token-0123456789';
 
 export function graphClient(ctx: GraphContext): GraphClient {
@@ -428,6 +428,48 @@ export function runEntityGraphContract(name: string, harness: GraphStoreHarness)
       expect(triples(seen.outgoing)).toEqual(['checkout runs_on k8s']);
       await other.mergeEntities({ organizationId: org, targetEntityId: 'k8s', sourceEntityId: 'cart' });
       expect((await graph.getEntity({ organizationId: org, name: 'cart' })).entity?.id).toBe('k8s');
+    });
+
+    it('answers walks with the citations as another replica last changed them', async () => {
+      org = newOrg();
+      const other = graphClient(createGraphContext(store, createLogger({ level: 'silent' })));
+      await sync('a', 1, '', { relationships: [rel('checkout', 'depends_on', 'payments'), rel('payments', 'runs_on', 'cluster')] });
+      const citing = async () => {
+        const impact = await graph.getAffectedEntities({ organizationId: org, entity: 'cluster' });
+        const paths = await graph.findPaths({ organizationId: org, from: 'checkout', to: 'cluster' });
+        const entity = await graph.getEntity({ organizationId: org, entityId: 'payments' });
+        return {
+          impact: impact.affected.map((a) => a.path.map((s) => s.relationship!.citations.map((c) => `${c.key}v${c.version}`).join('+'))),
+          paths: paths.paths[0].steps.map((s) => s.relationship!.citationCount),
+          entity: entity.outgoing.map((r) => [...r.memoryKeys].sort().join('+')),
+        };
+      };
+      expect(await citing()).toEqual({ impact: [['av1'], ['av1', 'av1']], paths: [1, 1], entity: ['a'] });
+      // This replica holds the graph now; the other adds a citation, then changes the first memory.
+      await other.syncMemory({
+        organizationId: org,
+        namespace: 'knowledge',
+        key: 'b',
+        version: 1n,
+        title: 'b',
+        content: '',
+        entities: [],
+        relationships: [rel('payments', 'runs_on', 'cluster')],
+      });
+      await other.syncMemory({
+        organizationId: org,
+        namespace: 'knowledge',
+        key: 'a',
+        version: 2n,
+        title: 'a',
+        content: '',
+        entities: [],
+        relationships: [rel('checkout', 'depends_on', 'payments'), rel('payments', 'runs_on', 'cluster')],
+      });
+      const seen = await citing();
+      expect(seen.impact.map((path) => path.map((keys) => keys.split('+').sort().join('+')))).toEqual([['av2+bv1'], ['av2+bv1', 'av2']]);
+      expect(seen.paths).toEqual([1, 2]);
+      expect(seen.entity).toEqual(['a+b']);
     });
 
     it('answers malformed input with INVALID_ARGUMENT naming the field', async () => {

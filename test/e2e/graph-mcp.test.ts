@@ -135,6 +135,30 @@ describe('entity-graph tools over MCP', () => {
     await client.close();
   });
 
+  it('recall_context brings back, for a task about a service, the memories the graph ties to it (reason graph)', async () => {
+    // Neither memory names the Inventory Service among its entities: only the relationships the
+    // graph read out of their text tie them to it.
+    await write('org-pro', 'deps/orders', 'Orders depends on the Inventory Service.', ['Orders']);
+    await write('org-pro', 'hosting/inventory', 'The Inventory Service runs on k8s-eu.', ['k8s-eu']);
+    await write('org-pro', 'office/lunch', 'Lunch is served at noon in the cafeteria.', ['Cafeteria']);
+    const client = await connect('org-pro');
+    const res = await client.callTool({
+      name: 'recall_context',
+      arguments: { task: 'Plan a maintenance window for the Inventory Service', entities: ['Inventory Service'] },
+    });
+    expect(res.isError).toBeFalsy();
+    const memories = (res.structuredContent as { memories: { key: string; reasons: string[] }[] }).memories;
+    const byGraph = memories
+      .filter((m) => m.reasons.includes('graph'))
+      .map((m) => m.key)
+      .sort();
+    expect(byGraph).toEqual(['deps/orders', 'hosting/inventory']);
+    expect(memories.map((m) => m.key)).not.toContain('office/lunch');
+    expect(text(res)).toContain('Orders depends on the Inventory Service.');
+    expect(text(res)).toContain('The Inventory Service runs on k8s-eu.');
+    await client.close();
+  });
+
   it('neither lists nor runs the tools for a Starter organization, and says why', async () => {
     const client = await connect('org-starter');
     expect(await graphToolsOf(client)).toEqual([]);

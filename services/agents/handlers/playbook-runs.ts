@@ -4,12 +4,14 @@
 // built-in playbook runner; one without goes to the LLM runner (its instructions as the system
 // prompt) or to an external agent. StartPlaybookRun runs the published version; alert rules and
 // scheduled jobs plan their runs here too (the published version when they fire, or a pinned one),
-// checking what they name when they are stored, with the problems at their own fields.
+// checking what they name when they are stored, with the problems at their own fields. An
+// evaluation of a playbook queues its cases' runs the same way, bound to the version it evaluates
+// (evaluation/case-runs.ts).
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { StartPlaybookRunResponseSchema, type StartPlaybookRunRequest } from '../../../gen/mindgate/agents/v1/playbooks_pb.js';
 import { Executor } from '../../../gen/mindgate/agents/v1/runs_pb.js';
-import { CreateThreadRequestSchema } from '../../../gen/mindgate/agents/v1/threads_pb.js';
+import { CreateThreadRequestSchema, type Thread } from '../../../gen/mindgate/agents/v1/threads_pb.js';
 import { inputProblems, type PlaybookDocument } from '../../common/playbooks/validate.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../common/rpc/validate.ts';
@@ -117,6 +119,62 @@ export function queuePlaybookRun(
     playbookVersion: plan.version.version,
     inputs: plan.inputs,
   });
+}
+
+/** Playbooks and the runs queue as the module finally has it (with the plan's run limit). */
+export interface PlaybookRunsContext {
+  playbooks: PlaybooksContext;
+  runs: () => RunsContext;
+}
+
+/** A run of one playbook version, its inputs checked. */
+export interface VersionRun {
+  organizationId: string;
+  playbookId: string;
+  version: PlaybookVersionRecord;
+  inputs: JsonObject;
+  /** The thread's title; empty for the playbook's name. */
+  title: string;
+  timeoutSeconds: number;
+  createdBy: string;
+  /** Asked for a version without steps (unspecified: the LLM runner). */
+  executor: Executor;
+  brainFeedback: boolean;
+  /** Fixed ids (a case of an evaluation): the thread and the run are made only if absent. */
+  ids?: { threadId: string; runId: string };
+}
+
+/** Opens the thread and queues the run of a playbook version (the runner its steps call for). */
+export async function queueVersionRun(runs: RunsContext, spec: VersionRun): Promise<{ thread: Thread; run: RunRecord }> {
+  const document = spec.version.document as unknown as PlaybookDocument;
+  const executor = executorFor(spec.version.hasSteps, spec.executor, 'executor');
+  // Before the thread: a run the plan refuses leaves no thread behind.
+  await runs.runLimit?.(spec.organizationId);
+  const title = spec.title.trim() === '' ? document.name.slice(0, 200) : spec.title;
+  const { thread } = await createThread(
+    runs.threads,
+    create(CreateThreadRequestSchema, {
+      organizationId: spec.organizationId,
+      title,
+      message: openingMessage(document, spec.version.version, spec.inputs),
+      createdBy: spec.createdBy,
+    }),
+    spec.ids?.threadId,
+  );
+  const run = await queue(runs, {
+    id: spec.ids?.runId,
+    organizationId: spec.organizationId,
+    threadId: thread!.threadId,
+    executor,
+    instructions: document.instructions,
+    timeoutSeconds: spec.timeoutSeconds,
+    createdBy: spec.createdBy,
+    playbookId: spec.playbookId,
+    playbookVersion: spec.version.version,
+    inputs: spec.inputs,
+    brainFeedback: spec.brainFeedback,
+  });
+  return { thread: thread!, run };
 }
 
 export async function startPlaybookRun(ctx: { playbooks: PlaybooksContext; runs: RunsContext }, req: StartPlaybookRunRequest) {

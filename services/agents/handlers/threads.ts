@@ -159,13 +159,17 @@ export async function appendMessage(ctx: ThreadsContext, thread: ThreadRecord, m
   return record;
 }
 
-export async function createThread(ctx: ThreadsContext, req: CreateThreadRequest) {
+/**
+ * Opens a thread with its first message. With a fixed `id` (a case of an evaluation), the thread
+ * is made only if no thread has it: a second call answers the one the first made.
+ */
+export async function createThread(ctx: ThreadsContext, req: CreateThreadRequest, id?: string) {
   const organizationId = requireOrganization(req.organizationId);
   const title = requireTitle(req.title);
   const message = requireText('message', req.message, MAX_CONTENT);
   const now = ctx.now();
   const thread: ThreadRecord = {
-    _id: newId('thr'),
+    _id: id ?? newId('thr'),
     organizationId,
     title,
     status: ThreadStatus.OPEN,
@@ -174,9 +178,13 @@ export async function createThread(ctx: ThreadsContext, req: CreateThreadRequest
     updatedAt: now,
     version: 1,
   };
-  await putWithEvents(ctx.events, threadSubject(ctx.threads), thread, undefined, [threadEvent('thread.created', thread)], {
+  const created = await putWithEvents(ctx.events, threadSubject(ctx.threads), thread, undefined, [threadEvent('thread.created', thread)], {
     expect: null,
   });
+  if (!created) {
+    const made = await ctx.threads.get(thread._id);
+    if (made) return create(CreateThreadResponseSchema, { thread: await toThread(ctx, made) });
+  }
   if (message.trim() !== '') await appendMessage(ctx, thread, { role: MessageRole.USER, content: message, author: req.createdBy });
   return create(CreateThreadResponseSchema, { thread: await toThread(ctx, thread) });
 }

@@ -36,7 +36,7 @@ export async function getEntity(ctx: GraphContext, req: GetEntityRequest) {
   const entity = await findEntity(ctx, graph, req.entityId ? 'entity_id' : 'name', ref);
   const out = graph.neighbours(entity.entityId, 'out', limit);
   const into = graph.neighbours(entity.entityId, 'in', limit);
-  const relationships = await relationshipsOf(ctx, organizationId, graph, [...out.edges, ...into.edges]);
+  const relationships = relationshipsOf(graph, [...out.edges, ...into.edges]);
   return create(GetEntityResponseSchema, {
     entity: toEntity(entity, graph.degree(entity.entityId)),
     outgoing: out.edges.map((e) => relationships.get(e)!),

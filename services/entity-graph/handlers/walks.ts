@@ -1,6 +1,6 @@
 // Walking the graph: paths between two entities (FindPaths) and what a failure reaches
 // (GetAffectedEntities). Both run on the in-memory graph with hard caps on depth, answers and
-// visited entities, then read the citations of the edges in the answer only.
+// visited entities, and answer with the citations the index holds.
 import { create } from '@bufbuild/protobuf';
 import {
   AffectedEntitySchema,
@@ -52,9 +52,7 @@ export async function findPaths(ctx: GraphContext, req: FindPathsRequest) {
           forward: req.direction === Direction.FORWARD,
           maxVisited: MAX_VISITED,
         });
-  const relationships = await relationshipsOf(
-    ctx,
-    organizationId,
+  const relationships = relationshipsOf(
     graph,
     result.paths.flatMap((p) => p.steps.map((s) => s.edge)),
   );
@@ -96,19 +94,18 @@ export async function getAffectedEntities(ctx: GraphContext, req: GetAffectedEnt
           limit,
           maxVisited: MAX_VISITED,
         });
-  const relationships = await relationshipsOf(
-    ctx,
-    organizationId,
+  const relationships = relationshipsOf(
     graph,
     result.reached.flatMap((r) => r.path.map((s) => s.edge)),
   );
   return create(GetAffectedEntitiesResponseSchema, {
     root: toEntity(root, graph.degree(root.entityId)),
     affected: result.reached.map((r) => {
-      const id = graph.nodeId(r.node);
-      const entity = graph.entity(id);
+      const entity = graph.entityOfNode(r.node);
       return create(AffectedEntitySchema, {
-        entity: entity ? toEntity(entity, graph.degree(id)) : create(EntitySchema, { organizationId, id, name: id }),
+        entity: entity
+          ? toEntity(entity, graph.degreeOfNode(r.node))
+          : create(EntitySchema, { organizationId, id: graph.nodeId(r.node), name: graph.nodeId(r.node) }),
         depth: r.depth,
         path: toSteps(r.path, relationships),
       });

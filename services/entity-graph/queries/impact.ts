@@ -29,37 +29,49 @@ export function affected(graph: GraphIndex, root: number, query: ImpactQuery): I
   const depthOf = new Map<number, number>([[root, 0]]);
   const order: number[] = [];
   let frontier = [root];
+  let next: number[] = [];
+  let depth = 1;
   let visited = 0;
   let truncated = false;
   // IMPACT follows "against" edges from object to subject and "along" edges from subject to
-  // object; DEPENDENCIES the reverse of both.
+  // object; DEPENDENCIES the reverse of both. By predicate index: whether an edge into the node
+  // being expanded is followed back to its subject, and an edge out of it on to its object.
   const againstBackwards = query.direction === 'impact';
-  outer: for (let depth = 1; depth <= query.maxDepth && frontier.length > 0; depth++) {
-    const next: number[] = [];
+  const followIn: boolean[] = [];
+  const followOut: boolean[] = [];
+  for (const [p, flow] of query.flows) {
+    followIn[p] = (flow === 'against') === againstBackwards;
+    followOut[p] = (flow === 'along') === againstBackwards;
+  }
+  /** Reaches `neighbour` over `edge`; true once one more than asked is reached (the answer is cut). */
+  const visit = (edge: number, neighbour: number, reversed: boolean): boolean => {
+    if (depthOf.has(neighbour)) return false;
+    depthOf.set(neighbour, depth);
+    parent.set(neighbour, { edge, reversed });
+    order.push(neighbour);
+    next.push(neighbour);
+    // One more than asked tells a complete answer from a cut one; past it nothing more is kept,
+    // so a hub with thousands of dependents is not expanded further than that.
+    return order.length > query.limit;
+  };
+  outer: for (; depth <= query.maxDepth && frontier.length > 0; depth++) {
+    next = [];
     for (const node of frontier) {
       if (++visited > query.maxVisited) {
         truncated = true;
         break outer;
       }
-      const visit = (edge: number, neighbour: number, reversed: boolean) => {
-        if (depthOf.has(neighbour)) return;
-        depthOf.set(neighbour, depth);
-        parent.set(neighbour, { edge, reversed });
-        order.push(neighbour);
-        next.push(neighbour);
-      };
       for (const edge of graph.inEdges(node)) {
-        const flow = query.flows.get(graph.predicateOfEdge(edge));
-        if (flow && (flow === 'against') === againstBackwards) visit(edge, graph.subjectOf(edge), true);
+        if (followIn[graph.predicateOfEdge(edge)] && visit(edge, graph.subjectOf(edge), true)) {
+          truncated = true;
+          break outer;
+        }
       }
       for (const edge of graph.outEdges(node)) {
-        const flow = query.flows.get(graph.predicateOfEdge(edge));
-        if (flow && (flow === 'along') === againstBackwards) visit(edge, graph.objectOf(edge), false);
-      }
-      // One more than asked tells a complete answer from a cut one.
-      if (order.length > query.limit) {
-        truncated = true;
-        break outer;
+        if (followOut[graph.predicateOfEdge(edge)] && visit(edge, graph.objectOf(edge), false)) {
+          truncated = true;
+          break outer;
+        }
       }
     }
     frontier = next;

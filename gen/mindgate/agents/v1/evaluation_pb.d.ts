@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Run } from "./runs_pb.js";
 
 /**
  * Describes the file mindgate/agents/v1/evaluation.proto.
@@ -205,13 +206,63 @@ export declare type BrainSearchSubject = Message<"mindgate.agents.v1.BrainSearch
 export declare const BrainSearchSubjectSchema: GenMessage<BrainSearchSubject>;
 
 /**
+ * PlaybookSubject evaluates one version of a playbook: each case is run through it (a run of the
+ * playbook runner for a version with steps, of the LLM runner otherwise), with the case's input as
+ * the playbook's inputs; the answer scored is the run's output, the memories found those its Brain
+ * reads found, in the order read.
+ *
+ * @generated from message mindgate.agents.v1.PlaybookSubject
+ */
+export declare type PlaybookSubject = Message<"mindgate.agents.v1.PlaybookSubject"> & {
+  /**
+   * @generated from field: string playbook_id = 1;
+   */
+  playbookId: string;
+
+  /**
+   * The version; 0 when creating means the one published then (the evaluation records which).
+   *
+   * @generated from field: uint32 version = 2;
+   */
+  version: number;
+
+  /**
+   * The declared input (of type string) the case's input fills; empty: the case's input is a JSON
+   * object of the inputs.
+   *
+   * @generated from field: string input_name = 3;
+   */
+  inputName: string;
+
+  /**
+   * The declared input (of type string) the case's alert fills, when the case has one.
+   *
+   * @generated from field: string alert_input_name = 4;
+   */
+  alertInputName: string;
+
+  /**
+   * Each case's run is timed out after this long (1-3,600; 0 means 600).
+   *
+   * @generated from field: uint32 timeout_seconds = 5;
+   */
+  timeoutSeconds: number;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.PlaybookSubject.
+ * Use `create(PlaybookSubjectSchema)` to create a new message.
+ */
+export declare const PlaybookSubjectSchema: GenMessage<PlaybookSubject>;
+
+/**
  * Subject is what an evaluation scores.
  *
  * @generated from message mindgate.agents.v1.Subject
  */
 export declare type Subject = Message<"mindgate.agents.v1.Subject"> & {
   /**
-   * The kind of subject; further kinds (a playbook) are added as new fields of the oneof.
+   * The kind of subject; further kinds are added as new fields of the oneof.
    *
    * @generated from oneof mindgate.agents.v1.Subject.kind
    */
@@ -221,6 +272,12 @@ export declare type Subject = Message<"mindgate.agents.v1.Subject"> & {
      */
     value: BrainSearchSubject;
     case: "brainSearch";
+  } | {
+    /**
+     * @generated from field: mindgate.agents.v1.PlaybookSubject playbook = 2;
+     */
+    value: PlaybookSubject;
+    case: "playbook";
   } | { case: undefined; value?: undefined };
 };
 
@@ -454,7 +511,8 @@ export declare type CaseResult = Message<"mindgate.agents.v1.CaseResult"> & {
   scores: Score[];
 
   /**
-   * The answer scored (for the Brain search: the recalled context or the results' contents).
+   * The answer scored (for the Brain search: the recalled context or the results' contents; for a
+   * playbook: the run's output).
    *
    * @generated from field: string answer = 8;
    */
@@ -478,6 +536,13 @@ export declare type CaseResult = Message<"mindgate.agents.v1.CaseResult"> & {
    * @generated from field: google.protobuf.Timestamp create_time = 11;
    */
   createTime?: Timestamp | undefined;
+
+  /**
+   * The run that answered the case (a playbook subject), set by the service.
+   *
+   * @generated from field: string run_id = 12;
+   */
+  runId: string;
 };
 
 /**
@@ -1249,6 +1314,18 @@ export declare type CaseChange = Message<"mindgate.agents.v1.CaseChange"> & {
    * @generated from field: string change = 7;
    */
   change: string;
+
+  /**
+   * The runs that answered the case in each (playbook subjects).
+   *
+   * @generated from field: string base_run_id = 8;
+   */
+  baseRunId: string;
+
+  /**
+   * @generated from field: string head_run_id = 9;
+   */
+  headRunId: string;
 };
 
 /**
@@ -1458,6 +1535,57 @@ export declare type CompleteEvaluationResponse = Message<"mindgate.agents.v1.Com
 export declare const CompleteEvaluationResponseSchema: GenMessage<CompleteEvaluationResponse>;
 
 /**
+ * StartCaseRunRequest names the holder's evaluation and the case.
+ *
+ * @generated from message mindgate.agents.v1.StartCaseRunRequest
+ */
+export declare type StartCaseRunRequest = Message<"mindgate.agents.v1.StartCaseRunRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string evaluation_id = 2;
+   */
+  evaluationId: string;
+
+  /**
+   * @generated from field: string lease_id = 3;
+   */
+  leaseId: string;
+
+  /**
+   * @generated from field: string case_id = 4;
+   */
+  caseId: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.StartCaseRunRequest.
+ * Use `create(StartCaseRunRequestSchema)` to create a new message.
+ */
+export declare const StartCaseRunRequestSchema: GenMessage<StartCaseRunRequest>;
+
+/**
+ * StartCaseRunResponse is the case's run as it stands.
+ *
+ * @generated from message mindgate.agents.v1.StartCaseRunResponse
+ */
+export declare type StartCaseRunResponse = Message<"mindgate.agents.v1.StartCaseRunResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Run run = 1;
+   */
+  run?: Run | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.StartCaseRunResponse.
+ * Use `create(StartCaseRunResponseSchema)` to create a new message.
+ */
+export declare const StartCaseRunResponseSchema: GenMessage<StartCaseRunResponse>;
+
+/**
  * EvaluationStatus is where an evaluation stands: queued → running → succeeded or failed (a
  * running one goes back to claimable when its lease expires).
  *
@@ -1550,8 +1678,9 @@ export declare const EvaluatorSchema: GenEnum<Evaluator>;
 
 /**
  * EvaluationService keeps an organization's evaluation datasets (cases: a query and what it
- * should find or answer) and its evaluation runs (a dataset scored against a subject, today the
- * organization's Brain search), with per-case results, aggregates and comparisons. Runs are
+ * should find or answer) and its evaluation runs (a dataset scored against a subject: the
+ * organization's Brain search, or a version of one of its playbooks), with per-case results,
+ * aggregates and comparisons. Runs are
  * durable: an evaluation worker claims one with a lease in the records store, records each case's
  * result under the case (insert-if-absent, so a case is scored once) and completes it; a worker
  * that dies leaves its lease to expire and another takes the run over where it stopped. Every RPC
@@ -1731,6 +1860,23 @@ export declare const EvaluationService: GenService<{
     methodKind: "unary";
     input: typeof CompleteEvaluationRequestSchema;
     output: typeof CompleteEvaluationResponseSchema;
+  },
+  /**
+   * StartCaseRun gives the holder of a playbook evaluation the run of one of its cases: on the
+   * first call a thread and a run of the evaluation's playbook version are made, with the case's
+   * input as the playbook's inputs, under ids derived from the evaluation and the case, so that a
+   * case has one run however many calls and workers ask; later calls answer the run as it stands.
+   * Every call extends the lease. FAILED_PRECONDITION (lease-lost) when the caller no longer holds
+   * it; INVALID_ARGUMENT naming `evaluation_id` for an evaluation of another subject, and `case.input`
+   * when the case's input does not fit the playbook's inputs; NOT_FOUND for a case deleted since;
+   * RESOURCE_EXHAUSTED (plan-limit) past the plan's runs_per_month.
+   *
+   * @generated from rpc mindgate.agents.v1.EvaluationService.StartCaseRun
+   */
+  startCaseRun: {
+    methodKind: "unary";
+    input: typeof StartCaseRunRequestSchema;
+    output: typeof StartCaseRunResponseSchema;
   },
 }>;
 

@@ -22,7 +22,7 @@ import { invalid, requireOrganization, requireText } from '../../../common/rpc/v
 import { toCase } from './datasets.ts';
 import { evaluationMessage, FINISHED, ownedEvaluation } from './evaluations.ts';
 import { aggregate } from './metrics.ts';
-import { resultId, type CaseRecord, type CaseResultRecord, type EvaluationContext, type EvaluationRecord } from './records.ts';
+import { caseRunId, resultId, type CaseRecord, type CaseResultRecord, type EvaluationContext, type EvaluationRecord } from './records.ts';
 
 const AGENT_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 const CLAIM_BATCH = 10;
@@ -38,12 +38,25 @@ function leaseMs(seconds: number): number {
 const lost = (why: string) =>
   failure(`the lease on this evaluation is lost (${why}): stop working on it`, Code.FailedPrecondition, REASONS.leaseLost);
 
-async function held(ctx: EvaluationContext, organizationId: string, evaluationId: string, leaseId: string) {
+/** The evaluation, while the caller holds its lease; lease-lost otherwise. */
+export async function held(ctx: EvaluationContext, organizationId: string, evaluationId: string, leaseId: string) {
   const evaluation = await ownedEvaluation(ctx, requireOrganization(organizationId), evaluationId);
   if (evaluation.status !== EvaluationStatus.RUNNING || evaluation.leaseId !== leaseId)
     throw lost(FINISHED.has(evaluation.status) ? 'it has finished' : 'another claim holds it');
   if ((evaluation.leaseExpiresAt ?? 0) <= ctx.now()) throw lost('it expired');
   return evaluation;
+}
+
+/**
+ * Moves the lease's end on (a holder waiting for a case's run), at most once per half lease: the
+ * compare-and-set on the version is lost when another claim took the evaluation meanwhile.
+ */
+export async function extendLease(ctx: EvaluationContext, evaluation: EvaluationRecord): Promise<void> {
+  const now = ctx.now();
+  if ((evaluation.leaseExpiresAt ?? 0) - now > evaluation.leaseMs / 2) return;
+  const leaseExpiresAt = now + evaluation.leaseMs;
+  const next: EvaluationRecord = { ...evaluation, leaseExpiresAt, dueAt: leaseExpiresAt, version: evaluation.version + 1 };
+  if (!(await ctx.evaluations.put(next, { expect: { version: evaluation.version } }))) throw lost('it changed under it');
 }
 
 /** The next cases of the evaluation's snapshot that have no result yet, in order. */
@@ -108,6 +121,9 @@ async function storeResult(ctx: EvaluationContext, evaluation: EvaluationRecord,
   if (!found) return 0;
   if (found.datasetId !== evaluation.datasetId || found.seq > evaluation.lastSeq)
     invalid('results.case_id', 'is not a case of this evaluation');
+  // Only the case's own run (case-runs.ts), and only for a playbook subject.
+  const runId = evaluation.subject.kind === 'playbook' ? caseRunId(evaluation._id, found._id) : '';
+  if (r.runId !== '' && r.runId !== runId) invalid('results.run_id', "is not the case's run");
   const record: CaseResultRecord = {
     _id: resultId(evaluation._id, found._id),
     organizationId: evaluation.organizationId,
@@ -122,6 +138,7 @@ async function storeResult(ctx: EvaluationContext, evaluation: EvaluationRecord,
     error: requireText('results.error', r.error, 2_000),
     attempt: evaluation.attempt,
     createdAt: ctx.now(),
+    ...(r.runId === '' ? {} : { runId: r.runId }),
   };
   await ctx.results.put(record, { expect: null });
   return found.seq;

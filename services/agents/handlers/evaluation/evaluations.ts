@@ -1,7 +1,7 @@
 // Evaluations: a dataset's cases (those added before it was created) scored against a subject.
 // Creating one queues it for the evaluation workers (evaluation-leases.ts); the results and the
 // aggregates are read here, and two finished evaluations of a dataset compared.
-import { create } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
@@ -22,6 +22,7 @@ import {
   type ListCaseResultsRequest,
   type ListEvaluationsRequest,
   type Subject,
+  type SubjectSchema,
 } from '../../../../gen/mindgate/agents/v1/evaluation_pb.js';
 import { failure, REASONS } from '../../../common/rpc/reasons.ts';
 import { invalid, requireOrganization, requireText } from '../../../common/rpc/validate.ts';
@@ -29,7 +30,8 @@ import { findPage } from '../../../common/storage/records/paging.ts';
 import { newId } from '../organizations.ts';
 import { ownedDataset } from './datasets.ts';
 import { changeOf, metricDeltas } from './metrics.ts';
-import type { CaseResultRecord, EvaluationContext, EvaluationRecord } from './records.ts';
+import { playbookSubjectOf } from './playbook-subject.ts';
+import type { CaseResultRecord, EvaluationContext, EvaluationRecord, SubjectRecord } from './records.ts';
 
 const EVALUATION_ID = /^evr_[A-Za-z0-9]{1,60}$/;
 /** The evaluators an evaluation gets when it names none; the LLM judge (which needs a model) only when asked for. */
@@ -38,12 +40,28 @@ const KNOWN_EVALUATORS = [...ALL_EVALUATORS, Evaluator.LLM_JUDGE];
 export const FINISHED = new Set([EvaluationStatus.SUCCEEDED, EvaluationStatus.FAILED]);
 const MAX_CHANGES = 1_000;
 
+const subjectMessage = (s: SubjectRecord): MessageInitShape<typeof SubjectSchema> =>
+  s.kind === 'brainSearch'
+    ? { kind: { case: 'brainSearch', value: { limit: s.limit } } }
+    : {
+        kind: {
+          case: 'playbook',
+          value: {
+            playbookId: s.playbookId,
+            version: s.version,
+            inputName: s.inputName,
+            alertInputName: s.alertInputName,
+            timeoutSeconds: s.timeoutSeconds,
+          },
+        },
+      };
+
 export const toEvaluation = (r: EvaluationRecord, scored: number): Evaluation =>
   create(EvaluationSchema, {
     evaluationId: r._id,
     organizationId: r.organizationId,
     datasetId: r.datasetId,
-    subject: { kind: { case: 'brainSearch', value: { limit: r.subject.limit } } },
+    subject: subjectMessage(r.subject),
     evaluators: r.evaluators,
     status: r.status,
     caseTotal: r.caseTotal,
@@ -72,6 +90,7 @@ export const toResult = (r: CaseResultRecord): CaseResult =>
     error: r.error,
     attempt: r.attempt,
     createTime: timestampFromMs(r.createdAt),
+    runId: r.runId ?? '',
   });
 
 /** The evaluation with its count of results (the number of results is the truth, not a counter). */
@@ -87,8 +106,9 @@ export async function ownedEvaluation(ctx: EvaluationContext, organizationId: st
   return evaluation;
 }
 
-function subjectOf(subject: Subject | undefined): EvaluationRecord['subject'] {
-  if (subject?.kind.case !== 'brainSearch') invalid('subject', 'give a subject: brain_search');
+async function subjectOf(ctx: EvaluationContext, organizationId: string, subject: Subject | undefined): Promise<SubjectRecord> {
+  if (subject?.kind.case === 'playbook') return playbookSubjectOf(ctx, organizationId, subject.kind.value);
+  if (subject?.kind.case !== 'brainSearch') invalid('subject', 'give a subject: brain_search or playbook');
   const limit = subject.kind.value.limit;
   if (limit > 50) invalid('subject.brain_search.limit', 'must be from 1 to 50 (0 for 10)');
   return { kind: 'brainSearch', limit: limit === 0 ? 10 : limit };
@@ -101,10 +121,10 @@ function evaluatorsOf(evaluators: Evaluator[]): Evaluator[] {
 
 export async function createEvaluation(ctx: EvaluationContext, req: CreateEvaluationRequest) {
   const organizationId = requireOrganization(req.organizationId);
-  const subject = subjectOf(req.subject);
   const evaluators = evaluatorsOf(req.evaluators);
   const label = requireText('label', req.label, 200);
   const dataset = await ownedDataset(ctx, organizationId, req.datasetId);
+  const subject = await subjectOf(ctx, organizationId, req.subject);
   const [last] = await ctx.cases.find({ datasetId: dataset._id }, { sort: { field: 'seq', direction: 'desc' }, limit: 1 });
   if (!last) throw failure('the dataset has no cases: add some first', Code.FailedPrecondition, REASONS.datasetEmpty);
   const now = ctx.now();
@@ -188,6 +208,8 @@ export async function compareEvaluations(ctx: EvaluationContext, req: CompareEva
       baseRank: b.firstRelevantRank,
       headRank: h.firstRelevantRank,
       change,
+      baseRunId: b.runId ?? '',
+      headRunId: h.runId ?? '',
     });
   }
   return create(CompareEvaluationsResponseSchema, {

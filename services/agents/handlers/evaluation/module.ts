@@ -5,10 +5,12 @@ import type { RecordStore } from '../../../common/storage/records/interface.ts';
 import { addCases, createDataset, deleteCase, deleteDataset, getDataset, listCases, listDatasets, updateDataset } from './datasets.ts';
 import { claimEvaluation, completeEvaluation, recordCaseResults } from './evaluation-leases.ts';
 import { compareEvaluations, createEvaluation, getEvaluation, listCaseResults, listEvaluations } from './evaluations.ts';
+import type { PlaybookRunsContext } from '../playbook-runs.ts';
+import { startCaseRun } from './case-runs.ts';
 import { openEvaluationContext, ownedCollections } from './records.ts';
 
-export function evaluationModule(records: RecordStore, now: () => number) {
-  const ctx = openEvaluationContext(records, now);
+export function evaluationModule(records: RecordStore, now: () => number, playbooks?: PlaybookRunsContext) {
+  const ctx = openEvaluationContext(records, now, playbooks);
   return {
     services: [EvaluationService],
     /** What an organization's deletion purges. */
@@ -31,6 +33,7 @@ export function evaluationModule(records: RecordStore, now: () => number) {
         claimEvaluation: (req) => claimEvaluation(ctx, req),
         recordCaseResults: (req) => recordCaseResults(ctx, req),
         completeEvaluation: (req) => completeEvaluation(ctx, req),
+        startCaseRun: (req) => startCaseRun(ctx, req),
       });
     },
   };

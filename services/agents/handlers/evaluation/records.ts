@@ -2,8 +2,10 @@
 // per-dataset counter, so a case keeps its place in the order added), evaluations (the queue
 // the evaluation workers claim from, like runs) and case results (one per evaluation and case,
 // under a fixed id, so a case is never scored twice).
+import { createHash } from 'node:crypto';
 import type { EvaluationStatus, Evaluator } from '../../../../gen/mindgate/agents/v1/evaluation_pb.js';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../../common/storage/records/interface.ts';
+import type { PlaybookRunsContext } from '../playbook-runs.ts';
 
 export interface MemoryKeyRecord {
   namespace: string;
@@ -46,11 +48,23 @@ export interface MetricRecord {
   cases: number;
 }
 
+/** A playbook subject as evaluated: the version resolved when the evaluation was created. */
+export interface PlaybookSubjectRecord {
+  kind: 'playbook';
+  playbookId: string;
+  version: number;
+  inputName: string;
+  alertInputName: string;
+  timeoutSeconds: number;
+}
+
+export type SubjectRecord = { kind: 'brainSearch'; limit: number } | PlaybookSubjectRecord;
+
 export interface EvaluationRecord extends RecordDoc {
   organizationId: string;
   datasetId: string;
-  /** The subject, as its oneof case and value (JSON of the proto message). */
-  subject: { kind: 'brainSearch'; limit: number };
+  /** The subject, as its oneof case and its fields. */
+  subject: SubjectRecord;
   evaluators: Evaluator[];
   status: EvaluationStatus;
   /** Cases with a seq up to this one are scored (the dataset's last when it was created). */
@@ -95,6 +109,8 @@ export interface CaseResultRecord extends RecordDoc {
   error: string;
   attempt: number;
   createdAt: number;
+  /** The run that answered the case (a playbook subject). */
+  runId?: string;
 }
 
 export interface EvaluationContext {
@@ -103,11 +119,14 @@ export interface EvaluationContext {
   counters: RecordCollection<CaseCounterRecord>;
   evaluations: RecordCollection<EvaluationRecord>;
   results: RecordCollection<CaseResultRecord>;
+  /** Playbooks and the runs queue, for playbook subjects (absent: only the Brain search is evaluated). */
+  playbooks?: PlaybookRunsContext;
   now: () => number;
 }
 
-export function openEvaluationContext(records: RecordStore, now: () => number): EvaluationContext {
+export function openEvaluationContext(records: RecordStore, now: () => number, playbooks?: PlaybookRunsContext): EvaluationContext {
   return {
+    playbooks,
     datasets: records.collection<DatasetRecord>('evaluation_datasets', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
     cases: records.collection<CaseRecord>('evaluation_cases', {
       indexes: [{ fields: ['datasetId', 'seq'] }, { fields: ['organizationId'] }],
@@ -134,3 +153,8 @@ export function ownedCollections(ctx: EvaluationContext): RecordCollection<Recor
 
 /** A result's id: one per evaluation and case. */
 export const resultId = (evaluationId: string, caseId: string) => `${evaluationId}:${caseId}`;
+
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+/** The run (and its thread) of a case of a playbook evaluation: one per evaluation and case, whoever starts it. */
+export const caseRunId = (evaluationId: string, caseId: string) => `run_e${digest(`${evaluationId}:${caseId}`)}`;
+export const caseThreadId = (evaluationId: string, caseId: string) => `thr_e${digest(`${evaluationId}:${caseId}`)}`;
