@@ -408,7 +408,7 @@ describe('helm chart', () => {
       matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: components }],
     });
     for (const [service, port, from] of [
-      ['brain', 50051, callers('edge')],
+      ['brain', 50051, callers('agents', 'edge')],
       ['entity-graph', 50052, callers('brain', 'edge')],
       ['agents', 50053, callers('edge')],
       ['billing', 50054, callers('agents', 'brain', 'edge')],

@@ -20,8 +20,9 @@ out here would run that service's code in its own process instead (services/comm
 edge: [brain, entity-graph, agents, billing]
 # Memory limits from billing; memory writes told to the graph (services/brain/graph-sync.ts).
 brain: [billing, entity-graph]
-# Member and run limits from billing.
-agents: [billing]
+# Member and run limits from billing; scheduled jobs' seeding targets start runs of the brain's
+# SeedingService.
+agents: [billing, brain]
 # Asks no other service (the edge checks the plan's entity_graph entitlement).
 entity-graph: []
 billing: []
