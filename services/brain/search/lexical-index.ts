@@ -58,6 +58,8 @@ export interface LexicalHit {
 const K1 = 1.2;
 const B = 0.75;
 const MAX_TF = 255;
+/** Slots a posting can name: slot * 256 + tf stays below 2^32, for integer operations. */
+const MAX_SLOTS = 2 ** 24;
 /** Title words count this many times: a title is a summary, so its words weigh more. */
 const TITLE_WEIGHT = 2;
 
@@ -110,6 +112,8 @@ export class LexicalIndex {
 
   upsert(doc: IndexedMemory): void {
     this.remove(doc.key);
+    if (this.slots.length >= MAX_SLOTS) this.compact();
+    if (this.slots.length >= MAX_SLOTS) throw new Error(`a lexical index holds at most ${MAX_SLOTS} memories`);
     const counts = new Map<string, number>();
     const all = memoryTerms(doc);
     for (const t of all) counts.set(t, (counts.get(t) ?? 0) + 1);
@@ -244,10 +248,12 @@ export class LexicalIndex {
   /** BM25 of the documents in `slots` one by one: the same scores the postings walk sums. */
   private searchSlots(slots: number[], weighted: WeightedTerm[], limit: number, filter: CompiledFilter): LexicalHit[] {
     const { norm0, norm1 } = this.lengthNorm();
+    // Every slot lists one of the entities: only the filter's other conditions are left to check.
+    const rest = compileFilter({ ...filter, entities: undefined });
     const hits: LexicalHit[] = [];
     for (const slot of slots) {
       const entry = this.slots[slot]!;
-      if (!this.passes(entry, filter)) continue;
+      if (rest.any && !this.passes(entry, rest)) continue;
       const score = this.scoreEntry(entry, weighted, norm0, norm1);
       if (score > 0) hits.push({ key: entry.key, score });
     }
@@ -290,11 +296,12 @@ export class LexicalIndex {
         continue;
       }
       for (const packed of list) {
-        const slot = Math.floor(packed / 256);
+        // Integer operations: a posting is below 2^32 while slots are below 2^24 (see upsert).
+        const slot = packed >>> 8;
         const length = lengths[slot]!;
         // A dead slot has no length; after pruning only documents found so far are updated.
         if (length === 0 || (pruned && scratch[slot] === 0)) continue;
-        const tf = packed % 256;
+        const tf = packed & 255;
         if (scratch[slot] === 0) touched.push(slot);
         scratch[slot] += (idf * tf * (K1 + 1)) / (tf + norm0 + norm1 * length);
       }

@@ -31,10 +31,13 @@ const BUILD_THREADS = 2;
 
 export class AnnIndex {
   private readonly index: InstanceType<typeof usearch.Index>;
-  /** Stable numeric keys of the point ids (rows move in the matrix, keys do not). */
-  private readonly keyOf = new Map<string, bigint>();
-  private readonly idOf = new Map<bigint, string>();
-  private nextKey = 1n;
+  /**
+   * Stable numeric keys of the point ids (rows move in the matrix, keys do not), and the id of
+   * each key by its number: an array read per candidate instead of a bigint-keyed map.
+   */
+  private readonly keyOf = new Map<string, number>();
+  private readonly idOf: (string | undefined)[] = [];
+  private nextKey = 1;
   private building = false;
   /** True once every row present when the build started (and every later write) is in the graph. */
   ready = false;
@@ -58,21 +61,21 @@ export class AnnIndex {
   set(id: string, vector: Float32Array): void {
     const old = this.keyOf.get(id);
     if (old !== undefined) {
-      this.index.remove(old);
-      this.idOf.delete(old);
+      this.index.remove(BigInt(old));
+      this.idOf[old] = undefined;
     }
     const key = this.nextKey++;
     this.keyOf.set(id, key);
-    this.idOf.set(key, id);
-    this.index.add(key, vector);
+    this.idOf[key] = id;
+    this.index.add(BigInt(key), vector);
   }
 
   delete(id: string): void {
     const key = this.keyOf.get(id);
     if (key === undefined) return;
-    this.index.remove(key);
+    this.index.remove(BigInt(key));
     this.keyOf.delete(id);
-    this.idOf.delete(key);
+    this.idOf[key] = undefined;
   }
 
   /** The ids of about the `k` nearest points, nearest first. */
@@ -80,7 +83,7 @@ export class AnnIndex {
     const found = this.index.search(query, Math.min(k, this.index.size()), 1);
     const ids: string[] = [];
     for (const key of found.keys) {
-      const id = this.idOf.get(key);
+      const id = this.idOf[Number(key)];
       if (id !== undefined) ids.push(id);
     }
     return ids;
@@ -97,7 +100,7 @@ export class AnnIndex {
     let next = 0;
     const slice = () => {
       const end = Math.min(ids.length, next + BUILD_SLICE);
-      const keys: bigint[] = [];
+      const keys: number[] = [];
       const vectors: Float32Array[] = [];
       for (; next < end; next++) {
         const id = ids[next]!;
@@ -105,14 +108,14 @@ export class AnnIndex {
         if (!vector) continue;
         const key = this.nextKey++;
         this.keyOf.set(id, key);
-        this.idOf.set(key, id);
+        this.idOf[key] = id;
         keys.push(key);
         vectors.push(vector);
       }
       if (keys.length) {
         const matrix = new Float32Array(vectors.length * vectors[0]!.length);
         for (const [i, v] of vectors.entries()) matrix.set(v, i * v.length);
-        this.index.add(BigUint64Array.from(keys), matrix, BUILD_THREADS);
+        this.index.add(BigUint64Array.from(keys, BigInt), matrix, BUILD_THREADS);
       }
       if (next < ids.length) setImmediate(slice);
       else {

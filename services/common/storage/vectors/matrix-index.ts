@@ -220,13 +220,15 @@ export class MatrixIndex {
     return this.floats.slice(start, start + this.dimensions);
   }
 
-  /** Dot product of the unit `query` with a stored row. */
-  private dot(query: Float32Array, row: number): number {
-    const start = (this.matrixOffset >> 2) + row * this.stride;
-    const floats = this.floats;
-    let sum = 0;
-    for (let d = 0; d < this.dimensions; d++) sum += floats[start + d]! * query[d]!;
-    return sum;
+  /**
+   * Dot product of the query (already in the kernel's query buffer) with a stored row, by the
+   * kernel: the same arithmetic as the scan, so an approximate search's scores are the exact
+   * search's to the bit, and four lanes at a time (a JavaScript loop over 400 candidates was a
+   * tenth of a search's CPU at 100,000 memories).
+   */
+  private rowScore(row: number): number {
+    this.scores(this.matrixOffset + row * this.stride * 4, 0, 1, this.stride, this.scoresOffset);
+    return this.floats[this.scoresOffset >> 2]!;
   }
 
   /**
@@ -242,10 +244,11 @@ export class MatrixIndex {
     const useFilter = filter !== undefined && Object.keys(filter).length > 0;
     const scored: { score: number; row: number }[] = [];
     const candidates = this.ann.search(query, Math.max(8 * limit, 128));
+    this.floats.set(query, 0);
     for (const id of candidates) {
       const row = this.rowOf.get(id);
       if (row === undefined || (useFilter && !matchesFilter(this.payloads[row]!, filter))) continue;
-      scored.push({ score: this.dot(query, row), row });
+      scored.push({ score: this.rowScore(row), row });
     }
     // A selective filter (most candidates fail it) would leave the true top rows outside the
     // candidates: scan instead.
