@@ -17,8 +17,10 @@ import type { ModuleConfig } from '../common/config.ts';
 import { outboxRoutes } from '../common/events/outbox-routes.ts';
 import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
 import { loadKeyEncryption } from '../common/key-encryption.ts';
+import { resealAtStart } from '../common/key-encryption-reseal.ts';
 import type { ServiceDeps } from '../modules.ts';
 import { withMemberLimit } from './handlers/member-limit.ts';
+import { sealedEndpointSecrets, sealedSourceSecrets } from './sealed-records.ts';
 import { withRunLimit } from './handlers/run-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
@@ -478,6 +480,15 @@ export function createAgentsModule(
       webhooks.routes(router);
       jobs.routes(router);
       evaluation.routes(router);
+    },
+    // Before it serves, every secret it keeps is sealed again under the current key-encryption
+    // key (a rotation), as the edge does with its own; a key that opens none of them stops the start.
+    start: async () => {
+      await resealAtStart(logger, 'agents', kek, [
+        sealedEndpointSecrets(contexts.webhooks.endpoints, kek),
+        sealedSourceSecrets(alerts.sources, kek),
+        gateway.sealedRecords(kek),
+      ]);
     },
     close: async () => {
       await Promise.all([webhooks.close(), timeouts.stop(), jobs.close()]);
