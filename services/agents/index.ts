@@ -65,6 +65,7 @@ import {
   acceptInvitation,
   createInvitation,
   getInvitationByToken,
+  replaceInvitationLink,
   listInvitations,
   resendInvitation,
   revokeInvitation,
@@ -358,6 +359,7 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     revokeInvitation: (req) => revokeInvitation(c.invitations, req),
     getInvitationByToken: (req) => getInvitationByToken(c.invitations, req),
     acceptInvitation: (req) => acceptInvitation(c.invitations, req),
+    replaceInvitationLink: (req) => replaceInvitationLink(c.invitations, req),
   });
   router.service(TeamsService, {
     createTeam: (req) => createTeam(c.teams, req),
