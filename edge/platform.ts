@@ -3,6 +3,7 @@
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../services/common/config.ts';
 import { resolveInternalToken } from '../services/common/internal-token.ts';
 import { loadKeyEncryption } from '../services/common/key-encryption.ts';
+import { resealAtStart } from '../services/common/key-encryption-reseal.ts';
 import type { Logger } from '../services/common/log.ts';
 import { startMetricsListener, type MetricsListener } from '../services/common/metrics/listener.ts';
 import { createMetrics, type Metrics } from '../services/common/metrics/registry.ts';
@@ -13,11 +14,12 @@ import { createServiceClients, type ServiceClients, type ServiceTarget } from '.
 import type { EdgeConfig, SurfaceName } from './config.ts';
 import type { AppContext } from './context.ts';
 import { startEdge, type Edge } from './index.ts';
-import { resealClientSecrets } from './oauth/adapter.ts';
-import { loadAuthKeys, resealAuthKeys } from './oauth/keys.ts';
+import { sealedClientSecrets } from './oauth/adapter.ts';
+import { loadAuthKeys, sealedAuthKeys } from './oauth/keys.ts';
 import { createRevocationStore } from './oauth/revocations.ts';
 import { createTokenVerifier } from './oauth/verify.ts';
-import { createMailQueue } from './mail/queue.ts';
+import { createMailQueue, sealedMailTexts } from './mail/queue.ts';
+import { sealedAnswers } from './api/idempotency.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { startRunners } from './runs/runners.ts';
 import { createEvaluationWorker } from './evaluation/worker.ts';
@@ -122,14 +124,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     if (config.metrics) metricsListener = await startMetricsListener({ ...config.metrics, registry: metrics.registry, logger });
     const internalToken = resolveInternalToken(config.internalToken, config.storage.dataDir);
     const keyEncryption = loadKeyEncryption(config.storage.keyEncryption);
-    // Opens, and seals again after an upgrade or a rotation, every stored secret before any
-    // listener starts: a wrong key-encryption key stops the start here, with one error. The
-    // count tells an operator rotating the key when the previous one is no longer needed.
-    const resealed = (await resealAuthKeys(stores.records, keyEncryption)) + (await resealClientSecrets(stores.records, keyEncryption));
-    logger.info(
-      { keyId: keyEncryption.keyId, resealed },
-      `stored secrets are sealed under key-encryption key ${keyEncryption.keyId} (${resealed} sealed again at this start)`,
-    );
+    // Opens, and seals again after an upgrade or a rotation, every secret the edge stores before
+    // any listener starts: a wrong key-encryption key stops the start here, with one error. The
+    // count tells an operator rotating the key when the previous one is no longer needed. The
+    // agents service does the same with its own records when its module starts.
+    await resealAtStart(logger, 'edge', keyEncryption, [
+      sealedAuthKeys(stores.records, keyEncryption),
+      sealedClientSecrets(stores.records, keyEncryption),
+      sealedMailTexts(stores.records, keyEncryption, now),
+      sealedAnswers(stores.records, keyEncryption),
+    ]);
     // The services that enforce a plan ask billing, and the brain tells the entity graph of memory
     // writes, through the same clients as the edge, built below.
     let clients: ServiceClients | undefined;

@@ -10,7 +10,9 @@ import type { AppContext } from '../context.ts';
 import type { AnyApiRouteContext } from '../http/api-route.ts';
 import { readBody } from '../http/respond.ts';
 import { RequestValidationError } from '../http/validation.ts';
-import type { RecordCollection, RecordDoc } from '../../services/common/storage/records/interface.ts';
+import type { KeyEncryption } from '../../services/common/key-encryption.ts';
+import { resealEnvelope, type SealedRecords } from '../../services/common/key-encryption-reseal.ts';
+import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { Caller } from './auth.ts';
 import { ConflictError, stashBody } from './rest-route.ts';
 
@@ -28,6 +30,22 @@ interface IdempotencyDoc extends RecordDoc {
   status?: number;
   /** The answer's body, sealed. */
   body?: string;
+}
+
+const answerContext = (id: string) => `idempotency:${id}`;
+
+/**
+ * The kept answers as the start seals them again (services/common/key-encryption-reseal.ts), so a
+ * replay within the 24 hours still opens after a rotation; conditional on the envelope read.
+ */
+export function sealedAnswers(records: RecordStore, kek: KeyEncryption): SealedRecords<IdempotencyDoc> {
+  return {
+    collection: records.collection<IdempotencyDoc>(IDEMPOTENCY_COLLECTION),
+    filter: { state: 'done' },
+    reseal: (doc) =>
+      doc.body !== undefined && kek.isStale(doc.body) ? { ...doc, body: resealEnvelope(kek, doc.body, answerContext(doc._id)) } : undefined,
+    expect: (doc) => ({ body: doc.body ?? null }),
+  };
 }
 
 const sha256 = (...parts: (string | Buffer)[]) => {
@@ -81,7 +99,7 @@ export function createIdempotency(ctx: AppContext): IdempotentRun {
     const body = await readBody(c.req, bodyLimit ?? limit);
     stashBody(c, body);
     const id = sha256(caller.organizationId, caller.kind, caller.subject, operationId, key);
-    const context = `idempotency:${id}`;
+    const context = answerContext(id);
     const fingerprint = sha256(c.req.method ?? '', c.path, body);
     const now = ctx.now();
     const claimed = await keys.put({ _id: id, state: 'pending', fingerprint, expiresAt: now + PENDING_TTL_MS }, { expect: null });

@@ -10,7 +10,7 @@ import {
   type McpServerSchema,
 } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
-import { clientSecretContext } from '../gateway/managed-servers.ts';
+import { upstreamSecretContext } from '../../services/agents/handlers/mcp-server-settings.ts';
 import { RequestValidationError } from '../http/validation.ts';
 import type { CreateMcpServerBody } from './mcp-server-schemas.ts';
 import { iso } from './rest-route.ts';
@@ -151,5 +151,5 @@ export function serverMessage(body: CreateMcpServerBody, sealed: string, integra
 }
 
 export function sealClientSecret(kek: KeyEncryption, serverName: string, secret: string | undefined): string {
-  return secret ? kek.seal(secret, clientSecretContext(serverName)) : '';
+  return secret ? kek.seal(secret, upstreamSecretContext(serverName)) : '';
 }

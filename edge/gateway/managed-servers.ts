@@ -3,15 +3,11 @@
 // secret opened from its key-encryption envelope. The REST API seals with the same context.
 import type { McpServer } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
+import { upstreamSecretContext } from '../../services/agents/handlers/mcp-server-settings.ts';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
 import { defaultScopes, type GatewayServerAuth, type GatewayServerConfig } from './config.ts';
 
 const DEFAULT_UPSTREAM_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
-
-/** Binds a sealed client secret to its server: an envelope copied to another server does not open. */
-export function clientSecretContext(serverName: string): string {
-  return `mcp_servers/${serverName}/client_secret`;
-}
 
 function authOf(server: McpServer, kek: KeyEncryption): GatewayServerAuth {
   const auth = server.auth;
@@ -25,7 +21,7 @@ function authOf(server: McpServer, kek: KeyEncryption): GatewayServerAuth {
           authorizationEndpoint: u.authorizationEndpoint || undefined,
           tokenEndpoint: u.tokenEndpoint || undefined,
           clientId: u.clientId,
-          clientSecret: u.sealedClientSecret ? kek.open(u.sealedClientSecret, clientSecretContext(server.name)) : undefined,
+          clientSecret: u.sealedClientSecret ? kek.open(u.sealedClientSecret, upstreamSecretContext(server.name)) : undefined,
           tokenEndpointAuthMethod: u.tokenEndpointAuthMethod as 'client_secret_basic' | 'client_secret_post' | 'none',
           // As for a servers-file entry: the server's scopes when the upstream names none.
           scopes: u.scopes.length > 0 ? [...u.scopes] : server.scopes.length > 0 ? [...server.scopes] : [...DEFAULT_UPSTREAM_SCOPES],

@@ -15,6 +15,7 @@
 // message's text.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
+import { resealEnvelope, type SealedRecords } from '../../services/common/key-encryption-reseal.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { MailConfig } from './config.ts';
@@ -73,10 +74,29 @@ const FAILED_KEPT_MS = 30 * 86_400_000;
 const BATCH = 20;
 
 const textContext = (id: string) => `mail_queue/${id}/text`;
+const MAIL_COLLECTION = 'mail_queue';
+
+/**
+ * The messages not yet delivered, as the start seals their text again (services/common/
+ * key-encryption-reseal.ts). A message a replica is delivering right now (its lease runs) is left
+ * to it: moving its version would make a delivered message look undelivered, and be sent twice.
+ */
+export function sealedMailTexts(records: RecordStore, kek: KeyEncryption, now: () => number): SealedRecords<MailRecord> {
+  return {
+    collection: records.collection<MailRecord>(MAIL_COLLECTION),
+    filter: { sealedText: { $exists: true } },
+    reseal(doc) {
+      const leased = doc.status === 'sending' && (doc.dueAt ?? 0) > now();
+      if (doc.sealedText === undefined || leased || !kek.isStale(doc.sealedText)) return undefined;
+      return { ...doc, sealedText: resealEnvelope(kek, doc.sealedText, textContext(doc._id)), version: doc.version + 1 };
+    },
+    expect: (doc) => ({ version: doc.version }),
+  };
+}
 
 export function createMailQueue(options: MailQueueOptions): MailQueue {
   const { kek, transport, config, logger, now } = options;
-  const messages = options.records.collection<MailRecord>('mail_queue', { indexes: [{ fields: ['dueAt'] }] });
+  const messages = options.records.collection<MailRecord>(MAIL_COLLECTION, { indexes: [{ fields: ['dueAt'] }] });
   const replica = randomUUID();
   const attempt = (record: MailRecord) => deliver({ messages, kek, transport, config, logger, now }, record);
   let worker: { stop(): Promise<void> } | undefined;

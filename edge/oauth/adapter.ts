@@ -4,6 +4,7 @@
 // stored sealed under the key-encryption key (clientRecord), never in clear.
 import { errors } from 'oidc-provider';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
+import type { SealedRecords } from '../../services/common/key-encryption-reseal.ts';
 import type { RecordCollection, RecordDoc, RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { RevocationStore } from './revocations.ts';
 
@@ -70,25 +71,20 @@ export function openClientRecord(kek: KeyEncryption, clientId: string, text: str
 }
 
 /**
- * Seals, under the current key-encryption key, every client secret stored in clear or under a
- * previous key; run at start, so a rotation or an upgrade leaves no secret behind. Opening each
- * record also proves the configured keys are the right ones before any listener starts.
+ * The Client records as the start re-seals them (services/common/key-encryption-reseal.ts): every
+ * one not written under the current key-encryption key, so a rotation or an upgrade leaves no
+ * secret behind. The write is conditional on the payload read, which the new envelope changes.
  */
-export async function resealClientSecrets(records: RecordStore, kek: KeyEncryption): Promise<number> {
-  const clients = records.collection<ModelDoc>(collectionName('Client'));
-  let resealed = 0;
-  let after = '';
-  for (;;) {
-    const page = await clients.find({ sealedWith: { $ne: kek.keyId }, _id: { $gt: after } }, { limit: 500 });
-    for (const doc of page) {
-      const { payload } = openClientRecord(kek, doc._id, doc.payload);
-      // Compare-and-set on the text read: a record changed meanwhile was written sealed already.
-      if (await clients.put({ ...doc, ...clientRecord(kek, doc._id, payload) }, { expect: { payload: doc.payload } })) resealed += 1;
-    }
-    if (page.length < 500) break;
-    after = page[page.length - 1]!._id;
-  }
-  return resealed;
+export function sealedClientSecrets(records: RecordStore, kek: KeyEncryption): SealedRecords<ModelDoc> {
+  return {
+    collection: records.collection<ModelDoc>(collectionName('Client')),
+    filter: { sealedWith: { $ne: kek.keyId } },
+    reseal: (doc) =>
+      doc.sealedWith === kek.keyId
+        ? undefined
+        : { ...doc, ...clientRecord(kek, doc._id, openClientRecord(kek, doc._id, doc.payload).payload) },
+    expect: (doc) => ({ payload: doc.payload }),
+  };
 }
 
 export function createAdapterFactory(options: AdapterOptions) {

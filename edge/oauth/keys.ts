@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { KeyEncryption } from '../../services/common/key-encryption.ts';
+import type { SealedRecords } from '../../services/common/key-encryption-reseal.ts';
 import type { RecordStore } from '../../services/common/storage/records/interface.ts';
 import type { AuthConfig } from './config.ts';
 
@@ -54,19 +55,17 @@ function openStored<T>(kek: KeyEncryption, doc: KeysDoc): T {
 }
 
 /**
- * Seals again, under the current key-encryption key, stored keys that are in clear (an earlier
- * version wrote them) or sealed under a previous key; returns how many. Run at start. Replicas
- * doing so at once write the same keys.
+ * The stored keys as the start re-seals them (services/common/key-encryption-reseal.ts): those in
+ * clear (an earlier version wrote them) or sealed under a previous key-encryption key. The write
+ * is conditional on the envelope read, which the new one replaces.
  */
-export async function resealAuthKeys(records: RecordStore, kek: KeyEncryption): Promise<number> {
-  const keys = records.collection<KeysDoc>(KEYS_COLLECTION);
-  let resealed = 0;
-  for (const doc of await keys.find({}, { limit: 100 })) {
-    if (typeof doc.sealed === 'string' && !kek.isStale(doc.sealed)) continue;
-    await keys.put(sealedDoc(kek, doc._id, openStored(kek, doc)));
-    resealed += 1;
-  }
-  return resealed;
+export function sealedAuthKeys(records: RecordStore, kek: KeyEncryption): SealedRecords<KeysDoc> {
+  return {
+    collection: records.collection<KeysDoc>(KEYS_COLLECTION),
+    reseal: (doc) =>
+      typeof doc.sealed === 'string' && !kek.isStale(doc.sealed) ? undefined : sealedDoc(kek, doc._id, openStored(kek, doc)),
+    expect: (doc) => ({ sealed: doc.sealed ?? null }),
+  };
 }
 
 async function persistOnce<T>(records: RecordStore, kek: KeyEncryption, id: string, make: () => Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { GatewayKeysService } from '../../gen/mindgate/agents/v1/gateway_keys_pb.js';
 import { GatewayRegistryService } from '../../gen/mindgate/agents/v1/gateway_registry_pb.js';
 import { McpServersService } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
+import type { KeyEncryption } from '../common/key-encryption.ts';
 import type { RecordStore } from '../common/storage/records/interface.ts';
 import {
   createGatewayKey,
@@ -29,6 +30,7 @@ import {
   type McpServerRecord,
   type McpServersContext,
 } from './handlers/mcp-servers.ts';
+import { sealedUpstreamSecrets } from './sealed-records.ts';
 
 export function gatewayModule(records: RecordStore, now: () => number) {
   const state = records.collection<RegistryVersionRecord>('gateway_registry_state');
@@ -47,6 +49,8 @@ export function gatewayModule(records: RecordStore, now: () => number) {
   const registry: GatewayRegistryContext = { state, servers: servers.servers, keys: keys.keys, now };
   return {
     services: [McpServersService, GatewayKeysService, GatewayRegistryService],
+    /** The servers' upstream client secrets, as the start seals them again. */
+    sealedRecords: (kek: KeyEncryption) => sealedUpstreamSecrets(servers.servers, state, kek),
     /** A deleted organization's servers go at once: the replicas stop serving them, their names are free. */
     async closeOrganization(organizationId: string): Promise<void> {
       if ((await servers.servers.deleteMany({ organizationId })) > 0) await bumpRegistryVersion(state);

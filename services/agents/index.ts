@@ -17,8 +17,10 @@ import type { ModuleConfig } from '../common/config.ts';
 import { outboxRoutes } from '../common/events/outbox-routes.ts';
 import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
 import { loadKeyEncryption } from '../common/key-encryption.ts';
+import { resealAtStart } from '../common/key-encryption-reseal.ts';
 import type { ServiceDeps } from '../modules.ts';
 import { withMemberLimit } from './handlers/member-limit.ts';
+import { sealedEndpointSecrets, sealedSourceSecrets } from './sealed-records.ts';
 import { withRunLimit } from './handlers/run-limit.ts';
 import type { Logger } from '../common/log.ts';
 import type { RpcServiceModule } from '../common/rpc/server.ts';
@@ -63,6 +65,7 @@ import {
   acceptInvitation,
   createInvitation,
   getInvitationByToken,
+  replaceInvitationLink,
   listInvitations,
   resendInvitation,
   revokeInvitation,
@@ -356,6 +359,7 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     revokeInvitation: (req) => revokeInvitation(c.invitations, req),
     getInvitationByToken: (req) => getInvitationByToken(c.invitations, req),
     acceptInvitation: (req) => acceptInvitation(c.invitations, req),
+    replaceInvitationLink: (req) => replaceInvitationLink(c.invitations, req),
   });
   router.service(TeamsService, {
     createTeam: (req) => createTeam(c.teams, req),
@@ -479,6 +483,15 @@ export function createAgentsModule(
       webhooks.routes(router);
       jobs.routes(router);
       evaluation.routes(router);
+    },
+    // Before it serves, every secret it keeps is sealed again under the current key-encryption
+    // key (a rotation), as the edge does with its own; a key that opens none of them stops the start.
+    start: async () => {
+      await resealAtStart(logger, 'agents', kek, [
+        sealedEndpointSecrets(contexts.webhooks.endpoints, kek),
+        sealedSourceSecrets(alerts.sources, kek),
+        gateway.sealedRecords(kek),
+      ]);
     },
     close: async () => {
       await Promise.all([webhooks.close(), timeouts.stop(), jobs.close()]);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
+import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { joinAs, userIdOf } from '../support/members.ts';
 import {
   browse,
@@ -59,6 +60,75 @@ function linkFor(email: string): string {
   return /(http\S+\/invitations\/[A-Za-z0-9_-]{43})/.exec(last.text)![1];
 }
 
+/** The invitation link in a message's text. */
+function linkIn(text: string): string {
+  return /(http\S+\/invitations\/[A-Za-z0-9_-]{43})/.exec(text)![1]!;
+}
+
+/** max_members of the default catalogue's Starter plan. */
+const STARTER_MAX_MEMBERS = 10;
+
+/** Adds members (usr_filler0, usr_filler1...) until the organization has `count`. */
+async function fill(organizationId: string, count: number): Promise<void> {
+  const { members } = await platform.ctx.clients.organizations.listMembers({ organizationId, pageSize: 100 });
+  for (let i = members.length; i < count; i++) {
+    await platform.ctx.clients.organizations.addMember({ organizationId, userId: `usr_filler${i - members.length}`, role: Role.VIEWER });
+  }
+}
+
+type Answer = Awaited<ReturnType<typeof browse>>;
+
+/**
+ * Invites each address into the organization, then on its link: opens it, signs in with a wrong
+ * password, opens it again, chooses "I am new", and opens it again; checks that every answer is
+ * the same for every address (status, headers and text, with what differs on every request
+ * masked: the address, the link's token, the date, the request id and random values).
+ */
+async function compareAnswers(
+  token: string,
+  organizationId: string,
+  emails: string[],
+  password: string,
+  options: { beforeAnswers?: () => Promise<void> } = {},
+) {
+  const links: string[] = [];
+  for (const email of emails) {
+    const invited = await call(`/organizations/${organizationId}/invitations`, { token, body: { email, role: 'member' } });
+    expect(invited.status).toBe(201);
+    links.push(linkFor(email));
+  }
+  await options.beforeAnswers?.();
+  const answers = [];
+  for (const [i, email] of emails.entries()) {
+    const link = links[i]!;
+    const jar = new CookieJar();
+    const page = await browse(jar, link);
+    const csrf = formField(page.body, 'csrf');
+    const wrong = await browse(jar, link, { form: { csrf, action: 'sign-in', password: 'not-the-password-at-all' } });
+    const afterWrong = await browse(jar, link);
+    const signUp = await browse(jar, link, { form: { csrf, action: 'sign-up', name: 'Someone', password } });
+    const afterSignUp = await browse(jar, link);
+    answers.push({ email, link, page, wrong, afterWrong, signUp, afterSignUp });
+  }
+  const random = /[A-Za-z0-9_-]{22,}|[0-9a-f-]{36}/g;
+  const shape = (r: Answer, email: string) => {
+    const headers = Object.fromEntries(
+      [...r.headers].filter(([k]) => k !== 'date' && k !== 'content-length').map(([k, v]) => [k, v.replace(random, '<random>')]),
+    );
+    expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.body));
+    return { status: r.status, headers, body: r.body.replaceAll(email, '<address>').replace(random, '<random>') };
+  };
+  const [first, ...rest] = answers;
+  for (const other of rest) {
+    for (const step of ['page', 'wrong', 'afterWrong', 'signUp', 'afterSignUp'] as const) {
+      expect(shape(other[step], other.email), step).toEqual(shape(first![step], first!.email));
+    }
+  }
+  expect(first!.wrong.status).toBe(400);
+  expect(first!.afterWrong.status).toBe(200);
+  return answers;
+}
+
 async function accept(link: string, form: Record<string, string>) {
   const jar = new CookieJar();
   const page = await browse(jar, link);
@@ -108,47 +178,72 @@ describe('inviting and joining', () => {
     expect(membership.membership!.role).toBe(Role.VIEWER);
   });
 
-  it('never reveals whether the invited address has an account: "I am new" and a wrong password answer alike', async () => {
+  it('never reveals whether the invited address has an account: "I am new", a wrong password and the link after each answer alike', async () => {
     const existing = await obtainAccessToken(platform, { resource: api });
     const fresh = newTestUser('fresh');
-    const answers = [];
-    for (const email of [existing.user.email, fresh.email]) {
-      await call(invitations(), { token: owner.access_token, body: { email, role: 'member' } });
-      const link = linkFor(email);
-      const jar = new CookieJar();
-      const page = await browse(jar, link);
-      const csrf = formField(page.body, 'csrf');
-      const wrong = await browse(jar, link, { form: { csrf, action: 'sign-in', password: 'not-the-password-at-all' } });
-      const signUp = await browse(jar, link, { form: { csrf, action: 'sign-up', name: 'Someone', password: fresh.password } });
-      answers.push({ email, link, page, wrong, signUp });
-    }
-    // Status, headers and text, with what differs on every request masked: the address (and the
-    // length, which follows it), the link's token, the date, the request id and random values.
-    const random = /[A-Za-z0-9_-]{22,}|[0-9a-f-]{36}/g;
-    const shape = (r: Awaited<ReturnType<typeof browse>>, email: string) => {
-      const headers = Object.fromEntries(
-        [...r.headers].filter(([k]) => k !== 'date' && k !== 'content-length').map(([k, v]) => [k, v.replace(random, '<random>')]),
-      );
-      expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.body));
-      return { status: r.status, headers, body: r.body.replaceAll(email, '<address>').replace(random, '<random>') };
-    };
-    const [registered, created] = answers;
-    for (const step of ['page', 'wrong', 'signUp'] as const) {
-      expect(shape(registered![step], registered!.email), step).toEqual(shape(created![step], created!.email));
-    }
+    const [registered, created] = await compareAnswers(owner.access_token, org, [existing.user.email, fresh.email], fresh.password);
     expect(registered!.signUp.status).toBe(200);
     expect(registered!.signUp.body).toContain('Check your e-mail');
+    // The link the page was opened with is ended either way: used up by the account that joined,
+    // replaced for the existing one (its new link is mailed to the address).
+    expect(registered!.afterSignUp.status).toBe(404);
     // What differs is in the e-mail, which only the address's owner reads.
     expect(mailsTo(created!.email).at(-1)!.subject).toContain('You joined');
     const notice = mailsTo(registered!.email).at(-1)!;
     expect(notice.subject).toContain('you already have an account');
-    expect(notice.text).toContain(registered!.link);
     expect(notice.text).not.toContain(fresh.password);
-    // Nothing changed for the existing account: its password stands, and the link still lets it join.
+    const newLink = linkIn(notice.text);
+    expect(newLink).not.toBe(registered!.link);
+    // Nothing changed for the existing account: its password stands, and the new link lets it join.
     await expect(platform.ctx.clients.organizations.getMembership({ organizationId: org, userId: userIdOf(existing) })).rejects.toThrow();
-    const joined = await accept(registered!.link, { action: 'sign-in', password: existing.user.password });
+    const joined = await accept(newLink, { action: 'sign-in', password: existing.user.password });
     expect(joined.status).toBe(200);
     expect(joined.body).toContain('You joined');
+  });
+
+  it('never reveals it when the organization is full either; the accounts join from the mailed links once there is room', async () => {
+    const full = await obtainAccessToken(platform, { resource: api });
+    await platform.ctx.clients.billing.setPlan({ organizationId: full.organizationId, plan: Plan.STARTER });
+    const existing = await obtainAccessToken(platform, { resource: api });
+    const fresh = newTestUser('full');
+    // Invited while there is room; then members fill every seat the Starter plan has.
+    const [registered, created] = await compareAnswers(
+      full.access_token,
+      full.organizationId,
+      [existing.user.email, fresh.email],
+      fresh.password,
+      {
+        beforeAnswers: () => fill(full.organizationId, STARTER_MAX_MEMBERS),
+      },
+    );
+    for (const answer of [registered!, created!]) {
+      expect(answer.signUp.status).toBe(200);
+      expect(answer.signUp.body).toContain('Check your e-mail');
+      expect(answer.afterSignUp.status).toBe(404);
+    }
+    // The e-mails say what happened: the new account was created and waits for room.
+    const waiting = mailsTo(fresh.email).at(-1)!;
+    expect(waiting.subject).toContain('full for now');
+    const notice = mailsTo(existing.user.email).at(-1)!;
+    expect(notice.subject).toContain('you already have an account');
+    // A correct password is told the organization is full (it proves the address), and the link stays.
+    const refused = await accept(linkIn(waiting.text), { action: 'sign-in', password: fresh.password });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('is full');
+    await platform.ctx.clients.organizations.removeMember({
+      organizationId: full.organizationId,
+      userId: 'usr_filler0',
+      actorRole: Role.OWNER,
+      actorUserId: userIdOf(full),
+    });
+    expect((await accept(linkIn(waiting.text), { action: 'sign-in', password: fresh.password })).body).toContain('You joined');
+    await platform.ctx.clients.organizations.removeMember({
+      organizationId: full.organizationId,
+      userId: 'usr_filler1',
+      actorRole: Role.OWNER,
+      actorUserId: userIdOf(full),
+    });
+    expect((await accept(linkIn(notice.text), { action: 'sign-in', password: existing.user.password })).body).toContain('You joined');
   });
 
   it('accepts only for the invited address', async () => {

@@ -12,6 +12,7 @@ import {
   GetInvitationByTokenRequestSchema,
   InvitationState,
   ListInvitationsRequestSchema,
+  ReplaceInvitationLinkRequestSchema,
   ResendInvitationRequestSchema,
 } from '../../gen/mindgate/agents/v1/invitations_pb.js';
 import { CreateOrganizationRequestSchema, Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
@@ -21,6 +22,7 @@ import {
   getInvitationByToken,
   INVITATION_TTL_MS,
   listInvitations,
+  replaceInvitationLink,
   resendInvitation,
   type InvitationRecord,
   type InvitationsContext,
@@ -114,6 +116,33 @@ describe('invitations and time', () => {
     const results = await Promise.allSettled([
       acceptInvitation(ctx, create(AcceptInvitationRequestSchema, { token, userId: 'usr_a', userEmail: 'race@example.test' })),
       acceptInvitation(ctx, create(AcceptInvitationRequestSchema, { token, userId: 'usr_b', userEmail: 'race@example.test' })),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('replaces a link without moving its expiry or who invited, and races an acceptance fairly', async () => {
+    const created = await invite('replaced@example.test');
+    clock += 60_000;
+    const replaced = await replaceInvitationLink(ctx, create(ReplaceInvitationLinkRequestSchema, { token: created.token }));
+    expect(replaced.token).not.toBe(created.token);
+    expect(replaced.invitation).toMatchObject({
+      state: InvitationState.PENDING,
+      invitedBy: 'usr_owner',
+      expireTime: created.invitation!.expireTime,
+    });
+    const read = (token: string) => getInvitationByToken(ctx, create(GetInvitationByTokenRequestSchema, { token }));
+    await expect(read(created.token)).rejects.toThrow(/not valid/);
+    expect((await read(replaced.token)).invitation!.invitationId).toBe(created.invitation!.invitationId);
+    await expect(replaceInvitationLink(ctx, create(ReplaceInvitationLinkRequestSchema, { token: created.token }))).rejects.toThrow(
+      /not valid/,
+    );
+    // Of a replacement and an acceptance of the same link, exactly one goes through.
+    const results = await Promise.allSettled([
+      replaceInvitationLink(ctx, create(ReplaceInvitationLinkRequestSchema, { token: replaced.token })),
+      acceptInvitation(
+        ctx,
+        create(AcceptInvitationRequestSchema, { token: replaced.token, userId: 'usr_replaced', userEmail: 'replaced@example.test' }),
+      ),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });

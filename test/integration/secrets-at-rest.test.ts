@@ -11,6 +11,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { collectionName, openClientRecord } from '../../edge/oauth/adapter.ts';
 import { loadAuthKeys } from '../../edge/oauth/keys.ts';
+import type { MailRecord } from '../../edge/mail/queue.ts';
 import { createKeyEncryption, KeyEncryptionError } from '../../services/common/key-encryption.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 import { obtainAccessToken, startOAuthTestPlatform, tokenRequest } from '../support/oauth-client.ts';
@@ -157,24 +158,33 @@ describe('the key-encryption key', () => {
     const b = writeKek(dir, 'kek-b');
     const logs: string[] = [];
     const start = (env: Record<string, string>) => startOAuthTestPlatform({ DATA_DIR: dataDir, ...env }, { logs });
-    /** What the last start logged about sealing: the key id in use and how many it sealed again. */
+    /** What the last start of the edge logged about sealing: the key id in use and how many it sealed again. */
     const sealing = () => {
-      const line = logs.map((l) => JSON.parse(l) as { keyId?: string; resealed?: number }).findLast((l) => l.resealed !== undefined);
+      const line = logs
+        .map((l) => JSON.parse(l) as { sealedBy?: string; keyId?: string; resealed?: number })
+        .findLast((l) => l.sealedBy === 'edge');
       return { keyId: line?.keyId, resealed: line?.resealed };
     };
 
     const first = await start({ KEY_ENCRYPTION_KEY_FILE: a.file });
     const client = await createClients(first);
     const jwks = await (await fetch(`${first.ctx.config.publicUrls.auth}/jwks`)).json();
+    // The edge's short-lived sealed records: an answer kept for Idempotency-Key replays (made
+    // with an API key, a caller that is the same after the restarts) and a message waiting in
+    // the mail queue.
+    const caller = await apiKeyCaller(first);
+    const kept = await idempotentCreate(first.ctx.config.publicUrls.api, caller);
+    expect(kept.status, JSON.stringify(kept.body)).toBe(201);
     await first.stop();
+    await queueMail(dataDir, fs.readFileSync(a.file, 'utf8').trim());
 
     expect(sealing()).toEqual({ keyId: a.id, resealed: 0 });
     const rotating = await start({ KEY_ENCRYPTION_KEY_FILE: b.file, KEY_ENCRYPTION_KEY_PREVIOUS_FILE: a.file });
     try {
-      // The signing and cookie keys, the confidential client, the gateway's client, the dashboard's
-      // client, and the public client that signed the user in (no secret, but marked with the key
-      // it was written under).
-      expect(sealing()).toEqual({ keyId: b.id, resealed: 6 });
+      // The signing and cookie keys; the confidential client, the gateway's client, the
+      // dashboard's client, and the two public clients that signed users in (no secret, but marked
+      // with the key they were written under); the kept answer and the queued message.
+      expect(sealing()).toEqual({ keyId: b.id, resealed: 9 });
       expect(await (await fetch(`${rotating.ctx.config.publicUrls.auth}/jwks`)).json()).toEqual(jwks);
       expect(await clientCredentials(rotating, client)).toBe(200);
     } finally {
@@ -189,6 +199,13 @@ describe('the key-encryption key', () => {
       expect(sealing()).toEqual({ keyId: b.id, resealed: 0 });
       expect(await (await fetch(`${rotated.ctx.config.publicUrls.auth}/jwks`)).json()).toEqual(jwks);
       expect(await clientCredentials(rotated, client)).toBe(200);
+      const replayed = await idempotentCreate(rotated.ctx.config.publicUrls.api, caller);
+      expect(replayed.status, JSON.stringify(replayed.body)).toBe(201);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.body).toEqual(kept.body);
+      const queued = await rotated.ctx.stores.records.collection<MailRecord>('mail_queue').get(QUEUED_MAIL);
+      expect(queued!.sealedText!.split('.')[1]).toBe(b.id);
+      expect(rotated.ctx.keyEncryption.open(queued!.sealedText!, `mail_queue/${QUEUED_MAIL}/text`)).toBe('the queued text');
     } finally {
       await rotated.stop();
     }
@@ -269,6 +286,50 @@ describe('records an earlier version wrote in clear', () => {
 });
 
 type KeysDoc = { _id: string; sealed?: string; value?: unknown };
+
+/** An API key of a new user's organization. */
+async function apiKeyCaller(platform: TestPlatform): Promise<{ key: string; organizationId: string }> {
+  const { api } = platform.ctx.config.publicUrls;
+  const user = await obtainAccessToken(platform, { resource: api });
+  const res = await fetch(`${api}/organizations/${user.organizationId}/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.access_token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'rotation', scopes: ['admin'] }),
+  });
+  expect(res.status).toBe(201);
+  return { key: ((await res.json()) as { secret: string }).secret, organizationId: user.organizationId };
+}
+
+/** Creates a team with an Idempotency-Key: the answer is kept, sealed (every kept answer is: some hold secrets). */
+async function idempotentCreate(api: string, caller: { key: string; organizationId: string }) {
+  const res = await fetch(`${api}/organizations/${caller.organizationId}/teams`, {
+    method: 'POST',
+    headers: { 'x-api-key': caller.key, 'content-type': 'application/json', 'idempotency-key': 'kek-rotation' },
+    body: JSON.stringify({ name: 'Kept through the rotation' }),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+const QUEUED_MAIL = 'mail_queued_for_rotation';
+
+/** A message waiting in the mail queue (its next attempt far ahead), sealed under `kekText`, in a stopped platform's store. */
+function queueMail(dataDir: string, kekText: string): Promise<void> {
+  const kek = createKeyEncryption([kekText]);
+  return withStore(dataDir, async (store) => {
+    await store.collection<MailRecord>('mail_queue').put({
+      _id: QUEUED_MAIL,
+      purpose: 'invitation',
+      to: 'someone@example.com',
+      subject: 'Waiting',
+      sealedText: kek.seal('the queued text', `mail_queue/${QUEUED_MAIL}/text`),
+      status: 'queued',
+      attempts: 1,
+      dueAt: Date.now() + 86_400_000,
+      createdAt: Date.now(),
+      version: 2,
+    });
+  });
+}
 type ClientDoc = { _id: string; payload: string; sealedWith?: string };
 
 async function withStore<T>(dataDir: string, use: (store: ReturnType<typeof createSqliteRecordStore>) => Promise<T>): Promise<T> {

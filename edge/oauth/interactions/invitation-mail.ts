@@ -1,6 +1,8 @@
 // What the invitation page's "I am new" sends to the invited address. The page itself answers the
-// same whether or not the address already had an account (it never tells); the e-mail, which only
-// the address's owner reads, says which it was and what to do next.
+// same whether or not the address already had an account, and whether or not the organization had
+// room (it never tells); the e-mail, which only the address's owner reads, says which it was and
+// what to do next, with the invitation's new link when no one joined (the page's link is ended).
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Invitation } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
 import { roleName } from '../../api/access.ts';
 import type { InteractionKit } from './kit.ts';
@@ -11,7 +13,7 @@ export type JoinMail = 'sent' | 'queued' | 'failed';
 interface JoinMailInput {
   invitation: Invitation;
   organizationName: string;
-  /** The invitation's link, for an existing account to sign in from. */
+  /** The invitation's new link, to sign in from and join. */
   link: string;
 }
 
@@ -25,7 +27,7 @@ async function sendJoinMail(kit: InteractionKit, to: string, subject: string, te
 }
 
 /** A new account was created from the link and joined the organization. */
-export function mailJoined(kit: InteractionKit, input: JoinMailInput): Promise<JoinMail> {
+export function mailJoined(kit: InteractionKit, input: Omit<JoinMailInput, 'link'>): Promise<JoinMail> {
   const { invitation, organizationName: org } = input;
   return sendJoinMail(
     kit,
@@ -46,12 +48,27 @@ export function mailAlreadyRegistered(kit: InteractionKit, input: JoinMailInput)
     `Joining ${org} on Mindgate: you already have an account`,
     `Someone, probably you, chose "I am new" on the invitation to join ${org} as ${roleName(invitation.role)}, but ${invitation.email} already has a Mindgate account. ` +
       'No account was created and the password entered was not kept.\n\n' +
-      `To join ${org}, open the invitation again and choose "I have an account", with your current password:\n\n${link}\n\n` +
+      `The link you used no longer works. To join ${org}, open this one and choose "I have an account", with your current password:\n\n${link}\n\n` +
       'If you did not do this, ignore this message: nothing changed.\n',
   );
 }
 
-/** The page's one answer for both cases: the e-mail says which. */
+/** A new account was created from the link, but the organization has no room: it joins later, from the new link. */
+export function mailCreatedOrganizationFull(kit: InteractionKit, input: JoinMailInput): Promise<JoinMail> {
+  const { invitation, organizationName: org, link } = input;
+  const until = invitation.expireTime ? ` until ${timestampDate(invitation.expireTime).toUTCString()}` : '';
+  return sendJoinMail(
+    kit,
+    invitation.email,
+    `Joining ${org} on Mindgate: your account is ready, ${org} is full for now`,
+    `Your Mindgate account for ${invitation.email} was created, but ${org} already has as many members as its plan allows, so you have not joined it yet. ` +
+      `The invitation to join as ${roleName(invitation.role)} stays open${until}; the link you used no longer works.\n\n` +
+      `Once there is room (ask the person who invited you), open the invitation again and choose "I have an account", with the password you chose:\n\n${link}\n\n` +
+      'If you did not do this, reply to the person who invited you.\n',
+  );
+}
+
+/** The page's one answer for every case: the e-mail says which. */
 export function joinMailNotice(email: string, organizationName: string, mail: JoinMail): string {
   if (mail === 'sent') return `We sent a message to ${email} about joining ${organizationName}. Open it to continue.`;
   if (mail === 'queued')

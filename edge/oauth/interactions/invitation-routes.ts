@@ -3,10 +3,14 @@
 // invited address's password, or create an account for it. Either way the account must have the
 // invited address; a new account's address counts as verified (the link was mailed to it). The
 // invitations service then makes the account a member with the invited role and uses the link up.
-// The page never says whether the address has an account: "I am new" answers the same page for an
-// address that has one (nothing is created, the link stays valid) as for a new one (the account
-// is created and joins), and the e-mail to the address says which it was (invitation-mail.ts).
-// A wrong password is the same message whether or not the account exists.
+// The page never says whether the address has an account, before a correct password: "I am new"
+// answers one page ("Check your e-mail") for an address that has one (nothing is created) as for
+// a new one (the account is created and joins), and when the organization is full (a new account
+// is created but cannot join yet); and in every case the link it was given stops working, as an
+// accepted link does: when no one joined, the invitation gets a new link, mailed to the address
+// with what happened (invitation-mail.ts), so opening the old link again shows the same "not
+// valid" page whatever the address. A wrong password is the same message whether or not the
+// account exists, full organization or not, and leaves the link as it was.
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Invitation } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
 import { roleName } from '../../api/access.ts';
@@ -14,7 +18,7 @@ import { escapeHtml } from '../../http/escape-html.ts';
 import type { RouteContext, Router } from '../../http/router.ts';
 import { AccountError, AccountExistsError, MIN_PASSWORD_LENGTH, type Account } from '../accounts.ts';
 import { errorBox, layout, messagePage } from '../pages.ts';
-import { joinMailNotice, mailAlreadyRegistered, mailJoined, type JoinMail } from './invitation-mail.ts';
+import { joinMailNotice, mailAlreadyRegistered, mailCreatedOrganizationFull, mailJoined, type JoinMail } from './invitation-mail.ts';
 import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -59,24 +63,74 @@ ${form(
 }
 
 /**
- * The account the form names: signed in, or created for the invited address (verified by the
- * link); 'registered' when "I am new" names an address that already has an account.
+ * "I am new": the account created for the invited address (verified by the link), or
+ * 'registered' when the address already has one.
  */
-async function accountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<Account | 'registered'> {
+async function newAccountFor(kit: InteractionKit, invited: Invited, form: URLSearchParams): Promise<Account | 'registered'> {
   const email = invited.invitation.email;
-  const password = form.get('password') ?? '';
-  if (form.get('action') !== 'sign-up') return kit.accounts.signIn(email, password);
   try {
-    return await kit.accounts.signUp({ email, password, name: form.get('name') ?? '', emailVerified: true });
+    return await kit.accounts.signUp({ email, password: form.get('password') ?? '', name: form.get('name') ?? '', emailVerified: true });
   } catch (err) {
     if (err instanceof AccountExistsError) return 'registered';
     throw err;
   }
 }
 
-/** The one page "I am new" answers, whether the account was created or already existed. */
+/** What `work` gives, or undefined once the page was answered again with the person's mistake (a wrong password, a short one). */
+async function orFormError<T>(kit: InteractionKit, c: RouteContext, invited: Invited, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AccountError)) throw err;
+    send(c.res, 400, invitationPage(invited, c.params.token, kit.standaloneCsrf(c.req, c.res), err.message));
+    return undefined;
+  }
+}
+
+/** The one page "I am new" answers, whether the account was created or already existed, and joined or not. */
 function checkYourMail(c: RouteContext, invited: Invited, mail: JoinMail): void {
   send(c.res, 200, messagePage('Check your e-mail', joinMailNotice(invited.invitation.email, invited.organizationName, mail)));
+}
+
+const gone = (c: RouteContext) => send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+const isCode = (err: unknown, code: Code) => err instanceof ConnectError && err.code === code;
+
+/** What "I am new" did: the new account joined; or it did not, because the address has an account or the organization is full. */
+async function signUpOutcome(
+  kit: InteractionKit,
+  c: RouteContext,
+  token: string,
+  user: Account | 'registered',
+): Promise<'joined' | 'registered' | 'full' | 'gone'> {
+  if (user === 'registered') return 'registered';
+  try {
+    return (await accept(kit, c, token, user, 'created')) ? 'joined' : 'gone';
+  } catch (err) {
+    // The plan's member limit: the account stays, and joins from the new link after an upgrade.
+    if (isCode(err, Code.ResourceExhausted)) return 'full';
+    throw err;
+  }
+}
+
+/**
+ * "I am new": one page whatever happened, and the link given ends in every case. A new account
+ * that joined used it up; otherwise the invitation gets a new link, which only the address's
+ * e-mail carries, with what happened.
+ */
+async function answerSignUp(kit: InteractionKit, c: RouteContext, token: string, invited: Invited, user: Account | 'registered') {
+  const outcome = await signUpOutcome(kit, c, token, user);
+  if (outcome === 'gone') return gone(c);
+  if (outcome === 'joined') return checkYourMail(c, invited, await mailJoined(kit, invited));
+  let replaced: Awaited<ReturnType<typeof kit.app.clients.invitations.replaceInvitationLink>>;
+  try {
+    replaced = await kit.app.clients.invitations.replaceInvitationLink({ token });
+  } catch (err) {
+    if (isCode(err, Code.NotFound)) return gone(c);
+    throw err;
+  }
+  const input = { ...invited, invitation: replaced.invitation!, link: `${kit.issuer}/invitations/${replaced.token}` };
+  const mail = outcome === 'registered' ? await mailAlreadyRegistered(kit, input) : await mailCreatedOrganizationFull(kit, input);
+  checkYourMail(c, invited, mail);
 }
 
 /** Accepts the invitation for the account and records the step; false when the link is no longer valid. */
@@ -91,7 +145,7 @@ async function accept(
   try {
     res = await kit.app.clients.invitations.acceptInvitation({ token, userId: user.id, userEmail: user.email });
   } catch (err) {
-    if (err instanceof ConnectError && err.code === Code.NotFound) return false;
+    if (isCode(err, Code.NotFound)) return false;
     throw err;
   }
   const organizationId = res.membership!.organizationId;
@@ -111,10 +165,33 @@ async function accept(
   return true;
 }
 
+/** "I have an account", the password right: the account joins (or hears the organization is full: the password proved the address). */
+async function answerSignIn(kit: InteractionKit, c: RouteContext, token: string, invited: Invited, user: Account) {
+  let accepted: boolean;
+  try {
+    accepted = await accept(kit, c, token, user, 'existing');
+  } catch (err) {
+    // The plan's member limit: the link stays valid for after an upgrade.
+    if (isCode(err, Code.ResourceExhausted))
+      return send(c.res, 403, messagePage(`${invited.organizationName} is full`, `${(err as ConnectError).rawMessage}.`, 'error'));
+    throw err;
+  }
+  if (!accepted) return gone(c);
+  const org = invited.organizationName;
+  send(
+    c.res,
+    200,
+    messagePage(
+      `You joined ${org}`,
+      `You are now ${roleName(invited.invitation.role)} of ${org}. Sign in from your application (an MCP client, the dashboard or the CLI) and choose ${org}.`,
+    ),
+  );
+}
+
 export function registerInvitationRoutes(router: Router, kit: InteractionKit): void {
   router.get('/invitations/:token', async (c: RouteContext) => {
     const invited = await invitationOf(kit, c.params.token);
-    if (!invited) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+    if (!invited) return gone(c);
     // A GET only shows the forms, so link scanners in mail systems cannot use the link up.
     send(c.res, 200, invitationPage(invited, c.params.token, kit.standaloneCsrf(c.req, c.res)));
   });
@@ -124,34 +201,13 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
     if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
     const token = c.params.token;
     const invited = await invitationOf(kit, token);
-    if (!invited) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
-    let user: Account | 'registered';
-    try {
-      user = await accountFor(kit, invited, form);
-    } catch (err) {
-      if (!(err instanceof AccountError)) throw err;
-      return send(c.res, 400, invitationPage(invited, token, kit.standaloneCsrf(c.req, c.res), err.message));
+    if (!invited) return gone(c);
+    if (form.get('action') === 'sign-up') {
+      const user = await orFormError(kit, c, invited, () => newAccountFor(kit, invited, form));
+      if (user) await answerSignUp(kit, c, token, invited, user);
+      return;
     }
-    const mailInput = { ...invited, link: `${kit.issuer}/invitations/${token}` };
-    if (user === 'registered') return checkYourMail(c, invited, await mailAlreadyRegistered(kit, mailInput));
-    let accepted: boolean;
-    try {
-      accepted = await accept(kit, c, token, user, form.get('action') === 'sign-up' ? 'created' : 'existing');
-    } catch (err) {
-      // The plan's member limit: the link stays valid for after an upgrade.
-      if (err instanceof ConnectError && err.code === Code.ResourceExhausted)
-        return send(c.res, 403, messagePage(`${invited.organizationName} is full`, `${err.rawMessage}.`, 'error'));
-      throw err;
-    }
-    if (!accepted) return send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
-    if (form.get('action') === 'sign-up') return checkYourMail(c, invited, await mailJoined(kit, mailInput));
-    send(
-      c.res,
-      200,
-      messagePage(
-        `You joined ${invited.organizationName}`,
-        `You are now ${roleName(invited.invitation.role)} of ${invited.organizationName}. Sign in from your application (an MCP client, the dashboard or the CLI) and choose ${invited.organizationName}.`,
-      ),
-    );
+    const user = await orFormError(kit, c, invited, () => kit.accounts.signIn(invited.invitation.email, form.get('password') ?? ''));
+    if (user) await answerSignIn(kit, c, token, invited, user);
   });
 }

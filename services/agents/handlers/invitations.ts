@@ -12,12 +12,14 @@ import {
   InvitationSchema,
   InvitationState,
   ListInvitationsResponseSchema,
+  ReplaceInvitationLinkResponseSchema,
   ResendInvitationResponseSchema,
   RevokeInvitationResponseSchema,
   type AcceptInvitationRequest,
   type CreateInvitationRequest,
   type GetInvitationByTokenRequest,
   type ListInvitationsRequest,
+  type ReplaceInvitationLinkRequest,
   type ResendInvitationRequest,
   type RevokeInvitationRequest,
 } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
@@ -236,6 +238,22 @@ export async function getInvitationByToken(ctx: InvitationsContext, req: GetInvi
     invitation: toInvitation(invitation, ctx.now()),
     organizationName: organization.name,
   });
+}
+
+/**
+ * A new token for the pending invitation of `token`, which stops working; who invited and the
+ * expiry stay, and no event is recorded: nothing an organization sees changes. For the invitation
+ * page ("I am new" that does not join at once), whose old link must end as an accepted one does.
+ */
+export async function replaceInvitationLink(ctx: InvitationsContext, req: ReplaceInvitationLinkRequest) {
+  const { invitation } = await live(ctx, req.token);
+  const token = newToken();
+  const next: InvitationRecord = { ...invitation, tokenHash: hashOf(token) };
+  // The same compare-and-set as accepting: of a replacement and an acceptance, one wins.
+  if (!(await ctx.invitations.put(next, { expect: { tokenHash: invitation.tokenHash, state: 'pending' } }))) {
+    throw new ConnectError('this invitation link is not valid: it was used, replaced, withdrawn or has expired', Code.NotFound);
+  }
+  return create(ReplaceInvitationLinkResponseSchema, { invitation: toInvitation(next, ctx.now()), token });
 }
 
 export async function acceptInvitation(ctx: InvitationsContext, req: AcceptInvitationRequest) {

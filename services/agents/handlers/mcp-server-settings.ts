@@ -21,7 +21,10 @@ export interface StoredUpstream {
   authorizationEndpoint: string;
   tokenEndpoint: string;
   clientId: string;
-  /** A key-encryption envelope made by the edge; never opened here. */
+  /**
+   * A key-encryption envelope made by the edge (context: upstreamSecretContext); opened here only
+   * to seal it again under a new key-encryption key at start (sealed-records.ts).
+   */
   sealedClientSecret?: string;
   clientSecretSetAt?: number;
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
@@ -30,6 +33,14 @@ export interface StoredUpstream {
   audience?: string;
   /** Pairs rather than an object: parameter names may hold characters field names may not ("."). */
   extraAuthorizeParams: [string, string][];
+}
+
+/**
+ * Binds a server's sealed upstream client secret to the server: an envelope copied to another
+ * server does not open. The edge seals and opens with it, the agents service seals again with it.
+ */
+export function upstreamSecretContext(serverName: string): string {
+  return `mcp_servers/${serverName}/client_secret`;
 }
 
 export interface McpServerSettings {

@@ -22,6 +22,12 @@ export interface RpcServiceModule {
   routes: (router: ConnectRouter) => void;
   /** True when the service can serve (its stores answer). */
   probe: HealthProbe;
+  /**
+   * Work that must be done before the service answers (sealing its stored secrets again under the
+   * current key-encryption key); run before the server listens. A failure stops the start: the
+   * module is closed and the error thrown.
+   */
+  start?: () => Promise<void>;
   /** Stops the module's background work; called when its server closes, before the stores do. */
   close?: () => Promise<void>;
   /** Adds the module's own metrics to the process's registry. */
@@ -138,6 +144,12 @@ function sniff(socket: net.Socket, h1: http.Server, h2: http2.Http2Server, hands
 }
 
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  try {
+    await options.module.start?.();
+  } catch (err) {
+    await options.module.close?.();
+    throw err;
+  }
   if (options.metrics) options.module.registerMetrics?.(options.metrics.registry);
   const shutdown = new AbortController();
   let draining = false;

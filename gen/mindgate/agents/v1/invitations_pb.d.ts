@@ -414,6 +414,47 @@ export declare type AcceptInvitationResponse = Message<"mindgate.agents.v1.Accep
 export declare const AcceptInvitationResponseSchema: GenMessage<AcceptInvitationResponse>;
 
 /**
+ * ReplaceInvitationLinkRequest holds the token from the link.
+ *
+ * @generated from message mindgate.agents.v1.ReplaceInvitationLinkRequest
+ */
+export declare type ReplaceInvitationLinkRequest = Message<"mindgate.agents.v1.ReplaceInvitationLinkRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ReplaceInvitationLinkRequest.
+ * Use `create(ReplaceInvitationLinkRequestSchema)` to create a new message.
+ */
+export declare const ReplaceInvitationLinkRequestSchema: GenMessage<ReplaceInvitationLinkRequest>;
+
+/**
+ * ReplaceInvitationLinkResponse holds the invitation and its new token.
+ *
+ * @generated from message mindgate.agents.v1.ReplaceInvitationLinkResponse
+ */
+export declare type ReplaceInvitationLinkResponse = Message<"mindgate.agents.v1.ReplaceInvitationLinkResponse"> & {
+  /**
+   * @generated from field: mindgate.agents.v1.Invitation invitation = 1;
+   */
+  invitation?: Invitation | undefined;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.ReplaceInvitationLinkResponse.
+ * Use `create(ReplaceInvitationLinkResponseSchema)` to create a new message.
+ */
+export declare const ReplaceInvitationLinkResponseSchema: GenMessage<ReplaceInvitationLinkResponse>;
+
+/**
  * InvitationState is where an invitation is in its life.
  *
  * @generated from enum mindgate.agents.v1.InvitationState
@@ -531,6 +572,20 @@ export declare const InvitationsService: GenService<{
     methodKind: "unary";
     input: typeof AcceptInvitationRequestSchema;
     output: typeof AcceptInvitationResponseSchema;
+  },
+  /**
+   * ReplaceInvitationLink gives the pending invitation of a token a new token (the given one
+   * stops working), keeping who invited and when it expires, and records no event. The
+   * invitation page uses it when "I am new" does not join at once (the address has an account,
+   * or the organization is full), so that the link the page was opened with is used up whatever
+   * the address; the new link goes to the address by e-mail. NOT_FOUND as for GetInvitationByToken.
+   *
+   * @generated from rpc mindgate.agents.v1.InvitationsService.ReplaceInvitationLink
+   */
+  replaceInvitationLink: {
+    methodKind: "unary";
+    input: typeof ReplaceInvitationLinkRequestSchema;
+    output: typeof ReplaceInvitationLinkResponseSchema;
   },
 }>;
 
