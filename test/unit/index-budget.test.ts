@@ -88,6 +88,20 @@ describe('the index memory budget', () => {
     expect(budget.residentBytes).toBe(60);
   });
 
+  it('lets a call that uses no index leave an organization over the limit in place', async () => {
+    const budget = new IndexBudget({ limitBytes: 100 });
+    const small = new Sized(10).admit(budget, 'small');
+    const large = new Sized(150).admit(budget, 'large');
+    expect(small.evicted).toBe(true);
+    await budget.holding('other', async () => {});
+    await budget.holding('small', async () => {});
+    expect(large.evicted).toBe(false);
+    expect(budget.usage().organizations).toBe(1);
+    // Used again by another organization's index: then it goes.
+    new Sized(10).admit(budget, 'other');
+    expect(large.evicted).toBe(true);
+  });
+
   it('counts what owners release and resize, and forgets organizations left with nothing', () => {
     const budget = new IndexBudget({ limitBytes: 100 });
     const a = new Sized(40).admit(budget, 'a');

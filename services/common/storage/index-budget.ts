@@ -70,9 +70,8 @@ interface Slot {
 export class IndexBudget {
   readonly limitBytes: number;
   private readonly logger?: Logger;
-  /** Least recently used first: a use moves an organization to the end. */
+  /** Least recently used first: a use of its structures moves an organization to the end. */
   private readonly tenants = new Map<string, Tenant>();
-  private mostRecent?: string;
   private total = 0;
   private evictions = 0;
   /** Organizations already reported as exceeding the limit alone. */
@@ -113,10 +112,17 @@ export class IndexBudget {
     if (this.tenants.has(organizationId)) this.use(organizationId);
   }
 
-  /** Runs `work` with the organization's structures kept from eviction; over the limit after, evicts. */
+  /**
+   * Runs `work` with the organization's structures kept from eviction; over the limit after,
+   * evicts. A call is not a use: one that needs no index (a usage count) moves nothing.
+   */
   async holding<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
     if (!organizationId) return work();
-    const tenant = this.use(organizationId);
+    let tenant = this.tenants.get(organizationId);
+    if (!tenant) {
+      tenant = { organizationId, slots: new Set(), bytes: 0, holds: 0 };
+      this.tenants.set(organizationId, tenant);
+    }
     tenant.holds += 1;
     try {
       return await work();
@@ -143,7 +149,6 @@ export class IndexBudget {
     if (tenant) this.tenants.delete(organizationId);
     else tenant = { organizationId, slots: new Set(), bytes: 0, holds: 0 };
     this.tenants.set(organizationId, tenant);
-    this.mostRecent = organizationId;
     return tenant;
   }
 
@@ -179,19 +184,21 @@ export class IndexBudget {
     }
   }
 
-  private evictable(tenant: Tenant): boolean {
-    return tenant.holds === 0 && tenant.slots.size > 0 && tenant.organizationId !== this.mostRecent;
-  }
-
-  /** Over the limit: evicts organizations that alone exceed it, then the least recently used. */
+  /**
+   * Over the limit: evicts organizations that alone exceed it, then the least recently used;
+   * never one with a call in flight, nor the most recently used one holding structures.
+   */
   private enforce(): void {
     if (this.total <= this.limitBytes) return;
-    for (const tenant of [...this.tenants.values()]) {
-      if (tenant.bytes > this.limitBytes && this.evictable(tenant)) this.evict(tenant);
+    const order = [...this.tenants.values()];
+    const newest = order.findLast((tenant) => tenant.slots.size > 0);
+    const evictable = (tenant: Tenant) => tenant.holds === 0 && tenant.slots.size > 0 && tenant !== newest;
+    for (const tenant of order) {
+      if (tenant.bytes > this.limitBytes && evictable(tenant)) this.evict(tenant);
     }
-    for (const tenant of [...this.tenants.values()]) {
+    for (const tenant of order) {
       if (this.total <= this.limitBytes) return;
-      if (this.evictable(tenant)) this.evict(tenant);
+      if (evictable(tenant)) this.evict(tenant);
     }
   }
 
