@@ -1,5 +1,6 @@
 import { createEventOutbox, type EventOutbox } from '../common/events/outbox.ts';
 import type { Logger } from '../common/log.ts';
+import { IndexBudget } from '../common/storage/index-budget.ts';
 import type { Stores } from '../common/stores.ts';
 import type { GraphClient } from './graph-sync.ts';
 import type { RecordCollection } from '../common/storage/records/interface.ts';
@@ -22,6 +23,11 @@ export interface BrainContext {
   /** The Brain's events, written with the changes that make them (events.ts). */
   events: EventOutbox;
   indexes: IndexRegistry;
+  /**
+   * The process's index memory budget (the stores'), which the lexical indexes count against;
+   * every call holds its organization's indexes in it (routes.ts).
+   */
+  indexBudget: IndexBudget;
   /** Embeddings of recent queries (search and recall). */
   queryEmbeddings: QueryEmbeddings;
   weights: RankingWeights;
@@ -76,6 +82,7 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
     logger,
     now,
   });
+  const indexBudget = stores.indexBudget ?? new IndexBudget({ limitBytes: Number.POSITIVE_INFINITY });
   return {
     stores,
     memories,
@@ -83,7 +90,8 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
     questions,
     versions,
     events,
-    indexes: new IndexRegistry({ memories, sequences, now }),
+    indexes: new IndexRegistry({ memories, sequences, now, budget: indexBudget }),
+    indexBudget,
     queryEmbeddings: new QueryEmbeddings(stores.embedder),
     weights: { ...DEFAULT_WEIGHTS, ...options.weights },
     logger,

@@ -10,7 +10,15 @@
 // reports the same shared backlog: aggregate with max, not sum). The full check that also finds
 // what no marker records (vectorsWithoutRecords, a store restored from another backup) scans
 // every memory and every vector, which is not a scrape's work: `npm run brain:check` does it.
-import { Counter, Gauge, type Registry } from 'prom-client';
+//
+// And this process's in-memory search indexes against BRAIN_INDEX_MEMORY_MB (index-budget.ts):
+// - mindgate_brain_index_resident_bytes{index="lexical"|"vectors"}: their estimated bytes.
+// - mindgate_brain_index_budget_bytes: the limit.
+// - mindgate_brain_index_organizations: organizations with an index held.
+// - mindgate_brain_index_evictions_total: organizations evicted; a steady rise means the budget
+//   is smaller than the organizations in use, each of which is then rebuilt on its next use.
+import { Counter, Gauge, type Metric, type Registry } from 'prom-client';
+import { INDEX_KINDS } from '../common/storage/index-budget.ts';
 import type { BrainContext } from './context.ts';
 import { VECTOR_GRACE_MS, type ReconcileStats } from './vector-sync.ts';
 
@@ -61,12 +69,58 @@ export function createBrainMetrics(ctx: BrainContext): BrainMetrics {
     labelNames: ['outcome'] as const,
     registers: [],
   });
+  const indexMetrics = createIndexMetrics(ctx);
   return {
     register(registry) {
       for (const metric of [pending, overdue, items]) registry.registerMetric(metric);
+      for (const metric of indexMetrics) registry.registerMetric(metric as Metric);
     },
     countPass(stats) {
       for (const [outcome, n] of Object.entries(stats)) if (n) items.labels(outcome).inc(n);
     },
   };
+}
+
+/** The index memory budget's figures, read at each scrape. */
+function createIndexMetrics(ctx: BrainContext) {
+  const budget = ctx.indexBudget;
+  const resident = new Gauge({
+    name: 'mindgate_brain_index_resident_bytes',
+    help: "Estimated bytes of this process's in-memory search indexes (BRAIN_INDEX_MEMORY_MB), by index.",
+    labelNames: ['index'] as const,
+    registers: [],
+    collect() {
+      const { bytes } = budget.usage();
+      for (const kind of INDEX_KINDS) this.labels(kind).set(bytes[kind]);
+    },
+  });
+  const limit = new Gauge({
+    name: 'mindgate_brain_index_budget_bytes',
+    help: 'The bytes the in-memory search indexes may hold together (BRAIN_INDEX_MEMORY_MB).',
+    registers: [],
+    collect() {
+      // Infinity (no budget: stores assembled by hand) is not a useful sample.
+      if (Number.isFinite(budget.limitBytes)) this.set(budget.limitBytes);
+    },
+  });
+  const organizations = new Gauge({
+    name: 'mindgate_brain_index_organizations',
+    help: 'Organizations with an in-memory search index in this process.',
+    registers: [],
+    collect() {
+      this.set(budget.usage().organizations);
+    },
+  });
+  let counted = 0;
+  const evictions = new Counter({
+    name: 'mindgate_brain_index_evictions_total',
+    help: 'Organizations whose in-memory search indexes this process evicted to stay within BRAIN_INDEX_MEMORY_MB.',
+    registers: [],
+    collect() {
+      const { evictions: n } = budget.usage();
+      if (n > counted) this.inc(n - counted);
+      counted = n;
+    },
+  });
+  return [resident, limit, organizations, evictions];
 }

@@ -149,7 +149,19 @@ export interface StorageConfig {
   keyEncryption: KeyEncryptionConfig;
   /** How long a store (or an internal service) has to answer a readiness check (readiness.ts). */
   readinessTimeoutMs: number;
+  /**
+   * Estimated bytes the per-organization search indexes of a process may hold together: the
+   * Brain's lexical indexes and the embedded vector store's matrices and graphs
+   * (storage/index-budget.ts). Least recently used organizations are evicted past it.
+   */
+  indexMemoryBytes: number;
 }
+
+/**
+ * BRAIN_INDEX_MEMORY_MB's default: sized for the Helm chart's 1 GiB limit on a Brain pod, whose
+ * process takes about 515 MiB at peak without any index (docs/operations.md, Resources).
+ */
+export const DEFAULT_INDEX_MEMORY_MB = 256;
 
 export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
   const embeddingsUrl = readUrl(env, 'EMBEDDINGS_URL');
@@ -183,6 +195,7 @@ export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
       previousFile: readString(env, 'KEY_ENCRYPTION_KEY_PREVIOUS_FILE'),
     },
     readinessTimeoutMs: readInt(env, 'READINESS_TIMEOUT_MS', 2_000, { min: 50, max: 60_000 }),
+    indexMemoryBytes: readInt(env, 'BRAIN_INDEX_MEMORY_MB', DEFAULT_INDEX_MEMORY_MB, { min: 1, max: 4_194_304 }) * 2 ** 20,
   };
 }
 

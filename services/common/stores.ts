@@ -9,6 +9,7 @@ import { StartRefusedError } from './start-refusal.ts';
 import { checkDatabaseFile } from './storage/database-file.ts';
 import type { RecordStore } from './storage/records/interface.ts';
 import { createRecordStore, EMBEDDED_RECORDS_FILE, mongoHosts } from './storage/records/index.ts';
+import { IndexBudget } from './storage/index-budget.ts';
 import { StoreUnavailableError } from './storage/unavailable.ts';
 import type { VectorStore } from './storage/vectors/interface.ts';
 import { createVectorStore, EMBEDDED_VECTORS_FILE } from './storage/vectors/index.ts';
@@ -44,6 +45,11 @@ export interface RecordStores {
 export interface Stores extends RecordStores {
   vectors: VectorStore;
   embedder: Embedder;
+  /**
+   * The process's index memory budget (BRAIN_INDEX_MEMORY_MB), shared by the embedded vector
+   * store's matrices and the Brain's lexical indexes; absent (stores assembled by hand): none.
+   */
+  indexBudget?: IndexBudget;
   /** Which stores these are (SQLite path or MongoDB hosts, embedded or Qdrant, the embeddings). */
   description: Required<StoresDescription>;
   /** Readiness of the named stores (every one by default), as for RecordStores. */
@@ -145,11 +151,15 @@ export async function openStores(config: StorageConfig, options: OpenStoresOptio
         )
       : await createEmbedder(config.embeddings);
     opened.push(embedder);
-    const vectors = createVectorStore(config, embedder.dimensions);
+    const indexBudget = new IndexBudget({ limitBytes: config.indexMemoryBytes, logger: start.logger });
+    const vectors = createVectorStore(config, embedder.dimensions, indexBudget);
     opened.push(vectors);
     // Qdrant is reached lazily; at start its collection is made ready, or the start waits for it.
     if (config.qdrantUrl) await untilAnswered({ ...start, setting: 'QDRANT_URL' }, () => vectors.ping());
-    return assemble(records, vectors, embedder, describeStores(config), { timeoutMs: config.readinessTimeoutMs, logger: start.logger });
+    return assemble({ records, vectors, embedder, indexBudget }, describeStores(config), {
+      timeoutMs: config.readinessTimeoutMs,
+      logger: start.logger,
+    });
   } catch (err) {
     for (const store of opened.reverse()) await store.close().catch(() => undefined);
     throw err;
@@ -157,20 +167,17 @@ export async function openStores(config: StorageConfig, options: OpenStoresOptio
 }
 
 function assemble(
-  records: RecordStore,
-  vectors: VectorStore,
-  embedder: Embedder,
+  opened: Pick<Stores, 'records' | 'vectors' | 'embedder' | 'indexBudget'>,
   description: Required<StoresDescription>,
   readiness: { timeoutMs: number; logger: Logger },
 ): Stores {
+  const { records, vectors, embedder } = opened;
   const checks: Record<StoreName, Check> = {
     records: createCheck('records', () => records.ping(), readiness),
     vectors: createCheck('vectors', () => vectors.ping(), readiness),
   };
   return {
-    records,
-    vectors,
-    embedder,
+    ...opened,
     description,
     async probe(names: StoreName[] = ['records', 'vectors']) {
       return (await runChecks(names.map((name) => checks[name]))).ready;

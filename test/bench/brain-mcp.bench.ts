@@ -196,6 +196,8 @@ for (const scale of SCALES) {
       'seed s': label === 'search_memories' ? seeded : 0,
       'ANN build s': label === 'search_memories' ? build : 0,
       'rss MiB': rssMiB(),
+      // The indexes' estimated bytes, what BRAIN_INDEX_MEMORY_MB bounds (docs/brain.md).
+      'index estimate MiB': (platform.ctx.stores.indexBudget?.residentBytes ?? 0) / 2 ** 20,
     });
   }
   printTable(
@@ -224,8 +226,8 @@ function load(tool: string, calls: Record<string, unknown>[], concurrency: numbe
  * brain in its steady state. The store keeps it private; a benchmark may look.
  */
 async function approximateIndexBuilt(organizationId: string): Promise<void> {
-  type Peek = { loaded?: Map<string, { ann?: { ready: boolean } }> };
-  const matrix = () => (platform.ctx.stores.vectors as unknown as Peek).loaded?.get(organizationId);
+  type Peek = { loaded?: Map<string, { index: { ann?: { ready: boolean } } }> };
+  const matrix = () => (platform.ctx.stores.vectors as unknown as Peek).loaded?.get(organizationId)?.index;
   while (matrix()?.ann && !matrix()!.ann!.ready) await new Promise((resolve) => setTimeout(resolve, 250));
 }
 

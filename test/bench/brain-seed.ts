@@ -40,7 +40,12 @@ export class Seeder {
   }
 
   /** Embeds the labeled set's memories once: every seeded vector is one of them plus noise. */
-  async prepare(): Promise<void> {
+  async prepare(like?: Seeder): Promise<void> {
+    // Another organization's seeder has them already.
+    if (like) {
+      this.baseVectors = like.baseVectors;
+      return;
+    }
     const texts = qualityFixture.memories.map((m) => memoryText(m));
     this.baseVectors = [];
     for (let i = 0; i < texts.length; i += 64) this.baseVectors.push(...(await this.ctx.stores.embedder.embed(texts.slice(i, i + 64))));

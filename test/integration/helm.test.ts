@@ -198,6 +198,9 @@ describe('helm chart', () => {
     });
     expect(env('prod-mindgate-brain')).toMatchObject({ BRAIN_GRPC_PORT: '50051', GRPC_HOST: '0.0.0.0', INTERNAL_TOKEN: 'secret' });
     expect(env('prod-mindgate-brain')).toMatchObject({ BILLING_SERVICE_ADDR: 'prod-mindgate-billing:50054' });
+    // Only the Brain keeps search indexes in memory.
+    expect(env('prod-mindgate-brain')).toMatchObject({ BRAIN_INDEX_MEMORY_MB: '256' });
+    expect(env('prod-mindgate-agents')).not.toHaveProperty('BRAIN_INDEX_MEMORY_MB');
     expect(env('prod-mindgate-billing')).toMatchObject({ BRAIN_PASS_SECRET: 'secret' });
     expect(env('prod-mindgate-brain')).not.toHaveProperty('GATEWAY_STATE_SECRET');
     // No service overrides the shared EMBEDDINGS_THREADS: only the Brain loads the model.

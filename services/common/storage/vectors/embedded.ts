@@ -6,7 +6,9 @@
 // SQLite is the record of truth; the matrices are a cache built from it. An organization's rows
 // are loaded on its first search or count, and every later write goes to SQLite first and then to
 // the loaded matrix. Each organization has its own matrix, so a search reads only that
-// organization's rows: isolation holds by construction, not by a filter.
+// organization's rows: isolation holds by construction, not by a filter. The matrices count
+// against the process's index memory budget (index-budget.ts): an evicted organization's matrix
+// is dropped, writes meanwhile go to SQLite alone, and its next search loads it again.
 //
 // Vectors are stored L2-normalised, as little-endian float32 BLOBs. Each dimensionality has its
 // own table (`vectors_512`), mirroring the Qdrant adapter's collection per dimensionality: a
@@ -14,6 +16,7 @@
 
 import { DatabaseSync } from 'node:sqlite';
 import { ensurePrivateFile } from '../../data-dir.ts';
+import { IndexBudget, type Residency } from '../index-budget.ts';
 import type {
   PayloadValue,
   StoredPoint,
@@ -53,6 +56,8 @@ export interface EmbeddedVectorStoreOptions {
    * about a millisecond. `Infinity` keeps every search exact.
    */
   approximateFrom?: number;
+  /** The process's index memory budget, shared with the Brain's lexical indexes; default none. */
+  budget?: IndexBudget;
 }
 
 /** See EmbeddedVectorStoreOptions.approximateFrom. */
@@ -65,6 +70,7 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
 
 export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): VectorStore {
   const { path, dimensions, busyTimeoutMs = 5000, approximateFrom = APPROXIMATE_FROM } = options;
+  const budget = options.budget ?? new IndexBudget({ limitBytes: Number.POSITIVE_INFINITY });
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 65536) {
     throw new Error(`dimensions must be an integer from 1 to 65536, got ${dimensions}`);
   }
@@ -79,7 +85,7 @@ export function createEmbeddedVectorStore(options: EmbeddedVectorStoreOptions): 
     release();
     throw error;
   }
-  return new EmbeddedVectorStore(db, { dimensions, busyTimeoutMs, approximateFrom }, release);
+  return new EmbeddedVectorStore(db, { dimensions, busyTimeoutMs, approximateFrom, budget }, release);
 }
 
 /** The table of one dimensionality, and the statements every operation uses. */
@@ -118,6 +124,12 @@ function openTable(db: DatabaseSync, dimensions: number, busyTimeoutMs: number) 
   };
 }
 
+/** A loaded matrix and its place in the memory budget. */
+interface LoadedMatrix {
+  index: MatrixIndex;
+  residency: Residency;
+}
+
 class EmbeddedVectorStore implements VectorStore {
   readonly kind = 'embedded';
   readonly dimensions: number;
@@ -127,14 +139,20 @@ class EmbeddedVectorStore implements VectorStore {
   private readonly statements: ReturnType<typeof openTable>;
   /** Releases the process lock on the file. */
   private readonly release: () => void;
-  /** The organizations' matrices loaded so far. */
-  private readonly loaded = new Map<string, MatrixIndex>();
+  /** The organizations' matrices loaded and not evicted. */
+  private readonly loaded = new Map<string, LoadedMatrix>();
+  private readonly budget: IndexBudget;
   private closed = false;
 
-  constructor(db: DatabaseSync, settings: { dimensions: number; busyTimeoutMs: number; approximateFrom: number }, release: () => void) {
+  constructor(
+    db: DatabaseSync,
+    settings: { dimensions: number; busyTimeoutMs: number; approximateFrom: number; budget: IndexBudget },
+    release: () => void,
+  ) {
     this.db = db;
     this.dimensions = settings.dimensions;
     this.approximateFrom = settings.approximateFrom;
+    this.budget = settings.budget;
     this.release = release;
     this.statements = openTable(db, settings.dimensions, settings.busyTimeoutMs);
   }
@@ -147,21 +165,41 @@ class EmbeddedVectorStore implements VectorStore {
     return Number((this.statements.count.get(organizationId) as { n: number | bigint }).n);
   }
 
-  /** The organization's matrix, loading it on first use; undefined when it has no vectors. */
-  private indexOf(organizationId: string): MatrixIndex | undefined {
+  /** The organization's matrix, loading it on first use (or after eviction); undefined when it has no vectors. */
+  private matrixOf(organizationId: string): LoadedMatrix | undefined {
     const existing = this.loaded.get(organizationId);
-    if (existing) return existing;
+    if (existing) {
+      this.budget.touch(organizationId);
+      return existing;
+    }
     const rows = this.rowCount(organizationId);
     // Empty organizations are not cached, so looking up unknown names allocates nothing.
     if (rows === 0) return undefined;
     // Room for some growth without a rounding to a power of two that can waste a third.
     const index = new MatrixIndex(this.dimensions, Math.ceil(rows * 1.125), this.approximateFrom);
+    // Admitted at its full size before the rows are read, so that others are evicted first.
+    const loaded: LoadedMatrix = {
+      index,
+      residency: this.budget.admit(organizationId, {
+        kind: 'vectors',
+        bytes: () => index.estimatedBytes(),
+        evict: () => this.unload(organizationId, loaded),
+      }),
+    };
     for (const row of this.statements.load.iterate(organizationId)) {
       const payload = JSON.parse(row.payload as string) as Record<string, PayloadValue>;
       index.setBytes(row.id as string, row.vector as Uint8Array, payload);
     }
-    this.loaded.set(organizationId, index);
-    return index;
+    this.loaded.set(organizationId, loaded);
+    loaded.residency.resized();
+    return loaded;
+  }
+
+  /** Drops a loaded matrix (evicted, or its organization deleted). */
+  private unload(organizationId: string, loaded: LoadedMatrix): void {
+    if (this.loaded.get(organizationId) === loaded) this.loaded.delete(organizationId);
+    loaded.residency.release();
+    loaded.index.close();
   }
 
   private transaction(work: () => void): void {
@@ -185,9 +223,13 @@ class EmbeddedVectorStore implements VectorStore {
         this.statements.upsert.run(point.organizationId, point.id, bytes, JSON.stringify(point.payload));
       }
     });
+    const changed = new Set<LoadedMatrix>();
     for (const point of checked) {
-      this.loaded.get(point.organizationId)?.set(point.id, point.vector, point.payload);
+      const loaded = this.loaded.get(point.organizationId);
+      loaded?.index.set(point.id, point.vector, point.payload);
+      if (loaded) changed.add(loaded);
     }
+    for (const loaded of changed) loaded.residency.resized();
   }
 
   async delete(organizationId: string, ids: string[]): Promise<void> {
@@ -198,10 +240,11 @@ class EmbeddedVectorStore implements VectorStore {
     this.transaction(() => {
       for (const id of checked) this.statements.remove.run(organizationId, id);
     });
-    const index = this.loaded.get(organizationId);
-    if (index) {
-      for (const id of checked) index.delete(id);
-      if (index.size === 0) this.loaded.delete(organizationId);
+    const loaded = this.loaded.get(organizationId);
+    if (loaded) {
+      for (const id of checked) loaded.index.delete(id);
+      if (loaded.index.size === 0) this.unload(organizationId, loaded);
+      else loaded.residency.resized();
     }
   }
 
@@ -209,7 +252,8 @@ class EmbeddedVectorStore implements VectorStore {
     this.assertOpen();
     checkOrganizationId(organizationId);
     this.statements.removeOrganization.run(organizationId);
-    this.loaded.delete(organizationId);
+    const loaded = this.loaded.get(organizationId);
+    if (loaded) this.unload(organizationId, loaded);
   }
 
   async search(organizationId: string, vector: Float32Array | number[], options: VectorSearchOptions): Promise<VectorMatch[]> {
@@ -217,7 +261,12 @@ class EmbeddedVectorStore implements VectorStore {
     checkOrganizationId(organizationId);
     const query = normaliseVector(vector, this.dimensions, 'query vector');
     const { limit, filter } = checkSearchOptions(options);
-    return this.indexOf(organizationId)?.search(query, limit, filter) ?? [];
+    const loaded = this.matrixOf(organizationId);
+    if (!loaded) return [];
+    const matches = loaded.index.search(query, limit, filter);
+    // A search may start the approximate index's build, which the estimate counts from then on.
+    loaded.residency.resized();
+    return matches;
   }
 
   async count(organizationId: string, filter?: VectorFilter): Promise<number> {
@@ -226,9 +275,9 @@ class EmbeddedVectorStore implements VectorStore {
     const checked = checkFilter(filter);
     if (!checked || Object.keys(checked).length === 0) {
       // SQLite answers without loading the organization's matrix.
-      return this.loaded.get(organizationId)?.size ?? this.rowCount(organizationId);
+      return this.loaded.get(organizationId)?.index.size ?? this.rowCount(organizationId);
     }
-    return this.indexOf(organizationId)?.count(checked) ?? 0;
+    return this.matrixOf(organizationId)?.index.count(checked) ?? 0;
   }
 
   async retrieve(organizationId: string, ids: string[]): Promise<StoredPoint[]> {
@@ -264,7 +313,7 @@ class EmbeddedVectorStore implements VectorStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.loaded.clear();
+    for (const [organizationId, loaded] of [...this.loaded]) this.unload(organizationId, loaded);
     this.db.close();
     this.release();
   }

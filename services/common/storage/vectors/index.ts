@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import type { StorageConfig } from '../../config.ts';
+import type { IndexBudget } from '../index-budget.ts';
 import { createEmbeddedVectorStore } from './embedded.ts';
 import type { VectorStore } from './interface.ts';
 import { createQdrantVectorStore } from './qdrant.ts';
@@ -24,8 +25,11 @@ export { createQdrantVectorStore } from './qdrant.ts';
 /** The file the embedded store keeps in `dataDir`. */
 export const EMBEDDED_VECTORS_FILE = 'vectors.sqlite';
 
-/** `dimensions` is the embedder's: each dimensionality gets its own table or collection. */
-export function createVectorStore(config: StorageConfig, dimensions: number): VectorStore {
+/**
+ * `dimensions` is the embedder's: each dimensionality gets its own table or collection. The
+ * embedded store's matrices count against `budget` (Qdrant keeps none in this process).
+ */
+export function createVectorStore(config: StorageConfig, dimensions: number, budget?: IndexBudget): VectorStore {
   if (config.qdrantUrl) {
     return createQdrantVectorStore({
       url: config.qdrantUrl,
@@ -34,5 +38,5 @@ export function createVectorStore(config: StorageConfig, dimensions: number): Ve
       dimensions,
     });
   }
-  return createEmbeddedVectorStore({ path: join(config.dataDir, EMBEDDED_VECTORS_FILE), dimensions });
+  return createEmbeddedVectorStore({ path: join(config.dataDir, EMBEDDED_VECTORS_FILE), dimensions, budget });
 }
