@@ -158,10 +158,11 @@ export interface StorageConfig {
 }
 
 /**
- * BRAIN_INDEX_MEMORY_MB's default: sized for the Helm chart's 1 GiB limit on a Brain pod, whose
- * process takes about 515 MiB at peak without any index (docs/operations.md, Resources).
+ * BRAIN_INDEX_MEMORY_MB's default, for one machine running everything (`npm start`): about
+ * 200,000 memories' indexes (docs/brain.md). The Helm chart sets 256 for its 1 GiB Brain pods,
+ * whose process takes about 515 MiB at peak without any index (docs/operations.md, Resources).
  */
-export const DEFAULT_INDEX_MEMORY_MB = 256;
+export const DEFAULT_INDEX_MEMORY_MB = 1024;
 
 export function readStorageConfig(env: Env, cpuCount: number): StorageConfig {
   const embeddingsUrl = readUrl(env, 'EMBEDDINGS_URL');
