@@ -320,6 +320,7 @@ describe.skipIf(!chromiumPath)('the automation areas of the dashboard in a brows
 
     // An evaluation, followed until it is done: progress, metrics, results case by case.
     const evaluate = async (label: string) => {
+      await page.getByText('Start an evaluation').click();
       await page.getByLabel('Evaluation label').fill(label);
       await page.getByRole('button', { name: "Evaluate the Brain's search" }).click();
       await page.getByRole('heading', { level: 1, name: `Evaluation ${label}` }).waitFor();
