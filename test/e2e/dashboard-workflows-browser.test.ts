@@ -293,9 +293,11 @@ describe.skipIf(!chromiumPath)('the dashboard workflows in a browser', () => {
     await page.getByRole('button', { name: 'Schedule the job' }).click();
     const title = 'Job Payments <b>check</b>';
     await driver.screen(page, 'job-playbook', title);
-    await expect(page.locator('.facts').textContent()).resolves.toMatch(
-      /Startsa run of the playbook pbk_\w+, the version published when it fires with \{"labels":\{"service":"payments"\},"note":"Hourly"\}/,
-    );
+    await expect
+      .poll(() => page.locator('.facts').textContent())
+      .toMatch(
+        /Startsa run of the playbook Checkout <b>triage<\/b>, the version published when it fires with \{"labels":\{"service":"payments"\},"note":"Hourly"\}/,
+      );
     await page.getByRole('button', { name: 'Fire it now' }).click();
     await page.getByRole('status').filter({ hasText: 'Fired: a run is queued.' }).waitFor();
     await page.getByRole('link', { name: 'Open the investigation it started' }).click();

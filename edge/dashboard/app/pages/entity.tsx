@@ -145,7 +145,7 @@ export function EntityPage() {
           </dl>
           {mayEdit && <EditEntity path={path} entity={e} etag={etag} saved={reload} />}
           {can(organization.role, 'mergeEntities') && <MergeEntity path={path} entity={e} merged={reload} />}
-          {can(organization.role, 'assertRelationship') && <RelateEntity graph={graph} entity={e} related={reload} />}
+          {can(organization.role, 'assertRelationship') && <RelateEntity key={e.id} graph={graph} entity={e} related={reload} />}
           <Relationships title="Relationships from it" items={e.outgoing} total={e.outgoing_total} outgoing retract={mayRetract} />
           <Relationships title="Relationships to it" items={e.incoming} total={e.incoming_total} outgoing={false} retract={mayRetract} />
           <h2>Memories citing it</h2>
@@ -158,7 +158,7 @@ export function EntityPage() {
             ))}
           </ul>
           <EntityPaths base={graph} entity={e} />
-          {can(organization.role, 'getAffectedEntities') && <EntityAffected path={path} entity={e} />}
+          {can(organization.role, 'getAffectedEntities') && <EntityAffected key={e.id} path={path} entity={e} />}
         </>
       )}
     </Page>

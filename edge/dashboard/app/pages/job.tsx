@@ -96,8 +96,14 @@ function ChangeJob({ job, save }: { job: Job; save: (patch: object) => Promise<v
   );
 }
 
+/** A playbook's name, read for the link (its id until then, or if it is gone). */
+function PlaybookLink({ id }: { id: string }) {
+  const { settings, organization } = useSession();
+  const playbook = useResource<{ name: string }>(`/organizations/${organization.organization_id}/playbooks/${id}`);
+  return <a href={`${settings.basePath}/playbooks/${id}`}>{playbook.data?.name ?? id}</a>;
+}
+
 function TargetText({ target: t }: { target: JobTarget }) {
-  const { settings } = useSession();
   const who = (executor: string) => (executor === 'external' ? 'an external agent' : "the platform's LLM runner");
   if (t.type === 'seeding')
     return (
@@ -115,7 +121,7 @@ function TargetText({ target: t }: { target: JobTarget }) {
   if (t.type === 'playbook')
     return (
       <>
-        a run of the playbook <a href={`${settings.basePath}/playbooks/${t.playbook_id}`}>{t.playbook_id}</a>,{' '}
+        a run of the playbook <PlaybookLink id={t.playbook_id} />,{' '}
         {t.version === null ? 'the version published when it fires' : `version ${t.version}`}
         {Object.keys(t.inputs).length > 0 && (
           <>
