@@ -186,9 +186,10 @@ describe.skipIf(!chromiumPath)('the automation areas of the dashboard in a brows
     await page.getByRole('button', { name: 'Resume the job' }).click();
     await page.getByRole('status').filter({ hasText: 'Job resumed.' }).waitFor();
     await expect.poll(() => page.locator('.facts').textContent()).toMatch(/Stateactive/);
-    await page.getByLabel('Schedule', { exact: true }).fill('0 6 * * 1-5');
-    await page.getByRole('button', { name: 'Save the schedule' }).click();
-    await page.getByRole('status').filter({ hasText: 'Schedule saved.' }).waitFor();
+    await page.getByText('Change the job').click();
+    await page.getByRole('textbox', { name: /^Schedule \(cron/ }).fill('0 6 * * 1-5');
+    await page.getByRole('button', { name: 'Save the job' }).click();
+    await page.getByRole('status').filter({ hasText: 'Job saved.' }).waitFor();
     await expect.poll(() => page.locator('.facts').textContent()).toContain('0 6 * * 1-5');
     await driver.screen(page, 'job-executions', title);
     await executions.getByRole('link', { name: /^Investigation of exe_/ }).click();
@@ -319,6 +320,7 @@ describe.skipIf(!chromiumPath)('the automation areas of the dashboard in a brows
 
     // An evaluation, followed until it is done: progress, metrics, results case by case.
     const evaluate = async (label: string) => {
+      await page.getByText('Start an evaluation').click();
       await page.getByLabel('Evaluation label').fill(label);
       await page.getByRole('button', { name: "Evaluate the Brain's search" }).click();
       await page.getByRole('heading', { level: 1, name: `Evaluation ${label}` }).waitFor();

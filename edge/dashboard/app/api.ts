@@ -43,6 +43,8 @@ export interface CallOptions {
   ifMatch?: string;
   /** Sent as Idempotency-Key, so that a retried creation creates nothing twice. */
   idempotencyKey?: string;
+  /** The answer's body as text (a file to download), not parsed as JSON. */
+  text?: boolean;
 }
 
 async function problemOf(res: Response): Promise<ApiProblem> {
@@ -82,7 +84,7 @@ export function createApi(settings: DashboardSettings): Api {
       let res = await send(method, path, options);
       if (res.status === 401 && (await refresh(settings))) res = await send(method, path, options);
       if (!res.ok) throw await problemOf(res);
-      const data = res.status === 204 ? undefined : await res.json();
+      const data = res.status === 204 ? undefined : options.text ? await res.text() : await res.json();
       return { status: res.status, data: data as T, etag: res.headers.get('etag') };
     },
   };

@@ -134,6 +134,17 @@ export const NEEDS: Record<string, LadderRole> = {
   createEvaluation: 'member',
   listEvaluationResults: 'viewer',
   compareEvaluations: 'viewer',
+  // Rules in place, exports, dataset renames, the graph's relationships and impact, a thread's memories.
+  getAlertRule: 'viewer',
+  exportPlaybook: 'viewer',
+  getPlaybookVersion: 'viewer',
+  updateEvaluationDataset: 'member',
+  exportEvaluationCases: 'viewer',
+  getAffectedEntities: 'viewer',
+  assertRelationship: 'member',
+  retractRelationship: 'member',
+  listThreadMemories: 'viewer',
+  getMemory: 'viewer',
 };
 
 /** The billing operations, which billing admins may call too. */

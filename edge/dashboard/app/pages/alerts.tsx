@@ -34,21 +34,39 @@ export interface AlertEvent {
 
 const STATUSES = ['firing', 'acknowledged', 'snoozed', 'resolved'] as const;
 
+/** The filters as the list's query: status, severity and source, each when set. */
+function filterQuery(f: { status: string; severity: string; source: string }): string {
+  const q = new URLSearchParams({ page_size: '25' });
+  if (f.status) q.set('status', f.status);
+  if (f.severity) q.set('severity', f.severity);
+  if (f.source) q.set('source_id', f.source);
+  return q.toString();
+}
+
 export function AlertsPage() {
   const { settings, organization } = useSession();
   const base = `/organizations/${organization.organization_id}`;
-  const [status, setStatus] = useState('');
-  const events = usePaged<AlertEvent>(`${base}/alert-events?page_size=25${status ? `&status=${status}` : ''}`, 'alert_events');
+  const [filter, setFilter] = useState({ status: '', severity: '', source: '' });
+  const [severity, setSeverity] = useState('');
+  const sources = usePaged<{ id: string; name: string }>(`${base}/alert-sources?page_size=100`, 'sources');
+  const events = usePaged<AlertEvent>(`${base}/alert-events?${filterQuery(filter)}`, 'alert_events');
   return (
     <Page title="Alerts">
       <p>
         Alerts arrive at an <a href={`${settings.basePath}/alert-sources`}>alert source</a>;{' '}
         <a href={`${settings.basePath}/alert-rules`}>alert rules</a> decide which open an investigation.
       </p>
-      <div class="inline-form">
+      <form
+        class="inline-form"
+        aria-label="Filter the alerts"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter({ ...filter, severity: severity.trim() });
+        }}
+      >
         <label>
           Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+          <select value={filter.status} onChange={(e) => setFilter({ ...filter, status: e.currentTarget.value })}>
             <option value="">any</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -57,16 +75,33 @@ export function AlertsPage() {
             ))}
           </select>
         </label>
+        <label>
+          Source
+          <select value={filter.source} onChange={(e) => setFilter({ ...filter, source: e.currentTarget.value })}>
+            <option value="">any</option>
+            {sources.items.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Severity
+          <input maxLength={50} value={severity} onInput={(e) => setSeverity(e.currentTarget.value)} placeholder="any" />
+        </label>
+        <button type="submit">Filter</button>
         <button type="button" onClick={events.reload}>
           Refresh the alerts
         </button>
-      </div>
+      </form>
       <ProblemAlert problem={events.problem} />
       <table>
         <caption>Alert events, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Alert</th>
+            <th scope="col">Source</th>
             <th scope="col">Severity</th>
             <th scope="col">Status</th>
             <th scope="col">Times</th>
@@ -80,6 +115,7 @@ export function AlertsPage() {
               <td>
                 <a href={`${settings.basePath}/alerts/${a.id}`}>{a.title}</a>
               </td>
+              <td>{sources.items.find((s) => s.id === a.source_id)?.name ?? a.source_id}</td>
               <td>{a.severity || '—'}</td>
               <td>{a.status}</td>
               <td>{a.count}</td>
@@ -89,7 +125,9 @@ export function AlertsPage() {
           ))}
         </tbody>
       </table>
-      {!events.loading && events.items.length === 0 && !events.problem && <p>No alerts.</p>}
+      {!events.loading && events.items.length === 0 && !events.problem && (
+        <p>No alerts{filter.status || filter.severity || filter.source ? ' that fit the filter' : ''}.</p>
+      )}
       <MoreButton paged={events} label="Older alerts" />
     </Page>
   );

@@ -133,7 +133,7 @@ function CurrentPlan({ subscription: s, path, after }: { subscription: Subscript
 }
 
 function Usage({ path, entitlements }: { path: string; entitlements: Entitlements }) {
-  const usage = useResource<{ memories: Quantity; members: Quantity; api_calls: Quantity }>(`${path}/usage`);
+  const usage = useResource<{ memories: Quantity; members: Quantity; runs: Quantity; api_calls: Quantity }>(`${path}/usage`);
   const hooks = useResource<{ limit: number; published: number; dropped: number; dropped_reason: string | null }>(`${path}/webhook-usage`);
   return (
     <section aria-labelledby="usage-title">
@@ -146,6 +146,8 @@ function Usage({ path, entitlements }: { path: string; entitlements: Entitlement
             <dd>{limitOf(usage.data.memories)}</dd>
             <dt>Members (with pending invitations)</dt>
             <dd>{limitOf(usage.data.members)}</dd>
+            <dt>Runs queued this month</dt>
+            <dd>{limitOf(usage.data.runs)}</dd>
             <dt>API calls this month</dt>
             <dd>{limitOf(usage.data.api_calls)}</dd>
           </>

@@ -1,14 +1,18 @@
 // One entity of the memory graph: its names and description, its relationships both ways (each
 // linking to the entity at the other end), and the memories that cite them; the path finder to
-// another entity (entity-paths.tsx); members edit it or merge another into it (entity-edit.tsx).
+// another entity (entity-paths.tsx) and what its failure affects (entity-affected.tsx); members
+// edit it or merge another into it (entity-edit.tsx), assert a relationship by hand
+// (entity-relate.tsx) and retract one (confirmed).
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
-import { Page, ProblemAlert, useResource, when } from '../ui.tsx';
+import { confirmed, Page, ProblemAlert, useAction, useResource, when } from '../ui.tsx';
 import type { Entity } from './entities.tsx';
 import { EditEntity, MergeEntity } from './entity-edit.tsx';
+import { EntityAffected } from './entity-affected.tsx';
 import { EntityPaths } from './entity-paths.tsx';
+import { RelateEntity } from './entity-relate.tsx';
 
 interface Citation {
   namespace: string;
@@ -37,7 +41,20 @@ interface EntityDetail extends Entity {
   incoming_total: number;
 }
 
-function Relationships({ title, items, total, outgoing }: { title: string; items: Relationship[]; total: number; outgoing: boolean }) {
+function Relationships({
+  title,
+  items,
+  total,
+  outgoing,
+  retract,
+}: {
+  title: string;
+  items: Relationship[];
+  total: number;
+  outgoing: boolean;
+  /** Set when the role may retract one. */
+  retract?: (r: Relationship) => void;
+}) {
   const { settings } = useSession();
   const link = (id: string, name: string) => <a href={`${settings.basePath}/entities/${id}`}>{name}</a>;
   return (
@@ -50,6 +67,7 @@ function Relationships({ title, items, total, outgoing }: { title: string; items
           <th scope="col">{outgoing ? 'Relationship' : 'From'}</th>
           <th scope="col">{outgoing ? 'To' : 'Relationship'}</th>
           <th scope="col">Cited by</th>
+          {retract && <th scope="col">Actions</th>}
         </tr>
       </thead>
       <tbody>
@@ -61,6 +79,13 @@ function Relationships({ title, items, total, outgoing }: { title: string; items
               {r.citations.map((c) => `${c.namespace}/${c.key}`).join(', ')}
               {r.citation_count > r.citations.length && ` and ${r.citation_count - r.citations.length} more`}
             </td>
+            {retract && (
+              <td>
+                <button type="button" class="danger" onClick={() => retract(r)}>
+                  Retract {r.subject_name} {r.predicate} {r.object_name}
+                </button>
+              </td>
+            )}
           </tr>
         ))}
       </tbody>
@@ -80,7 +105,7 @@ function citingMemories(e: EntityDetail): Citation[] {
 }
 
 export function EntityPage() {
-  const { settings, organization } = useSession();
+  const { api, settings, organization } = useSession();
   const { params } = useRoute();
   const graph = `/organizations/${organization.organization_id}/graph`;
   const path = `${graph}/entities/${encodeURIComponent(params.id)}`;
@@ -88,12 +113,24 @@ export function EntityPage() {
   const reload = () => setVersion((v) => v + 1);
   const { data: e, etag, problem } = useResource<EntityDetail>(`${path}?limit=100`, version);
   const mayEdit = can(organization.role, 'updateEntity');
+  const action = useAction(reload);
+  const retract = (r: Relationship) => {
+    const said = `${r.subject_name} ${r.predicate} ${r.object_name}`;
+    if (!confirmed(`Retract “${said}”? Every memory's citation of it is removed; a later write of a memory stating it asserts it again.`))
+      return;
+    void action.run(async () => {
+      await api.call('DELETE', `${graph}/relationships/${r.id}`);
+      return `Retracted: ${said}.`;
+    });
+  };
+  const mayRetract = can(organization.role, 'retractRelationship') ? retract : undefined;
   return (
     <Page title={e ? e.name : 'Entity'}>
       <p>
         <a href={`${settings.basePath}/entities`}>All entities</a>
       </p>
-      <ProblemAlert problem={problem} />
+      <ProblemAlert problem={problem ?? action.problem} />
+      <p role="status">{action.notice}</p>
       {e && (
         <>
           <dl class="facts">
@@ -108,8 +145,9 @@ export function EntityPage() {
           </dl>
           {mayEdit && <EditEntity path={path} entity={e} etag={etag} saved={reload} />}
           {can(organization.role, 'mergeEntities') && <MergeEntity path={path} entity={e} merged={reload} />}
-          <Relationships title="Relationships from it" items={e.outgoing} total={e.outgoing_total} outgoing />
-          <Relationships title="Relationships to it" items={e.incoming} total={e.incoming_total} outgoing={false} />
+          {can(organization.role, 'assertRelationship') && <RelateEntity key={e.id} graph={graph} entity={e} related={reload} />}
+          <Relationships title="Relationships from it" items={e.outgoing} total={e.outgoing_total} outgoing retract={mayRetract} />
+          <Relationships title="Relationships to it" items={e.incoming} total={e.incoming_total} outgoing={false} retract={mayRetract} />
           <h2>Memories citing it</h2>
           <ul data-testid="citing-memories">
             {citingMemories(e).map((c) => (
@@ -120,6 +158,7 @@ export function EntityPage() {
             ))}
           </ul>
           <EntityPaths base={graph} entity={e} />
+          {can(organization.role, 'getAffectedEntities') && <EntityAffected key={e.id} path={path} entity={e} />}
         </>
       )}
     </Page>

@@ -1,8 +1,10 @@
 // Adding cases to a dataset: one from a form (the query, and the memories it should find, the
 // answer it should give or a pattern the answer matches), or many as JSON Lines, one case a line
-// (the answer says how many were imported and why each refused line was refused, by number).
+// (the answer says how many were imported and why each refused line was refused, by number); and
+// every case exported as a JSON Lines file.
 import { useState } from 'preact/hooks';
 import { RawBody } from '../api.ts';
+import { downloadFile } from '../download.ts';
 import { useSession } from '../session.tsx';
 import { ProblemAlert, useAction } from '../ui.tsx';
 
@@ -129,5 +131,25 @@ export function ImportCases({ path, after }: { path: string; after: () => void }
         </ul>
       )}
     </details>
+  );
+}
+
+/** Every case as JSON Lines, saved as a file (what `importCases` takes back). */
+export function ExportCases({ path, datasetId }: { path: string; datasetId: string }) {
+  const { api } = useSession();
+  const action = useAction(() => {});
+  const save = () =>
+    void action.run(async () => {
+      const bytes = await downloadFile(api, `${path}/cases/export`, `${datasetId}.jsonl`, 'application/jsonl');
+      return `Saved ${datasetId}.jsonl (${bytes} bytes).`;
+    });
+  return (
+    <div class="actions">
+      <button type="button" onClick={save} disabled={action.busy}>
+        Export the cases (JSON Lines)
+      </button>
+      <span role="status">{action.notice}</span>
+      <ProblemAlert problem={action.problem} />
+    </div>
   );
 }

@@ -1,13 +1,15 @@
 // One evaluation dataset: its cases in the order added (members add one, import many as JSON
-// Lines, delete one), an evaluation of it started (which opens on its own page, following its
-// progress), its evaluations so far, and deleting it (confirmed; evaluations keep their results).
+// Lines, delete one; everyone exports them as a file), renaming it (If-Match), an evaluation of it
+// started (evaluation-start.tsx; it opens on its own page, following its progress), its
+// evaluations so far, and deleting it (confirmed; evaluations keep their results).
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource } from '../ui.tsx';
-import { AddCase, ImportCases } from './evaluation-cases.tsx';
+import { AddCase, ExportCases, ImportCases } from './evaluation-cases.tsx';
 import type { Dataset } from './evaluation-datasets.tsx';
+import { StartEvaluation } from './evaluation-start.tsx';
 import { EvaluationList } from './evaluations.tsx';
 
 interface Case {
@@ -79,36 +81,38 @@ function Cases({ path, version, mayWrite, changed }: { path: string; version: nu
   );
 }
 
-function StartEvaluation({ datasetId }: { datasetId: string }) {
-  const { api, settings, organization } = useSession();
-  const { route } = useLocation();
-  const [label, setLabel] = useState('');
-  const action = useAction(() => {});
-  const start = (e: Event) => {
+/** The dataset's name and description, changed at the version read (If-Match). */
+function RenameDataset({ path, dataset, etag, saved }: { path: string; dataset: Dataset; etag: string | null; saved: () => void }) {
+  const { api } = useSession();
+  const [name, setName] = useState(dataset.name);
+  const [description, setDescription] = useState(dataset.description);
+  const action = useAction(saved);
+  const save = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const body = { dataset_id: datasetId, ...(label ? { label } : {}) };
-      const { data } = await api.call<{ id: string }>('POST', `/organizations/${organization.organization_id}/evaluations`, {
-        body,
-        idempotencyKey: crypto.randomUUID(),
-      });
-      route(`${settings.basePath}/evaluations/${data.id}`);
-      return 'Evaluation queued.';
+      const { data } = await api.call<Dataset>('PATCH', path, { body: { name, description }, ifMatch: etag ?? undefined });
+      return `Dataset saved as ${data.name}.`;
     });
   };
   return (
-    <>
-      <form onSubmit={start} class="inline-form">
+    <details>
+      <summary>Rename the dataset</summary>
+      <form onSubmit={save} class="stacked-form">
         <label>
-          Evaluation label
-          <input maxLength={200} value={label} onInput={(e) => setLabel(e.currentTarget.value)} placeholder="after re-indexing" />
+          New name
+          <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          New description
+          <input maxLength={2000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={action.busy}>
-          Evaluate the Brain's search
+          Save the name
         </button>
       </form>
       <ProblemAlert problem={action.problem} />
-    </>
+      <p role="status">{action.notice}</p>
+    </details>
   );
 }
 
@@ -119,7 +123,7 @@ export function EvaluationDatasetPage() {
   const path = `/organizations/${organization.organization_id}/evaluation-datasets/${params.id}`;
   const [version, setVersion] = useState(0);
   const changed = () => setVersion((v) => v + 1);
-  const { data: dataset, problem } = useResource<Dataset>(path, version);
+  const { data: dataset, etag, problem } = useResource<Dataset>(path, version);
   const action = useAction(() => {});
   const mayWrite = can(organization.role, 'addEvaluationCase');
   const remove = () => {
@@ -141,12 +145,16 @@ export function EvaluationDatasetPage() {
           <p>
             {dataset.description} {dataset.case_count} case(s).
           </p>
+          {can(organization.role, 'updateEvaluationDataset') && (
+            <RenameDataset key={etag} path={path} dataset={dataset} etag={etag} saved={changed} />
+          )}
           {mayWrite && (
             <>
               <AddCase path={path} after={changed} />
               <ImportCases path={path} after={changed} />
             </>
           )}
+          {can(organization.role, 'exportEvaluationCases') && dataset.case_count > 0 && <ExportCases path={path} datasetId={dataset.id} />}
           {can(organization.role, 'createEvaluation') && dataset.case_count > 0 && <StartEvaluation datasetId={dataset.id} />}
           <Cases path={path} version={version} mayWrite={mayWrite} changed={changed} />
           <h2>Evaluations of {dataset.name}</h2>

@@ -7,7 +7,7 @@ import { useLocation, useRoute } from 'preact-iso';
 import { useSession } from '../session.tsx';
 import { MoreButton, Page, ProblemAlert, usePaged, useResource, when } from '../ui.tsx';
 import { EvaluationComparison } from './evaluation-comparison.tsx';
-import { type Evaluation, figure, nameOf } from './evaluations.tsx';
+import { type Evaluation, figure, nameOf, subjectText } from './evaluations.tsx';
 
 const LIVE_MS = 2_000;
 
@@ -62,6 +62,8 @@ function Progress({ evaluation: e }: { evaluation: Evaluation }) {
         <progress value={e.cases_scored} max={Math.max(1, e.case_total)} aria-label="Cases scored" /> {e.cases_scored} of {e.case_total}{' '}
         cases
       </dd>
+      <dt>Evaluated</dt>
+      <dd>{subjectText(e.subject)}</dd>
       <dt>Evaluators</dt>
       <dd>{e.evaluators.join(', ')}</dd>
       <dt>Started</dt>

@@ -9,6 +9,8 @@ import { MoreButton, Page, ProblemAlert, usePaged, when } from '../ui.tsx';
 export interface Evaluation {
   id: string;
   dataset_id: string;
+  /** What was evaluated: `type` names the kind, the other fields are the kind's own. */
+  subject: { type: string } & Record<string, unknown>;
   evaluators: string[];
   status: 'queued' | 'running' | 'succeeded' | 'failed';
   label: string;
@@ -25,6 +27,13 @@ export interface Evaluation {
 export const metric = (e: Evaluation, name: string) => e.metrics.find((m) => m.name === name)?.value;
 export const figure = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(3));
 export const nameOf = (e: Evaluation) => e.label || e.id;
+
+/** The subject in words: the Brain's search with its results per case, else its type and fields. */
+export function subjectText(s: Evaluation['subject']): string {
+  if (s.type === 'brain_search') return `the Brain's search, ${s.limit} results per case`;
+  const { type, ...fields } = s;
+  return `${type} ${JSON.stringify(fields)}`;
+}
 
 /** Evaluations, newest first, of one dataset or all. */
 export function EvaluationList({ datasetId }: { datasetId?: string }) {

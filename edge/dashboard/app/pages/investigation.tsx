@@ -1,21 +1,17 @@
-// One investigation: its messages (members post more), its runs with their status, usage, output
-// and steps, kept live while a run is queued or running (read again every two seconds); members
-// start a run (the platform's LLM runner, or an external agent that claims it), cancel one that is
-// still going and retry one that finished, and resolve or reopen the thread.
-import { useEffect, useState } from 'preact/hooks';
+// One investigation: the alerts linked to it, its messages with their attachments (members post
+// more; thread-messages.tsx), its runs with their status, usage, output and steps, kept live while
+// a run is queued or running (read again every two seconds), and the memories its runs wrote
+// (investigation-links.tsx); members start a run (the platform's LLM runner, or an external agent
+// that claims it), cancel one that is still going and retry one that finished, and resolve or
+// reopen the thread.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
+import { LinkedAlerts, ThreadMemories } from './investigation-links.tsx';
 import type { Thread } from './investigations.tsx';
-
-interface Message {
-  id: string;
-  role: 'user' | 'agent' | 'tool';
-  content: string;
-  author: string;
-  created_at: string | null;
-}
+import { Messages } from './thread-messages.tsx';
 
 interface Run {
   id: string;
@@ -112,18 +108,22 @@ function RunCard({ run, base, act }: { run: Run; base: string; act: (what: () =>
   );
 }
 
-function Runs({ base, threadId }: { base: string; threadId: string }) {
+function Runs({ base, threadId, onSettled }: { base: string; threadId: string; onSettled: () => void }) {
   const { api, organization } = useSession();
   const runs = usePaged<Run>(`${base}/runs?thread_id=${threadId}&page_size=20`, 'runs');
   const action = useAction(runs.reload);
   const [executor, setExecutor] = useState<'llm' | 'external'>('llm');
   const [instructions, setInstructions] = useState('');
   const live = runs.items.some(going);
+  const wasLive = useRef(false);
   useEffect(() => {
+    // A run that ended may have written memories: the page reads them again.
+    if (wasLive.current && !live) onSettled();
+    wasLive.current = live;
     if (!live) return;
     const timer = setInterval(runs.reload, LIVE_MS);
     return () => clearInterval(timer);
-  }, [live, runs.reload]);
+  }, [live, runs.reload, onSettled]);
   const start = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
@@ -166,49 +166,6 @@ function Runs({ base, threadId }: { base: string; threadId: string }) {
   );
 }
 
-function Messages({ path, after }: { path: string; after: () => void }) {
-  const { api, organization } = useSession();
-  const messages = usePaged<Message>(`${path}/messages`, 'messages');
-  const [content, setContent] = useState('');
-  const action = useAction(() => {
-    messages.reload();
-    after();
-  });
-  const post = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      await api.call('POST', `${path}/messages`, { body: { content } });
-      setContent('');
-      return 'Message posted.';
-    });
-  };
-  return (
-    <section aria-labelledby="messages-title">
-      <h2 id="messages-title">Messages</h2>
-      <ProblemAlert problem={messages.problem ?? action.problem} />
-      {messages.items.map((m) => (
-        <article key={m.id} class="message" aria-label={`${m.role} message`}>
-          <p class="meta">
-            {m.role} {m.author && <code>{m.author}</code>} · {when(m.created_at)}
-          </p>
-          <p class="content">{m.content}</p>
-        </article>
-      ))}
-      <MoreButton paged={messages} label="More messages" />
-      {can(organization.role, 'postThreadMessage') && (
-        <form onSubmit={post} class="stacked-form">
-          <label>
-            New message
-            <textarea required rows={3} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
-          </label>
-          <button type="submit">Post the message</button>
-        </form>
-      )}
-      <p role="status">{action.notice}</p>
-    </section>
-  );
-}
-
 export function InvestigationPage() {
   const { api, settings, organization } = useSession();
   const { params } = useRoute();
@@ -216,7 +173,8 @@ export function InvestigationPage() {
   const path = `${base}/threads/${params.id}`;
   const [version, setVersion] = useState(0);
   const { data: thread, problem } = useResource<Thread>(path, version);
-  const action = useAction(() => setVersion((v) => v + 1));
+  const reread = useCallback(() => setVersion((v) => v + 1), []);
+  const action = useAction(reread);
   const setStatus = (status: Thread['status']) =>
     void action.run(async () => {
       await api.call('PATCH', path, { body: { status } });
@@ -239,8 +197,10 @@ export function InvestigationPage() {
               </button>
             )}
           </p>
+          <LinkedAlerts base={base} threadId={thread.id} />
           <Messages path={path} after={() => setVersion((v) => v + 1)} />
-          <Runs base={base} threadId={thread.id} />
+          <Runs base={base} threadId={thread.id} onSettled={reread} />
+          <ThreadMemories path={path} version={version} />
         </>
       )}
     </Page>

@@ -1,13 +1,15 @@
 // One scheduled job: its schedule, target and state; members pause and resume it, fire it now
-// (one execution outside the schedule, linking to the investigation it opened), change its
-// schedule (with If-Match) and delete it; and its executions, newest first, each with the run it
-// started as it stands now.
+// (one execution outside the schedule, linking to the investigation it opened), change its name,
+// schedule, time zone, missed-occurrence policy and target (with If-Match) and delete it; and its
+// executions, newest first, each with the run (or seeding run) it started as it stands now.
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
-import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
-import { type Execution, type Job, stateOf } from './jobs.tsx';
+import { confirmed, MoreButton, Page, ProblemAlert, toProblem, useAction, usePaged, useResource, when } from '../ui.tsx';
+import type { ProblemDocument } from '../api.ts';
+import { type JobTarget, targetBody, targetDraft } from './job-target.tsx';
+import { type Execution, type Job, type JobDraft, JobFields, stateOf } from './jobs.tsx';
 
 function Executions({ path }: { path: string }) {
   const { settings } = useSession();
@@ -39,8 +41,14 @@ function Executions({ path }: { path: string }) {
                 {x.error && `: ${x.error}`}
               </td>
               <td>
-                {x.thread_id ? <a href={`${settings.basePath}/investigations/${x.thread_id}`}>Investigation of {x.id}</a> : '—'}
+                {x.thread_id && <a href={`${settings.basePath}/investigations/${x.thread_id}`}>Investigation of {x.id}</a>}
                 {x.run && ` (run ${x.run.status})`}
+                {x.seeding_run_id && (
+                  <>
+                    seeding run <code>{x.seeding_run_id}</code>
+                  </>
+                )}
+                {!x.thread_id && !x.seeding_run_id && '—'}
               </td>
             </tr>
           ))}
@@ -52,31 +60,82 @@ function Executions({ path }: { path: string }) {
   );
 }
 
-function EditSchedule({ job, save }: { job: Job; save: (patch: object) => void }) {
-  const [schedule, setSchedule] = useState(job.schedule);
-  const [zone, setZone] = useState(job.time_zone);
-  useEffect(() => {
-    setSchedule(job.schedule);
-    setZone(job.time_zone);
-  }, [job]);
+/** The job's name, schedule, time zone, missed-occurrence policy and target, changed at the version read. */
+function ChangeJob({ job, save }: { job: Job; save: (patch: object) => Promise<void> }) {
+  const draftOf = (j: Job): JobDraft => ({
+    name: j.name,
+    schedule: j.schedule,
+    time_zone: j.time_zone,
+    missed_policy: j.missed_policy,
+    target: targetDraft(j.target),
+  });
+  const [f, setF] = useState<JobDraft>(draftOf(job));
+  useEffect(() => setF(draftOf(job)), [job]);
+  const [problem, setProblem] = useState<ProblemDocument>();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setProblem(undefined);
+    let target: object;
+    try {
+      target = targetBody(f.target);
+    } catch (err) {
+      setProblem(toProblem(err));
+      return;
+    }
+    void save({ name: f.name, schedule: f.schedule, time_zone: f.time_zone, missed_policy: f.missed_policy, target });
+  };
   return (
-    <form
-      class="inline-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save({ schedule, time_zone: zone });
-      }}
-    >
-      <label>
-        Schedule
-        <input required maxLength={200} value={schedule} onInput={(e) => setSchedule(e.currentTarget.value)} />
-      </label>
-      <label>
-        Time zone
-        <input maxLength={100} value={zone} onInput={(e) => setZone(e.currentTarget.value)} />
-      </label>
-      <button type="submit">Save the schedule</button>
-    </form>
+    <details>
+      <summary>Change the job</summary>
+      <form class="stacked-form" onSubmit={submit}>
+        <JobFields f={f} set={(patch) => setF((old) => ({ ...old, ...patch }))} />
+        <button type="submit">Save the job</button>
+      </form>
+      <ProblemAlert problem={problem} />
+    </details>
+  );
+}
+
+/** A playbook's name, read for the link (its id until then, or if it is gone). */
+function PlaybookLink({ id }: { id: string }) {
+  const { settings, organization } = useSession();
+  const playbook = useResource<{ name: string }>(`/organizations/${organization.organization_id}/playbooks/${id}`);
+  return <a href={`${settings.basePath}/playbooks/${id}`}>{playbook.data?.name ?? id}</a>;
+}
+
+function TargetText({ target: t }: { target: JobTarget }) {
+  const who = (executor: string) => (executor === 'external' ? 'an external agent' : "the platform's LLM runner");
+  if (t.type === 'seeding')
+    return (
+      <>
+        a seeding run of the Brain's {t.namespace} from <code>{t.url}</code>
+        {t.key_prefix && (
+          <>
+            {' '}
+            (keys under <code>{t.key_prefix}</code>)
+          </>
+        )}
+        {t.tags.length > 0 && `, tagged ${t.tags.join(', ')}`}
+      </>
+    );
+  if (t.type === 'playbook')
+    return (
+      <>
+        a run of the playbook <PlaybookLink id={t.playbook_id} />,{' '}
+        {t.version === null ? 'the version published when it fires' : `version ${t.version}`}
+        {Object.keys(t.inputs).length > 0 && (
+          <>
+            {' '}
+            with <code>{JSON.stringify(t.inputs)}</code>
+          </>
+        )}
+        {t.title_template && `, titled “${t.title_template}”`}
+      </>
+    );
+  return (
+    <>
+      “{t.title_template}”, run by {who(t.executor)}
+    </>
   );
 }
 
@@ -92,9 +151,9 @@ function Facts({ job }: { job: Job }) {
       <dd>{stateOf(job)}</dd>
       <dt>Next occurrence</dt>
       <dd>{when(job.state.next_fire_at)}</dd>
-      <dt>Opens</dt>
+      <dt>Starts</dt>
       <dd>
-        “{job.target.title_template}”, run by {job.target.executor === 'external' ? 'an external agent' : "the platform's LLM runner"}
+        <TargetText target={job.target} />
       </dd>
       {job.state.last_error && (
         <>
@@ -127,9 +186,9 @@ export function JobPage() {
       return data.outcome === 'succeeded' ? 'Fired: a run is queued.' : `The execution ${data.outcome}: ${data.error}`;
     });
   const save = (patch: object) =>
-    void action.run(async () => {
+    action.run(async () => {
       await api.call('PATCH', path, { body: patch, ifMatch: etag ?? undefined });
-      return 'Schedule saved.';
+      return 'Job saved.';
     });
   const remove = () => {
     if (!confirmed(`Delete the job ${job?.name}? It fires no more; the investigations it opened stay.`)) return;
@@ -174,7 +233,7 @@ export function JobPage() {
               </button>
             </p>
           )}
-          {mayChange && <EditSchedule job={job} save={save} />}
+          {mayChange && <ChangeJob job={job} save={save} />}
           <Executions key={version} path={path} />
         </>
       )}

@@ -1,11 +1,13 @@
-// Scheduled jobs: a cron schedule in a time zone that starts a run on a new thread at each
-// occurrence. Everyone lists them with their state; members and above schedule one. Each opens
-// on its own page (job.tsx) with its executions.
+// Scheduled jobs: a cron schedule in a time zone that starts something at each occurrence (a run
+// on a new thread, a playbook's run, a seeding run of the Brain; job-target.tsx). Everyone lists
+// them with their state; members and above schedule one. Each opens on its own page (job.tsx)
+// with its executions.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { MoreButton, Page, ProblemAlert, useAction, usePaged, when } from '../ui.tsx';
+import { type JobTarget, NEW_TARGET, type TargetDraft, TargetFields, targetBody } from './job-target.tsx';
 
 export interface Execution {
   id: string;
@@ -17,6 +19,7 @@ export interface Execution {
   error: string;
   thread_id: string | null;
   run_id: string | null;
+  seeding_run_id: string | null;
   run: { id: string; status: string } | null;
 }
 
@@ -27,14 +30,7 @@ export interface Job {
   time_zone: string;
   enabled: boolean;
   missed_policy: 'skip' | 'run_once';
-  target: {
-    type: 'run';
-    title_template: string;
-    message: string;
-    instructions: string;
-    executor: 'llm' | 'external';
-    timeout_seconds: number;
-  };
+  target: JobTarget;
   state: {
     next_fire_at: string | null;
     last_execution: Execution | null;
@@ -51,17 +47,65 @@ export function stateOf(j: Job): string {
   return j.state.consecutive_failures > 0 ? `failing (${j.state.consecutive_failures} in a row)` : 'active';
 }
 
+/** A job's own fields (name, schedule, time zone, missed occurrences), in the create and change forms. */
+export function JobFields({ f, set }: { f: JobDraft; set: (patch: Partial<JobDraft>) => void }) {
+  return (
+    <>
+      <label>
+        Name
+        <input required maxLength={200} value={f.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+      </label>
+      <label>
+        Schedule (cron: minute hour day month weekday)
+        <input
+          required
+          maxLength={200}
+          value={f.schedule}
+          onInput={(e) => set({ schedule: e.currentTarget.value })}
+          placeholder="30 2 * * *"
+        />
+      </label>
+      <label>
+        Time zone (IANA; empty for UTC)
+        <input maxLength={100} value={f.time_zone} onInput={(e) => set({ time_zone: e.currentTarget.value })} placeholder="Europe/Berlin" />
+      </label>
+      <label>
+        Occurrences missed while no replica ran
+        <select value={f.missed_policy} onChange={(e) => set({ missed_policy: e.currentTarget.value as JobDraft['missed_policy'] })}>
+          <option value="skip">skip them</option>
+          <option value="run_once">run once for all of them</option>
+        </select>
+      </label>
+      <TargetFields d={f.target} set={(patch) => set({ target: { ...f.target, ...patch } })} />
+    </>
+  );
+}
+
+export interface JobDraft {
+  name: string;
+  schedule: string;
+  time_zone: string;
+  missed_policy: 'skip' | 'run_once';
+  target: TargetDraft;
+}
+
 function ScheduleJob({ base }: { base: string }) {
   const { api, settings } = useSession();
   const { route } = useLocation();
-  const [f, setF] = useState({ name: '', schedule: '', time_zone: '', title_template: '', message: '', executor: 'llm', paused: false });
-  const set = (k: keyof typeof f) => (e: { currentTarget: { value: string } }) => setF({ ...f, [k]: e.currentTarget.value });
+  const [f, setF] = useState<JobDraft>({ name: '', schedule: '', time_zone: '', missed_policy: 'skip', target: NEW_TARGET });
+  const [paused, setPaused] = useState(false);
   const action = useAction(() => {});
   const create = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const target = { type: 'run', title_template: f.title_template, executor: f.executor, ...(f.message ? { message: f.message } : {}) };
-      const body = { name: f.name, schedule: f.schedule, ...(f.time_zone ? { time_zone: f.time_zone } : {}), target, enabled: !f.paused };
+      const body = {
+        name: f.name,
+        schedule: f.schedule,
+        ...(f.time_zone ? { time_zone: f.time_zone } : {}),
+        missed_policy: f.missed_policy,
+        target: targetBody(f.target),
+        enabled: !paused,
+      };
       const { data } = await api.call<Job>('POST', base, { body, idempotencyKey: crypto.randomUUID() });
       route(`${settings.basePath}/jobs/${data.id}`);
       return `Job ${data.name} scheduled.`;
@@ -71,35 +115,9 @@ function ScheduleJob({ base }: { base: string }) {
     <details>
       <summary>Schedule a job</summary>
       <form onSubmit={create} class="stacked-form">
-        <label>
-          Name
-          <input required maxLength={200} value={f.name} onInput={set('name')} />
-        </label>
-        <label>
-          Schedule (cron: minute hour day month weekday)
-          <input required maxLength={200} value={f.schedule} onInput={set('schedule')} placeholder="30 2 * * *" />
-        </label>
-        <label>
-          Time zone (IANA; empty for UTC)
-          <input maxLength={100} value={f.time_zone} onInput={set('time_zone')} placeholder="Europe/Berlin" />
-        </label>
-        <label>
-          Investigation title ({'{occurrence}'} becomes the time)
-          <input required maxLength={200} value={f.title_template} onInput={set('title_template')} />
-        </label>
-        <label>
-          First message
-          <textarea rows={3} value={f.message} onInput={set('message')} />
-        </label>
-        <label>
-          Runs it
-          <select value={f.executor} onChange={set('executor')}>
-            <option value="llm">the platform's LLM runner</option>
-            <option value="external">an external agent</option>
-          </select>
-        </label>
+        <JobFields f={f} set={(patch) => setF((old) => ({ ...old, ...patch }))} />
         <label class="check">
-          <input type="checkbox" checked={f.paused} onChange={(e) => setF({ ...f, paused: e.currentTarget.checked })} /> Create it paused
+          <input type="checkbox" checked={paused} onChange={(e) => setPaused(e.currentTarget.checked)} /> Create it paused
         </label>
         <button type="submit" disabled={action.busy}>
           Schedule the job

@@ -1,7 +1,7 @@
 // The Brain's memories, both namespaces: the newest first page by page, or a search ranked as
 // the agents' searches are, each with its version history; members and above write, edit and
 // delete them (edits and deletions at the version shown, so that a memory changed meanwhile is
-// not overwritten or deleted blindly).
+// not overwritten or deleted blindly). `?namespace=&key=` opens one memory on its own.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { can } from '../roles.ts';
@@ -115,6 +115,43 @@ function WriteMemory({ path, namespace, after }: { path: string; namespace: stri
   );
 }
 
+function OneMemory({
+  base,
+  namespace,
+  memoryKey,
+  onEdited,
+}: {
+  base: string;
+  namespace: string;
+  memoryKey: string;
+  onEdited?: () => void;
+}) {
+  const { settings } = useSession();
+  const [version, setVersion] = useState(0);
+  const one = useResource<Memory>(`${base}/${namespace}/${encodeURIComponent(memoryKey)}`, version);
+  return (
+    <Page title={`Memory ${namespace}/${memoryKey}`}>
+      <p>
+        <a href={`${settings.basePath}/memories?namespace=${namespace}`}>All memories in {namespace}</a>
+      </p>
+      <ProblemAlert problem={one.problem} />
+      {one.data && (
+        <MemoryCard
+          base={base}
+          memory={one.data}
+          onEdited={
+            onEdited &&
+            (() => {
+              onEdited();
+              setVersion((v) => v + 1);
+            })
+          }
+        />
+      )}
+    </Page>
+  );
+}
+
 export function MemoriesPage() {
   const { api, organization } = useSession();
   const base = `/organizations/${organization.organization_id}/memories`;
@@ -124,7 +161,7 @@ export function MemoriesPage() {
   const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const [version, setVersion] = useState(0);
-  const list = usePaged<Memory>(`${base}?namespace=${namespace}&page_size=20`, 'memories');
+  const list = usePaged<Memory>(linked.key ? null : `${base}?namespace=${namespace}&page_size=20`, 'memories');
   const search = useResource<{ results: { memory: Memory; score: number }[] }>(
     searched ? `${base}/search?${new URLSearchParams({ q: searched, namespace, limit: '20' })}` : null,
     version,
@@ -144,6 +181,11 @@ export function MemoriesPage() {
   };
   const onDelete = mayWrite ? remove : undefined;
   const onEdited = can(organization.role, 'updateMemory') ? refresh : undefined;
+  // `?namespace=…&key=…` (an investigation's memories link so) opens that one memory.
+  if (linked.key) {
+    const linkedNamespace = linked.namespace === 'episodes' ? 'episodes' : 'knowledge';
+    return <OneMemory base={base} namespace={linkedNamespace} memoryKey={linked.key} onEdited={onEdited} />;
+  }
 
   return (
     <Page title="Memories">

@@ -27,6 +27,7 @@ interface Usage {
   period: { start: string; end: string };
   memories: Quantity;
   members: Quantity;
+  runs: Quantity;
   api_calls: Quantity;
 }
 
@@ -117,6 +118,8 @@ export function OverviewPage() {
             <dd>{amount(usage.data.memories)}</dd>
             <dt>Members</dt>
             <dd>{amount(usage.data.members)}</dd>
+            <dt>Runs since {when(usage.data.period.start)}</dt>
+            <dd>{amount(usage.data.runs)}</dd>
             <dt>API calls since {when(usage.data.period.start)}</dt>
             <dd>{amount(usage.data.api_calls)}</dd>
           </dl>

@@ -4,24 +4,8 @@
 import { useState } from 'preact/hooks';
 import { useSession } from '../session.tsx';
 import { ProblemAlert, useAction, useResource } from '../ui.tsx';
+import { type DeclaredInput, InputFields, inputsOf } from './playbook-inputs.tsx';
 import type { PlaybookDetail } from './playbooks.tsx';
-
-interface DeclaredInput {
-  name: string;
-  type: string;
-  required?: boolean;
-  description?: string;
-}
-
-/** A field's text as the input's value: text for strings, JSON for the other types. */
-function inputValue(input: DeclaredInput, text: string): unknown {
-  if (input.type === 'string') return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${input.name} must be ${input.type === 'integer' ? 'an integer' : `a ${input.type}`} (JSON)`);
-  }
-}
 
 export function RunPlaybook({ path, playbook }: { path: string; playbook: PlaybookDetail }) {
   const { api, settings } = useSession();
@@ -39,9 +23,7 @@ export function RunPlaybook({ path, playbook }: { path: string; playbook: Playbo
     e.preventDefault();
     setThread(undefined);
     void action.run(async () => {
-      const inputs = Object.fromEntries(
-        declared.filter((i) => values[i.name] !== undefined && values[i.name] !== '').map((i) => [i.name, inputValue(i, values[i.name])]),
-      );
+      const inputs = inputsOf(declared, values);
       const body = { inputs, ...(title ? { title } : {}), ...(executor ? { executor } : {}) };
       const { data } = await api.call<{ id: string; thread_id: string }>('POST', `${path}/runs`, {
         body,
@@ -55,18 +37,7 @@ export function RunPlaybook({ path, playbook }: { path: string; playbook: Playbo
     <section aria-labelledby="run-title">
       <h2 id="run-title">Run version {playbook.published_version}</h2>
       <form onSubmit={run} class="stacked-form">
-        {declared.map((i) => (
-          <label key={i.name}>
-            {i.name} ({i.type}
-            {i.required ? ', required' : ''})
-            <input
-              required={i.required}
-              value={values[i.name] ?? ''}
-              onInput={(e) => setValues({ ...values, [i.name]: e.currentTarget.value })}
-            />
-            {i.description && <span class="meta">{i.description}</span>}
-          </label>
-        ))}
+        <InputFields declared={declared} values={values} onChange={setValues} />
         <label>
           Investigation title
           <input maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} placeholder={playbook.name} />

@@ -1,14 +1,15 @@
 // One playbook: its facts and the latest version's document; members check a changed document
 // (every problem with its place, from `validatePlaybook`) and save it as the next version (with
 // If-Match, so a version someone saved meanwhile is not overwritten unseen), publish a version or
-// roll back to an older one (playbook-versions.tsx), and run the published version
-// (playbook-run.tsx), which opens an investigation.
+// roll back to an older one (playbook-versions.tsx), run the published version (playbook-run.tsx),
+// which opens an investigation; everyone exports a version as a file (playbook-export.tsx).
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { RawBody } from '../api.ts';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, useAction, useResource, when } from '../ui.tsx';
+import { ExportPlaybook } from './playbook-export.tsx';
 import { RunPlaybook } from './playbook-run.tsx';
 import { PlaybookVersions } from './playbook-versions.tsx';
 import type { PlaybookDetail } from './playbooks.tsx';
@@ -125,6 +126,7 @@ export function PlaybookPage() {
           <p class="content">{String(playbook.document.instructions ?? '')}</p>
           {mayWrite && <EditDocument path={path} playbook={playbook} etag={etag} saved={reload} />}
           {can(organization.role, 'runPlaybook') && playbook.published_version !== null && <RunPlaybook path={path} playbook={playbook} />}
+          {can(organization.role, 'exportPlaybook') && <ExportPlaybook key={playbook.latest_version} path={path} playbook={playbook} />}
           <PlaybookVersions path={path} playbook={playbook} etag={etag} version={version} changed={reload} />
         </>
       )}
