@@ -156,7 +156,13 @@ export class GraphIndex {
 
   /** The entity an id, name or alias refers to. */
   resolve(ref: string, normalized: string): EntityRecord | undefined {
-    return this.entityById.get(ref) ?? this.entityById.get(this.entityByName.get(normalized) ?? '');
+    return this.entityById.get(ref) ?? this.named(normalized);
+  }
+
+  /** The entity a name or alias (normalized, records.ts normalizeName) belongs to; ids do not count. */
+  named(normalized: string): EntityRecord | undefined {
+    const entityId = this.entityByName.get(normalized);
+    return entityId === undefined ? undefined : this.entityById.get(entityId);
   }
 
   entity(entityId: string): EntityRecord | undefined {

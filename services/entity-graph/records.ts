@@ -92,6 +92,11 @@ export function normalizeName(name: string): string {
   return name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase().replace(/^the /, '');
 }
 
+/** The entity's name or alias as it spells it, of a normalized one that resolves to it. */
+export function spelling(entity: EntityRecord, normalized: string): string {
+  return [entity.name, ...entity.aliases].find((n) => normalizeName(n) === normalized) ?? normalized;
+}
+
 /** A readable id for a new entity: "Payments API" → payments-api. */
 export function slugOf(name: string): string {
   const slug = normalizeName(name)

@@ -3,7 +3,7 @@ import { EntityGraphService } from '../../gen/mindgate/entitygraph/v1/entity_gra
 import type { GraphContext } from './context.ts';
 import { assertRelationship, retractRelationship } from './handlers/assert.ts';
 import { mergeEntities, updateEntity } from './handlers/entity-changes.ts';
-import { getEntity, listEntities, searchEntities } from './handlers/entities.ts';
+import { findMentionedEntities, getEntity, listEntities, searchEntities } from './handlers/entities.ts';
 import { extractRelationships, forgetMemory, syncMemory } from './handlers/memories.ts';
 import { deleteOrganizationData } from './handlers/organization-data.ts';
 import { listRelationships } from './handlers/relationships.ts';
@@ -20,6 +20,7 @@ export function graphRoutes(ctx: GraphContext) {
       getEntity: (req) => getEntity(ctx, req),
       listEntities: (req) => listEntities(ctx, req),
       searchEntities: (req) => searchEntities(ctx, req),
+      findMentionedEntities: (req) => findMentionedEntities(ctx, req),
       updateEntity: (req) => updateEntity(ctx, req),
       mergeEntities: (req) => mergeEntities(ctx, req),
       listRelationships: (req) => listRelationships(ctx, req),

@@ -82,6 +82,21 @@ function target(from: number): number {
 }
 const id = (i: number) => `svc-${i}`;
 
+const PROSE =
+  'plan a maintenance window for the rollout and tell whoever owns it what depends on which database after the upgrade of our cluster in the morning'.split(
+    ' ',
+  );
+/** Prose of about `chars` characters; `naming` is the share of its words that name an entity ("Service 123"). */
+function prose(chars: number, naming: number): string {
+  const words: string[] = [];
+  for (let length = 0; length < chars; ) {
+    const word = random() < naming ? `Service ${Math.floor(random() * ENTITIES)}` : PROSE[Math.floor(random() * PROSE.length)];
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(' ').slice(0, chars);
+}
+
 async function seedGraph(dir: string): Promise<void> {
   const store = createSqliteRecordStore({ path: path.join(dir, 'records.sqlite'), sweepIntervalMs: 0 });
   const ctx = createGraphContext(store, createLogger({ level: 'silent' }));
@@ -168,6 +183,17 @@ function benchRows(
       name: 'search entities (fuzzy, limit 10)',
       concurrency: 1,
       task: () => graph.searchEntities({ organizationId: ORG, query: `servce ${Math.floor(random() * ENTITIES)}` }),
+    },
+    {
+      name: 'mentioned entities (300-character task naming 2, limit 5)',
+      concurrency: 1,
+      task: () => graph.findMentionedEntities({ organizationId: ORG, text: prose(300, 0.04) }),
+    },
+    {
+      // The worst case: no run of up to 8 words is a name, so every one is looked up.
+      name: 'mentioned entities (10,000-character text naming none)',
+      concurrency: 1,
+      task: () => graph.findMentionedEntities({ organizationId: ORG, text: prose(10_000, 0), limit: 20 }),
     },
     {
       name: 'paths, max_depth 4, up to 3 paths',

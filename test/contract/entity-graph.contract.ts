@@ -217,6 +217,42 @@ export function runEntityGraphContract(name: string, harness: GraphStoreHarness)
       expect(await search('web', EntityKind.PERSON)).toEqual([]);
     });
 
+    it('finds the entities a text names by name or alias, the longest run first, each once, in order, capped', async () => {
+      org = newOrg();
+      // Only relationships name these entities: no memory lists them among its entities.
+      await sync('m', 1, '', {
+        relationships: [
+          rel('Orders', 'depends_on', 'Inventory Service'),
+          rel('Inventory Service', 'runs_on', 'k8s-eu'),
+          rel('Payments API', 'calls', 'API'),
+          rel('Checkout', 'depends_on', 'Payments API'),
+        ],
+      });
+      await graph.updateEntity({
+        organizationId: org,
+        entityId: 'inventory-service',
+        aliases: create(AliasListSchema, { values: ['IMS'] }),
+      });
+      const mentioned = async (text: string, limit = 0) =>
+        (await graph.findMentionedEntities({ organizationId: org, text, limit })).mentions.map(
+          (m) => `${m.entity?.id}:${m.matched}:${m.mention}`,
+        );
+      const task = 'Plan a maintenance window for the Inventory Service (IMS) on k8s-eu, and tell the Payments API’s callers. Checkout.';
+      expect(await mentioned(task)).toEqual([
+        'inventory-service:Inventory Service:Inventory Service',
+        'k8s-eu:k8s-eu:k8s-eu',
+        'payments-api:Payments API:Payments API',
+        'checkout:Checkout:Checkout',
+      ]);
+      expect(await mentioned(task, 2)).toEqual(['inventory-service:Inventory Service:Inventory Service', 'k8s-eu:k8s-eu:k8s-eu']);
+      expect(await mentioned('Can we restart  ims\ntonight?')).toEqual(['inventory-service:IMS:ims']);
+      expect(await mentioned('Who calls the API?')).toEqual(['api:API:API']);
+      // An id is not a name: "inventory-service" names nothing, nor do words that only start a name.
+      expect(await mentioned('inventory-service is down; the inventory is low')).toEqual([]);
+      const found = await graph.findMentionedEntities({ organizationId: org, text: 'orders' });
+      expect(found.mentions[0].entity?.relationshipCount).toBe(1);
+    });
+
     it('updates an entity under its version and refuses a name another entity holds', async () => {
       org = newOrg();
       await sync('m', 1, 'Search depends on Elasticsearch.', { entities: ['Search', 'Elasticsearch'] });
@@ -397,6 +433,7 @@ export function runEntityGraphContract(name: string, harness: GraphStoreHarness)
       expect((await graph.listEntities({ organizationId: b })).entities).toEqual([]);
       expect((await graph.listRelationships({ organizationId: b })).relationships).toEqual([]);
       expect((await graph.searchEntities({ organizationId: b, query: 'checkout' })).matches).toEqual([]);
+      expect((await graph.findMentionedEntities({ organizationId: b, text: 'Checkout and Payments API' })).mentions).toEqual([]);
       expect((await code(graph.findPaths({ organizationId: b, from: 'Checkout', to: 'Payments API' }))).code).toBe(Code.NotFound);
       expect((await code(graph.getAffectedEntities({ organizationId: b, entity: 'Payments API' }))).code).toBe(Code.NotFound);
       const [edge] = (await graph.listRelationships({ organizationId: a })).relationships;
@@ -485,6 +522,10 @@ export function runEntityGraphContract(name: string, harness: GraphStoreHarness)
         [graph.getAffectedEntities({ organizationId: 'o', entity: 'a', limit: 501 }), 'limit'],
         [graph.getAffectedEntities({ organizationId: 'o', entity: 'a', predicates: ['?'] }), 'predicates[0]'],
         [graph.searchEntities({ organizationId: 'o', query: '' }), 'query'],
+        [graph.findMentionedEntities({ organizationId: 'o', text: ' ' }), 'text'],
+        [graph.findMentionedEntities({ organizationId: 'o', text: 'x'.repeat(10_001) }), 'text'],
+        [graph.findMentionedEntities({ organizationId: 'o', text: 'x', limit: 21 }), 'limit'],
+        [graph.findMentionedEntities({ organizationId: 'bad org', text: 'x' }), 'organization_id'],
         [graph.listEntities({ organizationId: 'o', pageSize: 101 }), 'page_size'],
         [graph.updateEntity({ organizationId: 'o', entityId: 'Bad Id' }), 'entity_id'],
         [graph.mergeEntities({ organizationId: 'o', targetEntityId: 'a', sourceEntityId: 'a' }), 'source_entity_id'],

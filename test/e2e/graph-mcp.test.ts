@@ -3,6 +3,7 @@
 // organization), on memories written through the Brain. Listed only for a plan with the entity
 // graph (Professional, or its trial while it runs), refused with a clear message otherwise, and
 // every answer cites memories that fetch_memories reads.
+import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
+import { AliasListSchema } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const KEY = 'operator-key-0123456789abcdef';
@@ -28,6 +30,14 @@ async function connect(organizationId: string): Promise<Client> {
 }
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
+const recalled = (r: unknown) => ((r as CallToolResult).structuredContent as { memories: { key: string; reasons: string[] }[] }).memories;
+const keysOf = (r: unknown) => recalled(r).map((m) => m.key);
+/** Keys of the recalled memories the graph brought (reason graph), sorted. */
+const byGraph = (r: unknown) =>
+  recalled(r)
+    .filter((m) => m.reasons.includes('graph'))
+    .map((m) => m.key)
+    .sort();
 const graphToolsOf = async (client: Client) =>
   (await client.listTools()).tools
     .map((t) => t.name)
@@ -136,26 +146,43 @@ describe('entity-graph tools over MCP', () => {
   });
 
   it('recall_context brings back, for a task about a service, the memories the graph ties to it (reason graph)', async () => {
-    // Neither memory names the Inventory Service among its entities: only the relationships the
-    // graph read out of their text tie them to it.
+    // Neither memory names the Inventory Service among its entities, and the task passes none:
+    // only the graph reads the name in the task and in the memories' text.
     await write('org-pro', 'deps/orders', 'Orders depends on the Inventory Service.', ['Orders']);
     await write('org-pro', 'hosting/inventory', 'The Inventory Service runs on k8s-eu.', ['k8s-eu']);
     await write('org-pro', 'office/lunch', 'Lunch is served at noon in the cafeteria.', ['Cafeteria']);
     const client = await connect('org-pro');
     const res = await client.callTool({
       name: 'recall_context',
-      arguments: { task: 'Plan a maintenance window for the Inventory Service', entities: ['Inventory Service'] },
+      arguments: { task: 'Plan a maintenance window for the Inventory Service' },
     });
     expect(res.isError).toBeFalsy();
-    const memories = (res.structuredContent as { memories: { key: string; reasons: string[] }[] }).memories;
-    const byGraph = memories
-      .filter((m) => m.reasons.includes('graph'))
-      .map((m) => m.key)
-      .sort();
-    expect(byGraph).toEqual(['deps/orders', 'hosting/inventory']);
-    expect(memories.map((m) => m.key)).not.toContain('office/lunch');
+    expect(byGraph(res)).toEqual(['deps/orders', 'hosting/inventory']);
+    expect(keysOf(res)).not.toContain('office/lunch');
     expect(text(res)).toContain('Orders depends on the Inventory Service.');
     expect(text(res)).toContain('The Inventory Service runs on k8s-eu.');
+    await client.close();
+  });
+
+  it('recall_context reads an alias of an entity in the task', async () => {
+    await platform.ctx.clients.entityGraph.updateEntity({
+      organizationId: 'org-pro',
+      entityId: 'inventory-service',
+      aliases: create(AliasListSchema, { values: ['IMS'] }),
+    });
+    const client = await connect('org-pro');
+    const res = await client.callTool({ name: 'recall_context', arguments: { task: 'Can IMS be restarted tonight?' } });
+    expect(res.isError).toBeFalsy();
+    expect(byGraph(res)).toEqual(['deps/orders', 'hosting/inventory']);
+    expect(text(res)).toContain('The Inventory Service runs on k8s-eu.');
+    await client.close();
+  });
+
+  it('recall_context uses the graph for a Starter organization too (only the three tools are Professional)', async () => {
+    const client = await connect('org-starter');
+    const res = await client.callTool({ name: 'recall_context', arguments: { task: 'What breaks if Redis goes down?' } });
+    expect(res.isError).toBeFalsy();
+    expect(byGraph(res)).toEqual(['services/other']);
     await client.close();
   });
 

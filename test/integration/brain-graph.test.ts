@@ -2,12 +2,14 @@
 // PutMemory and those the extractor reads in the text, cited by the memory's version; an update
 // retracts what the memory stopped saying and a deletion everything. A write while the graph
 // service cannot be reached still stands, and graph sync tells the graph afterwards.
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrainService, MemoryRelationshipSchema, Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
-import { EntityGraphService } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
+import { AliasListSchema, EntityGraphService } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { createBrainContext } from '../../services/brain/context.ts';
 import { reconcileGraph } from '../../services/brain/graph-sync.ts';
 import { brainRoutes } from '../../services/brain/routes.ts';
@@ -90,6 +92,66 @@ describe('memories write the entity graph', () => {
     const recalled = await brain.recallContext({ organizationId: org, entities: ['Payments API'] });
     const got = recalled.memories.map((m) => `${m.memory?.key}:${m.reasons.join('+')}`).sort();
     expect(got).toEqual(['deps/checkout:GRAPH', 'hosting:GRAPH']);
+  });
+
+  it('recall_context with a task alone reads the entities the task names in the graph, by name or alias', async () => {
+    const org = 'org-graph-recall-task';
+    // No memory lists Payments API among its entities, and the recall passes none.
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'deps/checkout',
+      content: 'Checkout depends on Payments API.',
+      entities: ['Checkout'],
+    });
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'hosting',
+      content: 'Payments API runs on k8s-prod.',
+      entities: ['k8s-prod'],
+    });
+    await brain.putMemory({ organizationId: org, namespace: K, key: 'unrelated', content: 'Lunch is at noon.', entities: ['Cafeteria'] });
+    const graphed = async (task: string) =>
+      (await brain.recallContext({ organizationId: org, task })).memories
+        .filter((m) => m.reasons.includes('GRAPH'))
+        .map((m) => m.memory?.key)
+        .sort();
+    expect(await graphed('Who must hear before the Payments API is restarted?')).toEqual(['deps/checkout', 'hosting']);
+    await graph.updateEntity({ organizationId: org, entityId: 'payments-api', aliases: create(AliasListSchema, { values: ['PAPI'] }) });
+    expect(await graphed('Who must hear before PAPI is restarted?')).toEqual(['deps/checkout', 'hosting']);
+    expect(await graphed('Where do we have lunch?')).toEqual([]);
+  });
+
+  it('recall_context answers without its graph part when the graph refuses the connection or never answers', async () => {
+    const org = 'org-graph-recall-down';
+    const ctx = createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' }));
+    const local = createClient(BrainService, createRouterTransport(brainRoutes(ctx)));
+    await local.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'hosting',
+      content: 'Payments API runs on k8s-prod.',
+      entities: ['k8s-prod'],
+    });
+    // A server that takes the call and never answers, and a closed port.
+    const silent = http2.createServer();
+    // The client cancels the call at its deadline; the stream's reset is expected.
+    silent.on('stream', (stream) => stream.on('error', () => {}));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      for (const baseUrl of [`http://127.0.0.1:${port}`, 'http://127.0.0.1:9']) {
+        ctx.graph = () => createClient(EntityGraphService, createGrpcTransport({ baseUrl }));
+        const recalled = await local.recallContext({ organizationId: org, task: 'Where does the Payments API run?' });
+        expect(
+          recalled.memories.map((m) => `${m.memory?.key}:${m.reasons.join('+')}`),
+          baseUrl,
+        ).toEqual(['hosting:SEARCH']);
+      }
+    } finally {
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('refuses a malformed stated relationship before writing anything', async () => {

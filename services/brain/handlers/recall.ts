@@ -1,6 +1,7 @@
-// recall_context in one RPC: the keys asked for, the memories mentioning the named entities and
-// those the task's search ranks first, with the open contradictions and questions touching them,
-// packed into a token budget (recall-render.ts).
+// recall_context in one RPC: the keys asked for, the memories mentioning the named entities,
+// those the task's search ranks first and those the entity graph ties to the named entities (or
+// to those the task names), with the open contradictions and questions touching them, packed
+// into a token budget (recall-render.ts).
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
@@ -13,6 +14,7 @@ import {
 import { invalid, requireList, requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import { MemoryAccess } from '../access.ts';
 import type { BrainContext } from '../context.ts';
+import type { GraphClient } from '../graph-sync.ts';
 import { eventRange, eventTimeOf } from '../event-time.ts';
 import { toContradiction, toQuestion } from '../items-record.ts';
 import { isLive, memoryId, namespaceEnum, refString, toMemory, type NamespaceName } from '../memory-record.ts';
@@ -124,36 +126,80 @@ async function pickSearch(ctx: BrainContext, r: Recall, picked: PickedMap): Prom
 
 /** Relationships read per requested entity, each way, from the entity graph. */
 const GRAPH_NEIGHBOURS = 20;
+/** Entities the graph reads in a task, when the caller names none. */
+const TASK_ENTITIES = 5;
+/**
+ * Longest wait for each call to the graph. Every recall with a task asks the graph, so one that
+ * hangs must not hold recall for the client's own deadline (30 s, or none): past this it costs
+ * the graph part only (brain-graph.test.ts, a server that never answers).
+ */
+const GRAPH_TIMEOUT_MS = 3_000;
+
+type GraphRef = { name: string } | { entityId: string };
+type Citing = { namespace: NamespaceName; key: string };
 
 /**
- * The memories citing the requested entities' relationships in the entity graph (what a service
- * depends on, who owns it...), when the Brain has a graph. A graph that does not answer costs only
- * this part of the context.
+ * The graph entities recall reads: those the caller requests, or else those the task names (by
+ * name or alias, FindMentionedEntities), which no memory may list among its `entities` when the
+ * graph learnt them from relationships read out of memories' text.
  */
-async function graphCitations(ctx: BrainContext, r: Recall): Promise<{ namespace: NamespaceName; key: string }[]> {
-  if (!ctx.graph) return [];
-  const out: { namespace: NamespaceName; key: string }[] = [];
-  for (const name of r.entities) {
-    try {
-      const res = await ctx.graph().getEntity({ organizationId: r.organizationId, name, neighbourLimit: GRAPH_NEIGHBOURS });
-      for (const rel of [...res.outgoing, ...res.incoming]) {
-        for (const c of rel.citations) {
-          if ((c.namespace === 'knowledge' || c.namespace === 'episodes') && r.namespaces.includes(c.namespace))
-            out.push({ namespace: c.namespace, key: c.key });
-        }
-      }
-    } catch (err) {
-      if (!(err instanceof ConnectError && err.code === Code.NotFound))
-        ctx.logger.warn({ err }, 'recall_context: the entity graph did not answer; memories by entity only');
-    }
+async function graphEntities(ctx: BrainContext, graph: GraphClient, r: Recall): Promise<GraphRef[]> {
+  if (r.entities.length) return r.entities.map((name) => ({ name }));
+  if (!r.task) return [];
+  try {
+    const res = await graph.findMentionedEntities(
+      { organizationId: r.organizationId, text: r.task, limit: TASK_ENTITIES },
+      { timeoutMs: GRAPH_TIMEOUT_MS },
+    );
+    return res.mentions.flatMap((m) => (m.entity ? [{ entityId: m.entity.id }] : []));
+  } catch (err) {
+    ctx.logger.warn({ err }, "recall_context: the entity graph did not read the task's entities; no graph part");
+    return [];
   }
-  return out;
 }
 
-/** 3. The memories mentioning the requested entities, and those citing their relationships in the graph. */
+/** The memories citing one entity's relationships, in the namespaces recalled; none when the graph does not answer. */
+async function citingMemories(ctx: BrainContext, graph: GraphClient, r: Recall, ref: GraphRef): Promise<Citing[]> {
+  try {
+    const res = await graph.getEntity(
+      { organizationId: r.organizationId, ...ref, neighbourLimit: GRAPH_NEIGHBOURS },
+      { timeoutMs: GRAPH_TIMEOUT_MS },
+    );
+    const out: Citing[] = [];
+    for (const rel of [...res.outgoing, ...res.incoming]) {
+      for (const c of rel.citations) {
+        if ((c.namespace === 'knowledge' || c.namespace === 'episodes') && r.namespaces.includes(c.namespace))
+          out.push({ namespace: c.namespace, key: c.key });
+      }
+    }
+    return out;
+  } catch (err) {
+    if (!(err instanceof ConnectError && err.code === Code.NotFound))
+      ctx.logger.warn({ err }, 'recall_context: the entity graph did not answer; no memories by graph for this entity');
+    return [];
+  }
+}
+
+/**
+ * The memories citing the relationships of the requested entities, or of those the task names,
+ * in the entity graph (what a service depends on, who owns it...), when the Brain has a graph. A
+ * graph that does not answer costs only this part of the context.
+ */
+async function graphCitations(ctx: BrainContext, r: Recall): Promise<Citing[]> {
+  if (!ctx.graph) return [];
+  const graph = ctx.graph();
+  const refs = await graphEntities(ctx, graph, r);
+  return (await Promise.all(refs.map((ref) => citingMemories(ctx, graph, r, ref)))).flat();
+}
+
+/**
+ * 3. The memories mentioning the requested entities, and those citing their relationships in the
+ * graph (or, with none requested, the relationships of the entities the task names).
+ */
 async function pickEntities(ctx: BrainContext, r: Recall, picked: PickedMap): Promise<void> {
   const wanted: { namespace: NamespaceName; key: string; reason?: string }[] = [];
-  for (const namespace of r.namespaces) {
+  // The lexical index lists memories by the entities requested; those a task names only reach the graph.
+  for (const namespace of r.entities.length ? r.namespaces : []) {
     const index = await ctx.indexes.fresh(r.organizationId, namespace);
     for (const entity of r.entities) {
       const keys = index.keysForEntity(entity).filter((key) => index.matches(key, { ...r.range, allowKey: r.access.keyFilter(namespace) }));
@@ -196,7 +242,7 @@ export async function recallContext(ctx: BrainContext, req: RecallContextRequest
   const picked: PickedMap = new Map();
   const missing = await pickKeys(ctx, r, picked);
   if (r.task) await pickSearch(ctx, r, picked);
-  if (r.entities.length) await pickEntities(ctx, r, picked);
+  if (r.entities.length || (ctx.graph && r.task)) await pickEntities(ctx, r, picked);
 
   const ordered = [...picked.values()].sort((a, b) => b.rank - a.rank);
   const chosen = ordered.slice(0, Math.max(r.limit, ordered.filter((p) => p.reasons.includes('KEY')).length));

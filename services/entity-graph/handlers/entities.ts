@@ -1,22 +1,27 @@
-// Reading entities: one with its relationships both ways, a page of them, or a fuzzy search.
+// Reading entities: one with its relationships both ways, a page of them, a fuzzy search, or
+// those a text names.
 import { create } from '@bufbuild/protobuf';
 import {
   EntityMatchSchema,
+  EntityMentionSchema,
+  FindMentionedEntitiesResponseSchema,
   GetEntityResponseSchema,
   ListEntitiesResponseSchema,
   SearchEntitiesResponseSchema,
+  type FindMentionedEntitiesRequest,
   type GetEntityRequest,
   type ListEntitiesRequest,
   type SearchEntitiesRequest,
 } from '../../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
-import { requireOrganization } from '../../common/rpc/validate.ts';
+import { requireOrganization, requireText } from '../../common/rpc/validate.ts';
 import type { Filter } from '../../common/storage/records/interface.ts';
 import { findPage } from '../../common/storage/records/paging.ts';
 import type { GraphContext } from '../context.ts';
 import { relationshipsOf, resolveOrThrow, toEntity } from '../convert.ts';
 import type { GraphIndex } from '../graph-index.ts';
+import { findMentions } from '../queries/mentions.ts';
 import { searchEntities as search } from '../queries/search.ts';
-import { normalizeName, type EntityRecord } from '../records.ts';
+import { normalizeName, spelling, type EntityRecord } from '../records.ts';
 import { liveEntity } from '../writes/entities.ts';
 import { bounded, requireKind, requireName } from './validate.ts';
 
@@ -70,8 +75,24 @@ export async function searchEntities(ctx: GraphContext, req: SearchEntitiesReque
     matches: hits.map((h) =>
       create(EntityMatchSchema, {
         entity: toEntity(h.entity, graph.degree(h.entity.entityId)),
-        matched: [h.entity.name, ...h.entity.aliases].find((n) => normalizeName(n) === h.matched) ?? h.matched,
+        matched: spelling(h.entity, h.matched),
         score: h.score,
+      }),
+    ),
+  });
+}
+
+export async function findMentionedEntities(ctx: GraphContext, req: FindMentionedEntitiesRequest) {
+  const organizationId = requireOrganization(req.organizationId);
+  const text = requireText('text', req.text, 10_000, { required: true });
+  const limit = bounded('limit', req.limit, 20, 5);
+  const graph = await ctx.graphs.fresh(organizationId);
+  return create(FindMentionedEntitiesResponseSchema, {
+    mentions: findMentions(graph, text, limit).map((m) =>
+      create(EntityMentionSchema, {
+        entity: toEntity(m.entity, graph.degree(m.entity.entityId)),
+        matched: spelling(m.entity, m.name),
+        mention: text.slice(m.start, m.end),
       }),
     ),
   });

@@ -1683,7 +1683,8 @@ export declare type RecalledMemory = Message<"mindgate.brain.v1.RecalledMemory">
   memory?: Memory | undefined;
 
   /**
-   * KEY (asked for by key), ENTITY (mentions a requested entity), SEARCH (matched the task).
+   * KEY (asked for by key), ENTITY (mentions a requested entity), SEARCH (matched the task),
+   * GRAPH (cites a relationship of a requested entity, or of one the task names, in the entity graph).
    *
    * @generated from field: repeated string reasons = 2;
    */
@@ -2402,9 +2403,11 @@ export declare const BrainService: GenService<{
   },
   /**
    * RecallContext composes, in one call, the memories a task needs: the keys asked for, those
-   * mentioning the named entities and those found by searching the task, with the open
-   * contradictions and questions touching them, packed into a token budget. Keys that do not
-   * exist are listed in missing. INVALID_ARGUMENT when none of task, keys and entities is given.
+   * mentioning the named entities, those found by searching the task, and, when the Brain has an
+   * entity graph, those citing the relationships of the named entities (or, when none is named,
+   * of the graph entities the task names), with the open contradictions and questions touching
+   * them, packed into a token budget. Keys that do not exist are listed in missing.
+   * INVALID_ARGUMENT when none of task, keys and entities is given.
    *
    * @generated from rpc mindgate.brain.v1.BrainService.RecallContext
    */

@@ -881,6 +881,88 @@ export declare type SearchEntitiesResponse = Message<"mindgate.entitygraph.v1.Se
 export declare const SearchEntitiesResponseSchema: GenMessage<SearchEntitiesResponse>;
 
 /**
+ * FindMentionedEntitiesRequest is a text to read entity names in.
+ *
+ * @generated from message mindgate.entitygraph.v1.FindMentionedEntitiesRequest
+ */
+export declare type FindMentionedEntitiesRequest = Message<"mindgate.entitygraph.v1.FindMentionedEntitiesRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * 1-10,000 characters.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * Entities returned, 1-20 (0: 5), in the order the text first names them.
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.FindMentionedEntitiesRequest.
+ * Use `create(FindMentionedEntitiesRequestSchema)` to create a new message.
+ */
+export declare const FindMentionedEntitiesRequestSchema: GenMessage<FindMentionedEntitiesRequest>;
+
+/**
+ * EntityMention is an entity a text names, with the name that matched and the words naming it.
+ *
+ * @generated from message mindgate.entitygraph.v1.EntityMention
+ */
+export declare type EntityMention = Message<"mindgate.entitygraph.v1.EntityMention"> & {
+  /**
+   * @generated from field: mindgate.entitygraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * The entity's name or alias that matched, as the entity spells it.
+   *
+   * @generated from field: string matched = 2;
+   */
+  matched: string;
+
+  /**
+   * The words of the text that name it, as written (without surrounding punctuation).
+   *
+   * @generated from field: string mention = 3;
+   */
+  mention: string;
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.EntityMention.
+ * Use `create(EntityMentionSchema)` to create a new message.
+ */
+export declare const EntityMentionSchema: GenMessage<EntityMention>;
+
+/**
+ * FindMentionedEntitiesResponse lists the entities named, each once, in the text's order.
+ *
+ * @generated from message mindgate.entitygraph.v1.FindMentionedEntitiesResponse
+ */
+export declare type FindMentionedEntitiesResponse = Message<"mindgate.entitygraph.v1.FindMentionedEntitiesResponse"> & {
+  /**
+   * @generated from field: repeated mindgate.entitygraph.v1.EntityMention mentions = 1;
+   */
+  mentions: EntityMention[];
+};
+
+/**
+ * Describes the message mindgate.entitygraph.v1.FindMentionedEntitiesResponse.
+ * Use `create(FindMentionedEntitiesResponseSchema)` to create a new message.
+ */
+export declare const FindMentionedEntitiesResponseSchema: GenMessage<FindMentionedEntitiesResponse>;
+
+/**
  * AliasList is a whole list of aliases (a message, so that an update can tell "unchanged" from "none").
  *
  * @generated from message mindgate.entitygraph.v1.AliasList
@@ -1665,6 +1747,19 @@ export declare const EntityGraphService: GenService<{
     methodKind: "unary";
     input: typeof SearchEntitiesRequestSchema;
     output: typeof SearchEntitiesResponseSchema;
+  },
+  /**
+   * FindMentionedEntities finds the entities a text names: runs of its words that are exactly
+   * an entity's name or alias, as names compare (case folded, whitespace collapsed, a leading
+   * "the" dropped), the longest run first where runs overlap. For recall_context, which turns a
+   * task into the entities whose relationships it reads. Answered from the graph held in memory.
+   *
+   * @generated from rpc mindgate.entitygraph.v1.EntityGraphService.FindMentionedEntities
+   */
+  findMentionedEntities: {
+    methodKind: "unary";
+    input: typeof FindMentionedEntitiesRequestSchema;
+    output: typeof FindMentionedEntitiesResponseSchema;
   },
   /**
    * UpdateEntity changes an entity's name, kind, aliases or description. FAILED_PRECONDITION
