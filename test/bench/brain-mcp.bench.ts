@@ -11,6 +11,9 @@
 // the exact shape PutMemory writes (texts of the labeled set with variations, vectors of their
 // embeddings with noise), so that reaching 100,000 does not take half an hour of embedding. The
 // brain's lexical index learns of them through the write sequence, as it would from a replica.
+// With BRAIN_PROCESS=separate the Brain runs as a process of its own (as the Helm chart runs it),
+// reached by the edge over gRPC (brain-separate.ts); the server CPU column then adds both.
+// BRAIN_INDEX_MEMORY_MB (default here 16384) must hold the largest scale's indexes.
 // Run: ./node_modules/.bin/node test/bench/brain-mcp.bench.ts   (SCALES=10000 for a quick run)
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +25,7 @@ import { createBrainContext } from '../../services/brain/context.ts';
 import { memoryText } from '../../services/brain/memory-record.ts';
 import { createLogger } from '../../services/common/log.ts';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
+import { SeparateBrain } from './brain-separate.ts';
 import { Seeder, variant } from './brain-seed.ts';
 import { type LatencySummary, measure, printTable, rssMiB, syntheticMemory } from './support.ts';
 
@@ -29,17 +33,23 @@ const INGEST = Number(process.env.INGEST ?? 1_000);
 const SCALES = (process.env.SCALES ?? '10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env.QUERIES ?? 200);
 const THREADS = process.env.EMBEDDINGS_THREADS ?? '2';
+const INDEX_MEMORY_MB = process.env.BRAIN_INDEX_MEMORY_MB ?? '16384';
+const brainSettings = { EMBEDDINGS_THREADS: THREADS, BRAIN_INDEX_MEMORY_MB: INDEX_MEMORY_MB };
+const separate = process.env.BRAIN_PROCESS === 'separate' ? await SeparateBrain.start(brainSettings) : undefined;
 
 const fixture = JSON.parse(
   fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/brain-quality.json'), 'utf8'),
 ) as { queries: { query: string }[] };
 
-const platform = await startOAuthTestPlatform({ EMBEDDINGS_THREADS: THREADS, LOG_LEVEL: 'warn', ACCESS_LOG: 'false' });
+const platform = await startOAuthTestPlatform({ ...brainSettings, ...separate?.platformEnv, LOG_LEVEL: 'warn', ACCESS_LOG: 'false' });
 const mcpUrl = `${platform.ctx.config.publicUrls.gateway}/brain/mcp`;
 const token = await obtainAccessToken(platform, { resource: mcpUrl });
 const org = token.organizationId;
 const brain = platform.ctx.clients.brain;
-console.log(`Brain MCP benchmark: ${THREADS} embedding threads, Node ${process.version}, organization ${org}`);
+console.log(
+  `Brain MCP benchmark: ${THREADS} embedding threads, Node ${process.version}, organization ${org}, ` +
+    `the Brain ${separate ? 'in a process of its own' : 'in the edge process'}`,
+);
 
 // 1. Ingest, 16 writes in flight.
 interface IngestMemory {
@@ -154,7 +164,12 @@ const ingested = offset;
 // Larger populations are seeded straight into the stores (brain-seed.ts).
 const seeder = new Seeder(createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' })), org);
 await seeder.prepare();
-const seedUpTo = (total: number, from: number) => seeder.seed(from, total);
+const seedUpTo = (total: number, from: number) => (separate ? separate.seed(seeder, from, total) : seeder.seed(from, total));
+/** CPU of the processes serving: the edge's (and the Brain's when it runs apart), in ms. */
+const serverCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000 + (separate?.cpuMs() ?? 0);
+};
 
 const rows: Record<string, string | number>[] = [];
 let population = ingested;
@@ -170,7 +185,7 @@ for (const scale of SCALES) {
   await load('search_memories', [{ namespace: 'knowledge', query: 'who owns billing-api', limit: 10 }], 1);
   const cold = performance.now() - c0;
   const b0 = performance.now();
-  await approximateIndexBuilt(org);
+  await (separate ? separate.settled() : approximateIndexBuilt(org));
   const build = (performance.now() - b0) / 1000;
   const search = (i: number, suffix = '') => ({ namespace: 'knowledge', query: `${queries[i % queries.length]}${suffix}`, limit: 10 });
   const runs: [string, string, Record<string, unknown>[], number][] = [
@@ -181,9 +196,9 @@ for (const scale of SCALES) {
     ['search x8 in flight, new queries', 'search_memories', range(QUERIES, (i) => search(i, ` (${scale}/${i})`)), 8],
   ];
   for (const [label, tool, calls, concurrency] of runs) {
-    const cpu0 = process.cpuUsage();
+    const cpu0 = serverCpuMs();
     const r = await load(tool, calls, concurrency);
-    const cpu = process.cpuUsage(cpu0);
+    const cpu = serverCpuMs() - cpu0;
     rows.push({
       memories: scale,
       tool: label,
@@ -191,7 +206,7 @@ for (const scale of SCALES) {
       'p95 ms': r.p95,
       'p99 ms': r.p99,
       'per s': r.perSecond,
-      'server CPU ms/call': (cpu.user + cpu.system) / 1000 / calls.length,
+      'server CPU ms/call': cpu / calls.length,
       'cold ms': label === 'search_memories' ? cold : 0,
       'seed s': label === 'search_memories' ? seeded : 0,
       'ANN build s': label === 'search_memories' ? build : 0,
@@ -232,3 +247,4 @@ async function approximateIndexBuilt(organizationId: string): Promise<void> {
 }
 
 await platform.stop(1_000);
+await separate?.stop();

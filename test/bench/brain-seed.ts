@@ -66,12 +66,15 @@ export class Seeder {
     return v;
   }
 
-  /** Seeds memories [from, total) of the knowledge namespace, 500 per vector upsert. */
-  async seed(from: number, total: number, onProgress?: (done: number) => void): Promise<void> {
+  /**
+   * Seeds memories [from, total) of the knowledge namespace, 500 per vector upsert, into the
+   * stores of `ctx` (by default those it embedded the labeled set with).
+   */
+  async seed(from: number, total: number, onProgress?: (done: number) => void, ctx = this.ctx): Promise<void> {
     const org = this.organizationId;
     for (let start = from; start < total; start += 500) {
       const end = Math.min(total, start + 500);
-      const last = await this.ctx.indexes.nextSeq(org, 'knowledge', end - start);
+      const last = await ctx.indexes.nextSeq(org, 'knowledge', end - start);
       const points: VectorPoint[] = [];
       for (let i = start; i < end; i++) {
         const m = variant(i);
@@ -97,7 +100,7 @@ export class Seeder {
           contentHash: contentHash(`${m.title}\n${m.content}`),
           stats: { worked: 0, failed: 0 },
         };
-        await this.ctx.memories.put(record);
+        await ctx.memories.put(record);
         points.push({
           id: memoryPointId('knowledge', m.key),
           organizationId: org,
@@ -105,7 +108,7 @@ export class Seeder {
           payload: { namespace: 'knowledge', key: m.key, tags: m.tags, updatedAt: now },
         });
       }
-      await this.ctx.stores.vectors.upsert(points);
+      await ctx.stores.vectors.upsert(points);
       onProgress?.(end);
       // Let the event loop run its I/O phase: the embedded stores resolve synchronously, and
       // idle keep-alive sockets closed meanwhile must be noticed before they are reused.
