@@ -16,7 +16,8 @@ import { AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { startMcpBackend, type McpBackend } from '../support/gateway-backends.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isRunFinished, restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 interface Mail {
@@ -59,15 +60,6 @@ function listenSmtp(): Promise<SMTPServer> {
     },
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** An Alertmanager v4 notification, as Alertmanager's webhook notifier sends it. */
@@ -233,11 +225,10 @@ describe('alert rules that name a playbook, and their channels', () => {
     const event = (await call(path(`/alert-events/${receipt.alert_event_ids[0]}`), { token: t() })).json;
     expect(event).toMatchObject({ rule_id: rule.json.id, note: '' });
 
-    const run = await until(
-      async () => (await call(path(`/runs/${event.run_id}`), { token: t() })).json,
-      (r) => ['succeeded', 'failed', 'cancelled', 'timed_out'].includes(r.status),
-      'the run to end',
-    );
+    const run = await until(async () => (await call(path(`/runs/${event.run_id}`), { token: t() })).json, isRunFinished, {
+      what: 'the run to end',
+      timeoutMs: 60_000,
+    });
     expect(run, JSON.stringify(run)).toMatchObject({
       status: 'succeeded',
       executor: 'playbook',
@@ -291,7 +282,7 @@ describe('alert rules that name a playbook, and their channels', () => {
     const mails = await until(
       async () => inbox.filter((m) => m.to.includes('oncall@payments.example')),
       (m) => m.length >= 2,
-      'the two e-mails',
+      { what: 'the two e-mails', timeoutMs: 60_000 },
     );
     const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1] ?? '');
     expect(subjects.some((s) => s.startsWith('Investigation opened: [critical] PaymentErrors on payments'))).toBe(true);
