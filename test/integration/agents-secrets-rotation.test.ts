@@ -5,12 +5,10 @@
 // with the endpoint's secrets, an alert source accepts its secret, the gateway opens the server's
 // secret. Two agents processes starting at once on one MongoDB database seal each record once.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { MongoClient } from 'mongodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { sealClientSecret } from '../../edge/api/mcp-server-json.ts';
@@ -20,28 +18,16 @@ import type { EndpointRecord } from '../../services/agents/webhooks/records.ts';
 import { createKeyEncryption } from '../../services/common/key-encryption.ts';
 import { resealRecords } from '../../services/common/key-encryption-reseal.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
+import { writeKeyEncryptionKey } from '../support/key-encryption-file.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { tempDirPerTest } from '../support/temp-dirs.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const ORG = 'org_kekrotation';
 const TOKEN = randomBytes(24).toString('base64url');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-agents-kek-'));
-  dirs.push(dir);
-  return dir;
-}
-function writeKek(dir: string, name: string): { file: string; id: string } {
-  const file = path.join(dir, name);
-  const text = randomBytes(32).toString('base64url');
-  fs.writeFileSync(file, `${text}\n`, { mode: 0o600 });
-  return { file, id: createKeyEncryption([text]).keyId };
-}
+const tempDir = tempDirPerTest('mindgate-agents-kek-');
 
 /** The secrets a test keeps to use them after the rotation. */
 interface Created {
@@ -185,8 +171,8 @@ describe('rotating the key-encryption key, for the agents service (embedded stor
   it('seals its secrets again under the new key at start; they still work, and after the old key is gone', async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
-    const a = writeKek(dir, 'kek-a');
-    const b = writeKek(dir, 'kek-b');
+    const a = writeKeyEncryptionKey(dir, 'kek-a');
+    const b = writeKeyEncryptionKey(dir, 'kek-b');
     const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
     const logs: string[] = [];
     const start = (keys: Record<string, string>) => startTestPlatform({ ...env, ...keys }, { logs });
@@ -310,8 +296,8 @@ describe.runIf(shouldRunMongoSuite('agents replicas sealing again'))('two agents
 
   it('seal every record once between them; after the old key is removed everything opens', async () => {
     const dir = tempDir();
-    const a = writeKek(dir, 'kek-a');
-    const b = writeKek(dir, 'kek-b');
+    const a = writeKeyEncryptionKey(dir, 'kek-a');
+    const b = writeKeyEncryptionKey(dir, 'kek-b');
     const database = `kek_agents_${randomBytes(4).toString('hex')}`;
     const shared = { MONGODB_URL: mongo.url, MONGODB_DATABASE: database, INTERNAL_TOKEN: TOKEN, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
 
