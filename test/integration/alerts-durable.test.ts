@@ -5,24 +5,17 @@
 // the same database, receives the alert's next repeat (Alertmanager re-sends a firing group) and
 // finishes the investigation: one alert event, one thread, one run, whether the process died
 // before it queued the run or after queueing it but before linking it to the alert event.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat, AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { createServiceClients } from '../../edge/clients.ts';
 import { alertRunId, type AlertEventRecord } from '../../services/agents/alerts/records.ts';
-import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
-import { createLogger } from '../../services/common/log.ts';
 import { startFreezingProxy, type FreezingProxy } from '../support/freezing-proxy.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { createReplicaStore, type ReplicaStore } from '../support/replica-store.ts';
+import { killServiceProcess, serviceClientsAt, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 
 const ORG = 'org_alertsdurable';
-const TOKEN = crypto.randomBytes(24).toString('base64url');
 
 /** An Alertmanager v4 notification of one firing alert, as its webhook notifier sends it. */
 function notification(fingerprint: string, group: string) {
@@ -54,26 +47,15 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
   let mongo: MongoWireServer;
   let proxy: FreezingProxy;
   let platform: TestPlatform;
-  let dir: string;
-  let shared: Record<string, string>;
+  let store: ReplicaStore;
   let source: { id: string; secret: string };
   const children: ServiceProcess[] = [];
 
   beforeAll(async () => {
     mongo = await startMongoWireServer();
     proxy = await startFreezingProxy(mongo.url);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-alerts-durable-'));
-    const kek = path.join(dir, 'kek');
-    fs.writeFileSync(kek, crypto.randomBytes(32).toString('base64url'), { mode: 0o600 });
-    const plans = path.join(dir, 'plans.yaml');
-    fs.writeFileSync(plans, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 100000'));
-    shared = {
-      MONGODB_DATABASE: `alerts_${crypto.randomBytes(4).toString('hex')}`,
-      KEY_ENCRYPTION_KEY_FILE: kek,
-      INTERNAL_TOKEN: TOKEN,
-      BILLING_PLANS_FILE: plans,
-    };
-    platform = await startTestPlatform({ ...shared, MONGODB_URL: mongo.url, PLAYBOOK_RUNNER: 'false' });
+    store = createReplicaStore('alerts-durable');
+    platform = await startTestPlatform({ ...store.env, MONGODB_URL: mongo.url, PLAYBOOK_RUNNER: 'false' });
     const alerts = platform.ctx.clients.alerts;
     const created = await alerts.createAlertSource({
       organizationId: ORG,
@@ -95,14 +77,11 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
   }, 300_000);
 
   afterAll(async () => {
-    for (const child of children) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
+    for (const child of children) await killServiceProcess(child);
     await platform?.stop();
     await proxy?.close();
     await mongo?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    store?.remove();
   });
 
   const receive = (clients: Pick<typeof platform.ctx.clients, 'alerts'>, body: unknown) =>
@@ -114,26 +93,16 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
 
   /** Sends the alert to a replica that is killed at the write named; what it left behind. */
   async function killedAt(command: 'insert' | 'update', collection: string, fingerprint: string) {
-    const child = await startServiceProcess('agents', { ...shared, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
+    const child = await startServiceProcess('agents', { ...store.env, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
     children.push(child);
-    const remote = createServiceClients({
-      targets: {
-        brain: { address: child.address },
-        'entity-graph': { address: child.address },
-        agents: { address: child.address },
-        billing: { address: child.address },
-      },
-      internalToken: TOKEN,
-      logger: createLogger({ level: 'silent', name: 'test' }),
-    });
+    const remote = serviceClientsAt(child.address, store.token);
     const frozen = proxy.freezeAt(command, collection);
     const answer = receive(remote, notification(fingerprint, fingerprint)).then(
       () => 'answered',
       () => 'cut',
     );
     await frozen;
-    child.child.kill('SIGKILL');
-    await child.exited;
+    await killServiceProcess(child);
     expect(await answer).toBe('cut');
     const events = await platform.ctx.stores.records.collection<AlertEventRecord>('alert_events').find({ fingerprint });
     expect(events).toHaveLength(1);
