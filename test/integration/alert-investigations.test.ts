@@ -9,24 +9,18 @@
 // Rules naming a playbook that is not usable, or channels that are not the organization's, are
 // refused with 422 at the field; a playbook changed later so that the alert no longer fits it
 // leaves the thread without a run, and the alert event and the announcement say why.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { startMcpBackend, type McpBackend } from '../support/gateway-backends.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { isRunFinished, restClient, type Json } from '../support/rest.ts';
+import { createSmtpInbox, readable, type SmtpListener } from '../support/smtp-inbox.ts';
 import { until } from '../support/until.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-let smtp: SMTPServer;
-const inbox: Mail[] = [];
+let smtp: SmtpListener;
+const inbox = createSmtpInbox();
 let platform: TestPlatform;
 let backend: McpBackend;
 let receiver: WebhookReceiver;
@@ -40,27 +34,6 @@ let source: { url: string; secret: string };
 const call = restClient(() => api);
 const path = (p: string) => `/organizations/${org}${p}`;
 const t = () => owner.access_token;
-
-function listenSmtp(): Promise<SMTPServer> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        // Quoted-printable soft line breaks joined, so links read whole.
-        const raw = Buffer.concat(chunks)
-          .toString('utf8')
-          .replace(/=\r?\n/g, '');
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 /** An Alertmanager v4 notification, as Alertmanager's webhook notifier sends it. */
 function notification(fingerprint: string, alertname: string) {
@@ -120,9 +93,9 @@ const playbook = (name: string) => ({
 });
 
 beforeAll(async () => {
-  smtp = await listenSmtp();
+  smtp = await inbox.listen();
   platform = await startOAuthTestPlatform({
-    SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    SMTP_URL: smtp.url,
     MAIL_FROM: 'Mindgate <alerts@mindgate.test>',
     GATEWAY_REGISTRY_POLL_MS: '100',
     GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
@@ -154,7 +127,7 @@ afterAll(async () => {
   await receiver?.close();
   await platform?.stop();
   await backend?.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
 });
 
 const ruleBody = (action: Json, notifications: Json = {}) => ({
@@ -280,14 +253,14 @@ describe('alert rules that name a playbook, and their channels', () => {
     expect(receiver.received.every((w) => w.verified?.type.startsWith('alert.investigation_'))).toBe(true);
 
     const mails = await until(
-      async () => inbox.filter((m) => m.to.includes('oncall@payments.example')),
+      async () => inbox.mails.filter((m) => m.to.includes('oncall@payments.example')),
       (m) => m.length >= 2,
       { what: 'the two e-mails', timeoutMs: 60_000 },
     );
-    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1] ?? '');
+    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(readable(m))?.[1] ?? '');
     expect(subjects.some((s) => s.startsWith('Investigation opened: [critical] PaymentErrors on payments'))).toBe(true);
     expect(subjects.some((s) => s.startsWith('Investigation succeeded: rule Payments critical'))).toBe(true);
-    expect(mails.map((m) => m.raw).join('\n')).toContain(`/app/investigations/${finished.thread_id}`);
+    expect(mails.map(readable).join('\n')).toContain(`/app/investigations/${finished.thread_id}`);
   }, 90_000);
 
   it('opens the thread without a run, and says why, when the playbook changed so that the alert no longer fits it', async () => {
