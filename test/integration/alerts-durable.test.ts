@@ -9,11 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat, AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { alertRunId, type AlertEventRecord } from '../../services/agents/alerts/records.ts';
-import { startFreezingProxy, type FreezingProxy } from '../support/freezing-proxy.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createReplicaStore, type ReplicaStore } from '../support/replica-store.ts';
-import { killServiceProcess, serviceClientsAt, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startWriteKillHarness, type WriteKillHarness } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_alertsdurable';
 
@@ -44,18 +42,13 @@ function notification(fingerprint: string, group: string) {
 }
 
 describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intake killed mid-step', () => {
-  let mongo: MongoWireServer;
-  let proxy: FreezingProxy;
+  let harness: WriteKillHarness;
   let platform: TestPlatform;
-  let store: ReplicaStore;
   let source: { id: string; secret: string };
-  const children: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    proxy = await startFreezingProxy(mongo.url);
-    store = createReplicaStore('alerts-durable');
-    platform = await startTestPlatform({ ...store.env, MONGODB_URL: mongo.url, PLAYBOOK_RUNNER: 'false' });
+    harness = await startWriteKillHarness('alerts-durable', { platformEnv: { PLAYBOOK_RUNNER: 'false' } });
+    platform = harness.platform;
     const alerts = platform.ctx.clients.alerts;
     const created = await alerts.createAlertSource({
       organizationId: ORG,
@@ -77,11 +70,7 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
   }, 300_000);
 
   afterAll(async () => {
-    for (const child of children) await killServiceProcess(child);
-    await platform?.stop();
-    await proxy?.close();
-    await mongo?.stop();
-    store?.remove();
+    await harness?.stop();
   });
 
   const receive = (clients: Pick<typeof platform.ctx.clients, 'alerts'>, body: unknown) =>
@@ -93,17 +82,13 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
 
   /** Sends the alert to a replica that is killed at the write named; what it left behind. */
   async function killedAt(command: 'insert' | 'update', collection: string, fingerprint: string) {
-    const child = await startServiceProcess('agents', { ...store.env, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
-    children.push(child);
-    const remote = serviceClientsAt(child.address, store.token);
-    const frozen = proxy.freezeAt(command, collection);
-    const answer = receive(remote, notification(fingerprint, fingerprint)).then(
-      () => 'answered',
-      () => 'cut',
+    const answer = await harness.killedAt({ command, collection }, (remote) =>
+      receive(remote, notification(fingerprint, fingerprint)).then(
+        () => 'answered',
+        () => 'cut',
+      ),
     );
-    await frozen;
-    await killServiceProcess(child);
-    expect(await answer).toBe('cut');
+    expect(answer).toBe('cut');
     const events = await platform.ctx.stores.records.collection<AlertEventRecord>('alert_events').find({ fingerprint });
     expect(events).toHaveLength(1);
     return events[0]!;

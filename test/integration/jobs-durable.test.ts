@@ -11,39 +11,29 @@ import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import type { ServiceClients } from '../../edge/clients.ts';
 import { scheduledExecutionId, type ExecutionRecord } from '../../services/agents/jobs/records.ts';
 import { EXECUTION_LEASE_MS } from '../../services/agents/jobs/target.ts';
-import { startFreezingProxy, type FreezingProxy } from '../support/freezing-proxy.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createReplicaStore, type ReplicaStore } from '../support/replica-store.ts';
-import { killServiceProcess, serviceClientsAt, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startWriteKillHarness, type WriteKillHarness } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
 import { until } from '../support/until.ts';
 
 const ORG = 'org_jobsdurable';
 
 describe.runIf(shouldRunMongoSuite('jobs killed mid-firing'))('a replica killed mid-firing', () => {
-  let mongo: MongoWireServer;
-  let proxy: FreezingProxy;
+  let harness: WriteKillHarness;
   let platform: TestPlatform;
-  let store: ReplicaStore;
-  let shared: Record<string, string>;
   /** The platform's clock lags an hour behind the dying replica's, so only that one fires, until it is moved past the lease. */
   let offset = -3_600_000;
-  const children: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    proxy = await startFreezingProxy(mongo.url);
-    store = createReplicaStore('jobs-durable');
-    shared = { ...store.env, JOBS_POLL_MS: '50' };
-    platform = await startTestPlatform({ ...shared, MONGODB_URL: mongo.url }, { now: () => Date.now() + offset });
+    harness = await startWriteKillHarness('jobs-durable', {
+      env: { JOBS_POLL_MS: '50' },
+      platformOptions: { now: () => Date.now() + offset },
+    });
+    platform = harness.platform;
   }, 300_000);
 
   afterAll(async () => {
-    for (const child of children) await killServiceProcess(child);
-    await platform?.stop();
-    await proxy?.close();
-    await mongo?.stop();
-    store?.remove();
+    await harness?.stop();
   });
 
   /** A job firing once a day at a second a few seconds from now (UTC), created through the replica that will fire it. */
@@ -64,13 +54,7 @@ describe.runIf(shouldRunMongoSuite('jobs killed mid-firing'))('a replica killed 
 
   async function killedAt(command: 'insert' | 'update', collection: string, nth: number, name: string) {
     offset = -3_600_000;
-    const child = await startServiceProcess('agents', { ...shared, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
-    children.push(child);
-    const remote = serviceClientsAt(child.address, store.token);
-    const frozen = proxy.freezeAt(command, collection, nth);
-    const { job, at } = await dailyJobSoon(remote, name);
-    await frozen;
-    await killServiceProcess(child);
+    const { job, at } = await harness.killedAt({ command, collection, nth }, (remote) => dailyJobSoon(remote, name));
     const executions = platform.ctx.stores.records.collection<ExecutionRecord>('job_executions');
     const left = await executions.get(scheduledExecutionId(job.jobId, at));
     return { job, at, left: left! };

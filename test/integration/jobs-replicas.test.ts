@@ -7,33 +7,26 @@ import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionOutcome, MissedPolicy } from '../../gen/mindgate/agents/v1/jobs_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createReplicaStore, type ReplicaStore } from '../support/replica-store.ts';
-import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startAgentsReplicaPair, type AgentsReplicaPair } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import type { ServiceProcess } from '../support/service-process.ts';
 
 const ORG = 'org_jobsreplicas';
 const JOBS = 6;
 
 describe.runIf(shouldRunMongoSuite('jobs across replicas'))('scheduled jobs across two replicas', () => {
-  let mongo: MongoWireServer;
+  let pair: AgentsReplicaPair;
   let first: TestPlatform;
   let second: ServiceProcess;
-  let store: ReplicaStore;
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    store = createReplicaStore('jobs-replicas');
-    const shared = { ...store.env, MONGODB_URL: mongo.url, JOBS_POLL_MS: '50' };
-    first = await startTestPlatform(shared);
-    second = await startServiceProcess('agents', { ...shared, AGENTS_GRPC_PORT: '0', LOG_LEVEL: 'debug' });
+    pair = await startAgentsReplicaPair('jobs-replicas', { env: { JOBS_POLL_MS: '50' }, processEnv: { LOG_LEVEL: 'debug' } });
+    ({ first, second } = pair);
   }, 300_000);
 
   afterAll(async () => {
-    await stopServiceProcess(second);
-    await first?.stop();
-    await mongo?.stop();
-    store?.remove();
+    await pair?.stop();
   });
 
   it('fires each occurrence once, on one replica, with one run', async () => {

@@ -70,6 +70,12 @@ async function queueRun(question: string) {
 }
 
 const getRun = (runId: string) => platform.ctx.clients.runs.getRun({ organizationId: ORG, runId }).then((r) => r.run!);
+const succeeded = (runId: string) =>
+  until(
+    () => getRun(runId),
+    (r) => r.status === RunStatus.SUCCEEDED,
+    wait('the run to succeed'),
+  );
 
 beforeAll(async () => {
   model = await startChatServer(script);
@@ -112,11 +118,7 @@ describe('durable runs', () => {
     await first.kill();
 
     await replicas.start();
-    const done = await until(
-      () => getRun(runId),
-      (r) => r.status === RunStatus.SUCCEEDED,
-      wait('the run to succeed'),
-    );
+    const done = await succeeded(runId);
     expect(done.attempt).toBe(2);
     expect(done.agentId).not.toBe(held.agentId);
     expect(done.output).toContain('rotate the WAL archive');
@@ -140,11 +142,7 @@ describe('durable runs', () => {
     const before = model.requests.length;
     const queued = await Promise.all(Array.from({ length: 8 }, (_, i) => queueRun(`Question number ${i}`)));
     for (const { runId } of queued) {
-      const run = await until(
-        () => getRun(runId),
-        (r) => r.status === RunStatus.SUCCEEDED,
-        wait('the run to succeed'),
-      );
+      const run = await succeeded(runId);
       expect(run.attempt).toBe(1);
       expect(run.stepCount).toBe(3);
     }
@@ -171,11 +169,7 @@ describe('durable runs', () => {
     await first.kill();
 
     await replicas.start();
-    const done = await until(
-      () => getRun(runId),
-      (r) => r.status === RunStatus.SUCCEEDED,
-      wait('the run to succeed'),
-    );
+    const done = await succeeded(runId);
     expect(done.attempt).toBe(2);
     expect(done.output).toContain('deploy 42 of checkout');
     expect(done.output).toContain('p99 of checkout: 2.3 s');

@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Executor, RunsService, RunStatus, StepKind, type ClaimRunResponse } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { reasonOf } from '../../services/common/rpc/reasons.ts';
 import { internalClient } from '../support/internal-grpc.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createReplicaStore, type ReplicaStore } from '../support/replica-store.ts';
-import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startAgentsReplicaPair, type AgentsReplicaPair } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_runsreplicas';
 const OTHER_ORG = 'org_runsreplicas2';
@@ -22,10 +21,8 @@ const CLAIMERS_PER_REPLICA = 6;
 type Runs = Client<typeof RunsService>;
 
 describe.runIf(shouldRunMongoSuite('run claims across replicas'))('external run claims across two agents-service replicas', () => {
-  let mongo: MongoWireServer;
+  let pair: AgentsReplicaPair;
   let first: TestPlatform;
-  let second: ServiceProcess;
-  let store: ReplicaStore;
   let replicas: Runs[];
 
   async function queueExternal(organizationId: string, title: string) {
@@ -50,19 +47,13 @@ describe.runIf(shouldRunMongoSuite('run claims across replicas'))('external run 
   }
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    store = createReplicaStore('runs-replicas');
-    const shared = { ...store.env, MONGODB_URL: mongo.url };
-    first = await startTestPlatform(shared);
-    second = await startServiceProcess('agents', { ...shared, AGENTS_GRPC_PORT: '0' });
-    replicas = [first.grpc.agents!, second.address].map((address) => internalClient(RunsService, address, store.token));
+    pair = await startAgentsReplicaPair('runs-replicas');
+    first = pair.first;
+    replicas = [first.grpc.agents!, pair.second.address].map((address) => internalClient(RunsService, address, pair.store.token));
   }, 300_000);
 
   afterAll(async () => {
-    await stopServiceProcess(second);
-    await first?.stop();
-    await mongo?.stop();
-    store?.remove();
+    await pair?.stop();
   });
 
   it("gives each queued run to exactly one claimer, whichever replica it asks, and only its organization's", async () => {
