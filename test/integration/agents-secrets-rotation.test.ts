@@ -18,6 +18,7 @@ import type { EndpointRecord } from '../../services/agents/webhooks/records.ts';
 import { createKeyEncryption } from '../../services/common/key-encryption.ts';
 import { resealRecords } from '../../services/common/key-encryption-reseal.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
+import { alertmanagerPayload } from '../support/alertmanager.ts';
 import { writeKeyEncryptionKey } from '../support/key-encryption-file.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -87,31 +88,17 @@ async function createSecrets(platform: TestPlatform, receiverUrl: string, n = 0)
   };
 }
 
-const alertmanagerPayload = () =>
-  new TextEncoder().encode(
-    JSON.stringify({
-      receiver: 'mindgate',
-      status: 'firing',
-      alerts: [
-        {
-          status: 'firing',
-          labels: { alertname: 'KekRotated', severity: 'info' },
-          annotations: {},
-          startsAt: '2026-06-01T07:00:00.000Z',
-          endsAt: '0001-01-01T00:00:00Z',
-          generatorURL: 'http://prometheus:9090/graph',
-          fingerprint: randomBytes(8).toString('hex'),
-        },
-      ],
-      groupLabels: {},
-      commonLabels: {},
-      commonAnnotations: {},
-      externalURL: 'http://alertmanager:9093',
-      version: '4',
-      groupKey: '{}:{}',
-      truncatedAlerts: 0,
-    }),
-  );
+const alertPayload = () =>
+  alertmanagerPayload({
+    groupKey: '{}:{}',
+    alerts: [
+      {
+        fingerprint: randomBytes(8).toString('hex'),
+        labels: { alertname: 'KekRotated', severity: 'info' },
+        startsAt: '2026-06-01T07:00:00.000Z',
+      },
+    ],
+  });
 
 /** Uses every secret of `created` through the running platform; fails when one does not open or is wrong. */
 async function expectSecretsWork(platform: TestPlatform, receiver: WebhookReceiver, created: Created): Promise<void> {
@@ -125,11 +112,11 @@ async function expectSecretsWork(platform: TestPlatform, receiver: WebhookReceiv
   }
   const accepted = await alerts.receiveAlerts({
     sourceId: created.sourceId,
-    payload: alertmanagerPayload(),
+    payload: alertPayload(),
     authorization: `Bearer ${created.sourceSecret}`,
   });
   expect(accepted.received).toBe(1);
-  const wrong = alerts.receiveAlerts({ sourceId: created.sourceId, payload: alertmanagerPayload(), authorization: 'Bearer alsec_wrong' });
+  const wrong = alerts.receiveAlerts({ sourceId: created.sourceId, payload: alertPayload(), authorization: 'Bearer alsec_wrong' });
   await expect(wrong).rejects.toSatisfy((err) => ConnectError.from(err).code === Code.Unauthenticated);
   // The gateway's own path: the registry's record, its secret opened as the gateway serves it.
   const { servers } = await gatewayRegistry.getGatewayRegistry({ knownVersion: 0n });

@@ -11,6 +11,7 @@
 // leaves the thread without a run, and the alert event and the announcement say why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
+import { alertmanagerNotification } from '../support/alertmanager.ts';
 import { startMcpBackend, type McpBackend } from '../support/gateway-backends.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -35,31 +36,22 @@ const call = restClient(() => api);
 const path = (p: string) => `/organizations/${org}${p}`;
 const t = () => owner.access_token;
 
-/** An Alertmanager v4 notification, as Alertmanager's webhook notifier sends it. */
-function notification(fingerprint: string, alertname: string) {
-  return {
-    receiver: 'mindgate',
-    status: 'firing',
+/** An Alertmanager notification of one firing alert on payments. */
+const notification = (fingerprint: string, alertname: string) =>
+  alertmanagerNotification({
+    groupKey: '{}:{service="payments"}',
     alerts: [
       {
-        status: 'firing',
+        fingerprint,
         labels: { alertname, service: 'payments', severity: 'critical', instance: 'payments-2:9090' },
         annotations: { summary: `${alertname} on payments`, runbook_url: 'https://runbooks.example/payments' },
         startsAt: '2026-04-14T08:12:00.000Z',
-        endsAt: '0001-01-01T00:00:00Z',
         generatorURL: 'http://prometheus:9090/graph?g0.expr=rate',
-        fingerprint,
       },
     ],
     groupLabels: { service: 'payments' },
     commonLabels: { service: 'payments', severity: 'critical' },
-    commonAnnotations: {},
-    externalURL: 'http://alertmanager:9093',
-    version: '4',
-    groupKey: '{}:{service="payments"}',
-    truncatedAlerts: 0,
-  };
-}
+  });
 
 const playbook = (name: string) => ({
   name,

@@ -9,37 +9,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat, AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { alertRunId, type AlertEventRecord } from '../../services/agents/alerts/records.ts';
+import { alertmanagerNotification } from '../support/alertmanager.ts';
 import { startWriteKillHarness, type WriteKillHarness } from '../support/agents-replicas.ts';
 import { shouldRunMongoSuite } from '../support/mongo-server.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_alertsdurable';
 
-/** An Alertmanager v4 notification of one firing alert, as its webhook notifier sends it. */
-function notification(fingerprint: string, group: string) {
-  return {
-    receiver: 'mindgate',
-    status: 'firing',
+/** An Alertmanager notification of one firing alert. */
+const notification = (fingerprint: string, group: string) =>
+  alertmanagerNotification({
+    groupKey: `{}:{group="${group}"}`,
     alerts: [
       {
-        status: 'firing',
+        fingerprint,
         labels: { alertname: 'QueueBacklog', service: 'billing', severity: 'critical' },
         annotations: { summary: 'Invoice queue backlog above 10k' },
         startsAt: '2026-06-01T07:00:00.000Z',
-        endsAt: '0001-01-01T00:00:00Z',
-        generatorURL: 'http://prometheus:9090/graph',
-        fingerprint,
       },
     ],
-    groupLabels: {},
-    commonLabels: {},
-    commonAnnotations: {},
-    externalURL: 'http://alertmanager:9093',
-    version: '4',
-    groupKey: `{}:{group="${group}"}`,
-    truncatedAlerts: 0,
-  };
-}
+  });
 
 describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intake killed mid-step', () => {
   let harness: WriteKillHarness;
