@@ -7,11 +7,11 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvaluationStatus, type CaseResult } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
-import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startCollectingMcpServer, type CollectingMcpServer } from '../support/collecting-mcp-server.ts';
 import { edgeReplicas, platformServicesEnv } from '../support/edge-process.ts';
+import { registerMcpServer } from '../support/mcp-registration.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { until, type UntilOptions } from '../support/until.ts';
 
@@ -47,11 +47,7 @@ beforeAll(async () => {
   backend = await startCollectingMcpServer();
   // The platform's own edge neither runs playbooks nor takes evaluations: only the replicas do.
   platform = await startTestPlatform({ INTERNAL_TOKEN: token, PLAYBOOK_RUNNER: 'false', EVALUATION_CONCURRENCY: '0' });
-  await platform.ctx.clients.mcpServers.createMcpServer({
-    organizationId: ORG,
-    server: { name: 'ops-eval', url: backend.url, mcpPath: 'mcp', enabled: true, auth: { kind: McpAuthKind.NONE } },
-    createdBy: 'usr_test',
-  });
+  await registerMcpServer(platform, ORG, 'ops-eval', backend.url);
   await platform.ctx.clients.brain.putMemories({
     organizationId: ORG,
     memories: Array.from({ length: CASES }, (_, i) => ({

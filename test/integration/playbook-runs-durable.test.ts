@@ -5,11 +5,11 @@
 // from the first step not recorded: the steps already recorded are not done again.
 import type { JsonObject } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startCollectingMcpServer, type CollectingMcpServer } from '../support/collecting-mcp-server.ts';
 import { edgeReplicas, platformServicesEnv } from '../support/edge-process.ts';
+import { registerMcpServer } from '../support/mcp-registration.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { until, type UntilOptions } from '../support/until.ts';
 
@@ -36,11 +36,7 @@ const getRun = (runId: string) => platform.ctx.clients.runs.getRun({ organizatio
 beforeAll(async () => {
   backend = await startCollectingMcpServer();
   platform = await startTestPlatform({ INTERNAL_TOKEN: token, PLAYBOOK_RUNNER: 'false' });
-  await platform.ctx.clients.mcpServers.createMcpServer({
-    organizationId: ORG,
-    server: { name: 'ops-durable', url: backend.url, mcpPath: 'mcp', enabled: true, auth: { kind: McpAuthKind.NONE } },
-    createdBy: 'usr_test',
-  });
+  await registerMcpServer(platform, ORG, 'ops-durable', backend.url);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,11 +6,11 @@
 // one in flight at the kill); replicas working the queue side by side never run one run twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startChatServer, type ChatRequest, type ChatReply, type ChatServer } from '../support/chat-server.ts';
 import { edgeReplicas, platformServicesEnv } from '../support/edge-process.ts';
 import { startOpsMcpServer, type OpsMcpServer } from '../support/ops-mcp-server.ts';
+import { registerMcpServer } from '../support/mcp-registration.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { until, type UntilOptions } from '../support/until.ts';
 
@@ -81,11 +81,7 @@ beforeAll(async () => {
   model = await startChatServer(script);
   ops = await startOpsMcpServer();
   platform = await startTestPlatform({ INTERNAL_TOKEN: token });
-  await platform.ctx.clients.mcpServers.createMcpServer({
-    organizationId: ORG,
-    server: { name: 'ops-durable', url: ops.url, mcpPath: 'mcp', enabled: true, auth: { kind: McpAuthKind.NONE } },
-    createdBy: 'usr_test',
-  });
+  await registerMcpServer(platform, ORG, 'ops-durable', ops.url);
   await platform.ctx.clients.brain.putMemory({
     organizationId: ORG,
     namespace: Namespace.KNOWLEDGE,
