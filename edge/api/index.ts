@@ -10,7 +10,7 @@ import { SCOPES } from '../oauth/provider.ts';
 import { machineScope, rolesAllowed } from './access.ts';
 import { createAuthenticator } from './auth.ts';
 import { createDashboardCors } from './cors.ts';
-import { exampleFor, EXAMPLES } from './examples.ts';
+import { exampleFor, EXAMPLES } from './examples/index.ts';
 import { problemOf, problemType } from './problems.ts';
 import { addDocsPage } from '../http/docs-page.ts';
 import { organizationDeletion } from './organization-deletion/index.ts';

@@ -13,10 +13,9 @@ import { RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { defineApiRoute } from '../http/api-route.ts';
 import type { AppContext } from '../context.ts';
 import { errors, iso, notFoundAs404, type RestRoute, type RouteDeps } from './rest-route.ts';
-import { runJson, runParams, stepJson } from './runs.ts';
+import { RUN_STATUS_NAMES, runJson, runParams, stepJson } from './runs.ts';
 
 const FINISHED = new Set([RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.TIMED_OUT]);
-const STATUS_NAMES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out'];
 const KEEP_ALIVE_MS = 15_000;
 
 interface RunEvent {
@@ -43,7 +42,7 @@ function statusEvents(run: Run): RunEvent[] {
     });
   }
   if (FINISHED.has(run.status)) {
-    const data = { status: STATUS_NAMES[run.status - 1], at: iso(run.finishTime as Timestamp | undefined), run: runJson(run) };
+    const data = { status: RUN_STATUS_NAMES[run.status - 1], at: iso(run.finishTime as Timestamp | undefined), run: runJson(run) };
     events.push({ id: 3 + run.stepCount, event: 'status', data });
   }
   return events;

@@ -32,8 +32,9 @@ export const RunId = z
   .meta({ description: 'Run id.', example: 'run_Zt3pK9qW1xLm7Ns0Ve2a' });
 export const runParams = z.object({ organization_id: OrganizationId, run_id: RunId });
 
-const STATUS_NAMES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out'] as const;
-const Status = z.enum(STATUS_NAMES, { error: `must be one of ${STATUS_NAMES.join(', ')}` });
+/** The API's names of the run statuses, in the order of RunStatus (from 1). */
+export const RUN_STATUS_NAMES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out'] as const;
+const Status = z.enum(RUN_STATUS_NAMES, { error: `must be one of ${RUN_STATUS_NAMES.join(', ')}` });
 const EXECUTORS = { llm: Executor.LLM, external: Executor.EXTERNAL } as const;
 const ExecutorName = z.enum(['llm', 'external'], { error: 'must be llm or external' });
 export const KIND_NAMES: Record<number, string> = {
@@ -125,7 +126,7 @@ export const runJson = (r: Run) => ({
   id: r.runId,
   organization_id: r.organizationId,
   thread_id: r.threadId,
-  status: STATUS_NAMES[r.status - 1] ?? 'queued',
+  status: RUN_STATUS_NAMES[r.status - 1] ?? 'queued',
   executor: EXECUTOR_NAMES[r.executor] ?? 'llm',
   instructions: r.instructions,
   agent_id: r.agentId,
@@ -222,7 +223,7 @@ function listRunsRoute({ ctx }: RouteDeps): RestRoute {
           ctx.clients.runs.listRuns({
             organizationId: c.input.params.organization_id,
             threadId: threadId ?? '',
-            status: status ? ((STATUS_NAMES.indexOf(status) + 1) as RunStatus) : RunStatus.UNSPECIFIED,
+            status: status ? ((RUN_STATUS_NAMES.indexOf(status) + 1) as RunStatus) : RunStatus.UNSPECIFIED,
             ...pageArgs(page),
           }),
         ),

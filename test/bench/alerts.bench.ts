@@ -7,6 +7,7 @@
 //   ./node_modules/.bin/node test/bench/alerts.bench.ts          (ALERTS=400 CONCURRENCY=8)
 import { AlertFormat, LabelMatcher_MatchOp } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { alertmanagerPayload } from '../support/alertmanager.ts';
 import { mongoWireServerAvailability, startMongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform } from '../support/platform.ts';
 import { measure, printTable } from './support.ts';
@@ -16,22 +17,17 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 const ORG = 'org_alertbench';
 
 const payload = (i: number) =>
-  Buffer.from(
-    JSON.stringify({
-      version: '4',
-      groupKey: `{}:{group="g${Math.floor(i / 10)}"}`,
-      status: 'firing',
-      alerts: [
-        {
-          status: 'firing',
-          labels: { alertname: `Alert${i}`, severity: 'critical', service: 'checkout' },
-          annotations: { summary: `Alert ${i}` },
-          startsAt: '2026-03-02T09:30:00Z',
-          fingerprint: `fp-${i}`,
-        },
-      ],
-    }),
-  );
+  alertmanagerPayload({
+    groupKey: `{}:{group="g${Math.floor(i / 10)}"}`,
+    alerts: [
+      {
+        fingerprint: `fp-${i}`,
+        labels: { alertname: `Alert${i}`, severity: 'critical', service: 'checkout' },
+        annotations: { summary: `Alert ${i}` },
+        startsAt: '2026-03-02T09:30:00Z',
+      },
+    ],
+  });
 
 async function measureStore(name: string, env: Record<string, string>): Promise<Record<string, string | number>[]> {
   const platform = await startTestPlatform({ LOG_LEVEL: 'warn', ...env });

@@ -6,10 +6,9 @@
 // that no run was claimed twice.
 //
 //   ./node_modules/.bin/node test/bench/runs.bench.ts          (RUNS=400 WORKERS=4)
-import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
+import type { Client } from '@connectrpc/connect';
 import { RunsService, RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { INTERNAL_TOKEN_HEADER } from '../../services/common/rpc/context.ts';
+import { internalClient } from '../support/internal-grpc.ts';
 import { mongoWireServerAvailability, startMongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform } from '../support/platform.ts';
 import { percentile, printTable } from './support.ts';
@@ -18,22 +17,7 @@ const RUNS = Number(process.env.RUNS ?? 400);
 const WORKERS = Number(process.env.WORKERS ?? 4);
 const ORG = 'org_bench1';
 
-function replicaClient(address: string, token: string) {
-  return createClient(
-    RunsService,
-    createGrpcTransport({
-      baseUrl: `http://${address}`,
-      interceptors: [
-        (next) => (req) => {
-          req.header.set(INTERNAL_TOKEN_HEADER, token);
-          return next(req);
-        },
-      ],
-    }),
-  );
-}
-
-type Runs = ReturnType<typeof replicaClient>;
+type Runs = Client<typeof RunsService>;
 
 async function worker(runs: Runs, agentId: string, firstStep: number[], seen: string[]): Promise<void> {
   for (;;) {
@@ -54,7 +38,7 @@ async function measureStore(name: string, env: Record<string, string>): Promise<
     const { threads, runs } = platform.ctx.clients;
     const { thread } = await threads.createThread({ organizationId: ORG, title: 'bench', message: 'go', createdBy: 'usr_bench' });
     for (let i = 0; i < RUNS; i += 1) await runs.createRun({ organizationId: ORG, threadId: thread!.threadId, createdBy: 'usr_bench' });
-    const replicas = [0, 1].map(() => replicaClient(platform.grpc.agents!, platform.internalToken));
+    const replicas = [0, 1].map(() => internalClient(RunsService, platform.grpc.agents!, platform.internalToken));
     const firstStep: number[] = [];
     const seen: string[] = [];
     const started = performance.now();

@@ -3,49 +3,35 @@
 // there and a scoped API key, invites a colleague into the team as a member; the colleague accepts
 // from the e-mailed link, and lands in the right organization with the right role and team. Every
 // step is in the audit log.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { userIdOf } from '../support/members.ts';
 import { browse, CookieJar, formField, newTestUser, obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient, type Json } from '../support/rest.ts';
+import { createSmtpInbox, readable, type SmtpListener } from '../support/smtp-inbox.ts';
 
-let smtp: SMTPServer;
+let smtp: SmtpListener;
 let platform: TestPlatform;
 let api: string;
-const inbox: { to: string[]; raw: string }[] = [];
+const inbox = createSmtpInbox();
 const call = restClient(() => api);
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  platform = await startOAuthTestPlatform({ SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}` });
+  smtp = await inbox.listen();
+  platform = await startOAuthTestPlatform({ SMTP_URL: smtp.url });
   api = platform.ctx.config.publicUrls.api;
 }, 120_000);
 
 afterAll(async () => {
   await platform?.stop();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
 });
 
 /** The invitation link in the last message to `email`, as a mail client would show it. */
 function invitationLink(email: string): string {
-  const mail = inbox.filter((m) => m.to.includes(email)).at(-1);
+  const mail = inbox.mails.filter((m) => m.to.includes(email)).at(-1);
   expect(mail, `no mail to ${email}`).toBeDefined();
-  const text = mail!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const text = readable(mail!);
   return /(http:\/\/127\.0\.0\.1:\d+\/invitations\/[A-Za-z0-9_-]{43})/.exec(text)![1];
 }
 
@@ -59,7 +45,7 @@ it('signs up, opens a second organization, builds a team and a key, and brings a
   // 1. A new user signs up: onboarding creates their first organization, and mails a verification link.
   const founder = await obtainAccessToken(platform, { resource: api });
   const founderId = userIdOf(founder);
-  expect(inbox.some((m) => m.to.includes(founder.user.email) && m.raw.includes('Verify your e-mail address'))).toBe(true);
+  expect(inbox.mails.some((m) => m.to.includes(founder.user.email) && m.raw.includes('Verify your e-mail address'))).toBe(true);
 
   // 2. A second organization, then a token acting for it.
   const second = await call('/organizations', { token: founder.access_token, body: { name: 'Second Robotics' } });

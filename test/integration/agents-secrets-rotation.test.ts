@@ -5,12 +5,10 @@
 // with the endpoint's secrets, an alert source accepts its secret, the gateway opens the server's
 // secret. Two agents processes starting at once on one MongoDB database seal each record once.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { MongoClient } from 'mongodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { sealClientSecret } from '../../edge/api/mcp-server-json.ts';
@@ -20,28 +18,17 @@ import type { EndpointRecord } from '../../services/agents/webhooks/records.ts';
 import { createKeyEncryption } from '../../services/common/key-encryption.ts';
 import { resealRecords } from '../../services/common/key-encryption-reseal.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
+import { alertmanagerPayload } from '../support/alertmanager.ts';
+import { writeKeyEncryptionKey } from '../support/key-encryption-file.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { tempDirPerTest } from '../support/temp-dirs.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const ORG = 'org_kekrotation';
 const TOKEN = randomBytes(24).toString('base64url');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-agents-kek-'));
-  dirs.push(dir);
-  return dir;
-}
-function writeKek(dir: string, name: string): { file: string; id: string } {
-  const file = path.join(dir, name);
-  const text = randomBytes(32).toString('base64url');
-  fs.writeFileSync(file, `${text}\n`, { mode: 0o600 });
-  return { file, id: createKeyEncryption([text]).keyId };
-}
+const tempDir = tempDirPerTest('mindgate-agents-kek-');
 
 /** The secrets a test keeps to use them after the rotation. */
 interface Created {
@@ -101,31 +88,17 @@ async function createSecrets(platform: TestPlatform, receiverUrl: string, n = 0)
   };
 }
 
-const alertmanagerPayload = () =>
-  new TextEncoder().encode(
-    JSON.stringify({
-      receiver: 'mindgate',
-      status: 'firing',
-      alerts: [
-        {
-          status: 'firing',
-          labels: { alertname: 'KekRotated', severity: 'info' },
-          annotations: {},
-          startsAt: '2026-06-01T07:00:00.000Z',
-          endsAt: '0001-01-01T00:00:00Z',
-          generatorURL: 'http://prometheus:9090/graph',
-          fingerprint: randomBytes(8).toString('hex'),
-        },
-      ],
-      groupLabels: {},
-      commonLabels: {},
-      commonAnnotations: {},
-      externalURL: 'http://alertmanager:9093',
-      version: '4',
-      groupKey: '{}:{}',
-      truncatedAlerts: 0,
-    }),
-  );
+const alertPayload = () =>
+  alertmanagerPayload({
+    groupKey: '{}:{}',
+    alerts: [
+      {
+        fingerprint: randomBytes(8).toString('hex'),
+        labels: { alertname: 'KekRotated', severity: 'info' },
+        startsAt: '2026-06-01T07:00:00.000Z',
+      },
+    ],
+  });
 
 /** Uses every secret of `created` through the running platform; fails when one does not open or is wrong. */
 async function expectSecretsWork(platform: TestPlatform, receiver: WebhookReceiver, created: Created): Promise<void> {
@@ -139,11 +112,11 @@ async function expectSecretsWork(platform: TestPlatform, receiver: WebhookReceiv
   }
   const accepted = await alerts.receiveAlerts({
     sourceId: created.sourceId,
-    payload: alertmanagerPayload(),
+    payload: alertPayload(),
     authorization: `Bearer ${created.sourceSecret}`,
   });
   expect(accepted.received).toBe(1);
-  const wrong = alerts.receiveAlerts({ sourceId: created.sourceId, payload: alertmanagerPayload(), authorization: 'Bearer alsec_wrong' });
+  const wrong = alerts.receiveAlerts({ sourceId: created.sourceId, payload: alertPayload(), authorization: 'Bearer alsec_wrong' });
   await expect(wrong).rejects.toSatisfy((err) => ConnectError.from(err).code === Code.Unauthenticated);
   // The gateway's own path: the registry's record, its secret opened as the gateway serves it.
   const { servers } = await gatewayRegistry.getGatewayRegistry({ knownVersion: 0n });
@@ -185,8 +158,8 @@ describe('rotating the key-encryption key, for the agents service (embedded stor
   it('seals its secrets again under the new key at start; they still work, and after the old key is gone', async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
-    const a = writeKek(dir, 'kek-a');
-    const b = writeKek(dir, 'kek-b');
+    const a = writeKeyEncryptionKey(dir, 'kek-a');
+    const b = writeKeyEncryptionKey(dir, 'kek-b');
     const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
     const logs: string[] = [];
     const start = (keys: Record<string, string>) => startTestPlatform({ ...env, ...keys }, { logs });
@@ -310,8 +283,8 @@ describe.runIf(shouldRunMongoSuite('agents replicas sealing again'))('two agents
 
   it('seal every record once between them; after the old key is removed everything opens', async () => {
     const dir = tempDir();
-    const a = writeKek(dir, 'kek-a');
-    const b = writeKek(dir, 'kek-b');
+    const a = writeKeyEncryptionKey(dir, 'kek-a');
+    const b = writeKeyEncryptionKey(dir, 'kek-b');
     const database = `kek_agents_${randomBytes(4).toString('hex')}`;
     const shared = { MONGODB_URL: mongo.url, MONGODB_DATABASE: database, INTERNAL_TOKEN: TOKEN, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
 

@@ -9,23 +9,19 @@
 // Rules naming a playbook that is not usable, or channels that are not the organization's, are
 // refused with 422 at the field; a playbook changed later so that the alert no longer fits it
 // leaves the thread without a run, and the alert event and the announcement say why.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
+import { alertmanagerNotification } from '../support/alertmanager.ts';
 import { startMcpBackend, type McpBackend } from '../support/gateway-backends.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isRunFinished, restClient, type Json } from '../support/rest.ts';
+import { createSmtpInbox, readable, type SmtpListener } from '../support/smtp-inbox.ts';
+import { until } from '../support/until.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-let smtp: SMTPServer;
-const inbox: Mail[] = [];
+let smtp: SmtpListener;
+const inbox = createSmtpInbox();
 let platform: TestPlatform;
 let backend: McpBackend;
 let receiver: WebhookReceiver;
@@ -40,61 +36,22 @@ const call = restClient(() => api);
 const path = (p: string) => `/organizations/${org}${p}`;
 const t = () => owner.access_token;
 
-function listenSmtp(): Promise<SMTPServer> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        // Quoted-printable soft line breaks joined, so links read whole.
-        const raw = Buffer.concat(chunks)
-          .toString('utf8')
-          .replace(/=\r?\n/g, '');
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** An Alertmanager v4 notification, as Alertmanager's webhook notifier sends it. */
-function notification(fingerprint: string, alertname: string) {
-  return {
-    receiver: 'mindgate',
-    status: 'firing',
+/** An Alertmanager notification of one firing alert on payments. */
+const notification = (fingerprint: string, alertname: string) =>
+  alertmanagerNotification({
+    groupKey: '{}:{service="payments"}',
     alerts: [
       {
-        status: 'firing',
+        fingerprint,
         labels: { alertname, service: 'payments', severity: 'critical', instance: 'payments-2:9090' },
         annotations: { summary: `${alertname} on payments`, runbook_url: 'https://runbooks.example/payments' },
         startsAt: '2026-04-14T08:12:00.000Z',
-        endsAt: '0001-01-01T00:00:00Z',
         generatorURL: 'http://prometheus:9090/graph?g0.expr=rate',
-        fingerprint,
       },
     ],
     groupLabels: { service: 'payments' },
     commonLabels: { service: 'payments', severity: 'critical' },
-    commonAnnotations: {},
-    externalURL: 'http://alertmanager:9093',
-    version: '4',
-    groupKey: '{}:{service="payments"}',
-    truncatedAlerts: 0,
-  };
-}
+  });
 
 const playbook = (name: string) => ({
   name,
@@ -128,9 +85,9 @@ const playbook = (name: string) => ({
 });
 
 beforeAll(async () => {
-  smtp = await listenSmtp();
+  smtp = await inbox.listen();
   platform = await startOAuthTestPlatform({
-    SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    SMTP_URL: smtp.url,
     MAIL_FROM: 'Mindgate <alerts@mindgate.test>',
     GATEWAY_REGISTRY_POLL_MS: '100',
     GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
@@ -162,7 +119,7 @@ afterAll(async () => {
   await receiver?.close();
   await platform?.stop();
   await backend?.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
 });
 
 const ruleBody = (action: Json, notifications: Json = {}) => ({
@@ -233,11 +190,10 @@ describe('alert rules that name a playbook, and their channels', () => {
     const event = (await call(path(`/alert-events/${receipt.alert_event_ids[0]}`), { token: t() })).json;
     expect(event).toMatchObject({ rule_id: rule.json.id, note: '' });
 
-    const run = await until(
-      async () => (await call(path(`/runs/${event.run_id}`), { token: t() })).json,
-      (r) => ['succeeded', 'failed', 'cancelled', 'timed_out'].includes(r.status),
-      'the run to end',
-    );
+    const run = await until(async () => (await call(path(`/runs/${event.run_id}`), { token: t() })).json, isRunFinished, {
+      what: 'the run to end',
+      timeoutMs: 60_000,
+    });
     expect(run, JSON.stringify(run)).toMatchObject({
       status: 'succeeded',
       executor: 'playbook',
@@ -289,14 +245,14 @@ describe('alert rules that name a playbook, and their channels', () => {
     expect(receiver.received.every((w) => w.verified?.type.startsWith('alert.investigation_'))).toBe(true);
 
     const mails = await until(
-      async () => inbox.filter((m) => m.to.includes('oncall@payments.example')),
+      async () => inbox.mails.filter((m) => m.to.includes('oncall@payments.example')),
       (m) => m.length >= 2,
-      'the two e-mails',
+      { what: 'the two e-mails', timeoutMs: 60_000 },
     );
-    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1] ?? '');
+    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(readable(m))?.[1] ?? '');
     expect(subjects.some((s) => s.startsWith('Investigation opened: [critical] PaymentErrors on payments'))).toBe(true);
     expect(subjects.some((s) => s.startsWith('Investigation succeeded: rule Payments critical'))).toBe(true);
-    expect(mails.map((m) => m.raw).join('\n')).toContain(`/app/investigations/${finished.thread_id}`);
+    expect(mails.map(readable).join('\n')).toContain(`/app/investigations/${finished.thread_id}`);
   }, 90_000);
 
   it('opens the thread without a run, and says why, when the playbook changed so that the alert no longer fits it', async () => {

@@ -5,75 +5,39 @@
 // the same database, receives the alert's next repeat (Alertmanager re-sends a firing group) and
 // finishes the investigation: one alert event, one thread, one run, whether the process died
 // before it queued the run or after queueing it but before linking it to the alert event.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat, AlertStatus } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { createServiceClients } from '../../edge/clients.ts';
 import { alertRunId, type AlertEventRecord } from '../../services/agents/alerts/records.ts';
-import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
-import { createLogger } from '../../services/common/log.ts';
-import { startFreezingProxy, type FreezingProxy } from '../support/freezing-proxy.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { alertmanagerNotification } from '../support/alertmanager.ts';
+import { startWriteKillHarness, type WriteKillHarness } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_alertsdurable';
-const TOKEN = crypto.randomBytes(24).toString('base64url');
 
-/** An Alertmanager v4 notification of one firing alert, as its webhook notifier sends it. */
-function notification(fingerprint: string, group: string) {
-  return {
-    receiver: 'mindgate',
-    status: 'firing',
+/** An Alertmanager notification of one firing alert. */
+const notification = (fingerprint: string, group: string) =>
+  alertmanagerNotification({
+    groupKey: `{}:{group="${group}"}`,
     alerts: [
       {
-        status: 'firing',
+        fingerprint,
         labels: { alertname: 'QueueBacklog', service: 'billing', severity: 'critical' },
         annotations: { summary: 'Invoice queue backlog above 10k' },
         startsAt: '2026-06-01T07:00:00.000Z',
-        endsAt: '0001-01-01T00:00:00Z',
-        generatorURL: 'http://prometheus:9090/graph',
-        fingerprint,
       },
     ],
-    groupLabels: {},
-    commonLabels: {},
-    commonAnnotations: {},
-    externalURL: 'http://alertmanager:9093',
-    version: '4',
-    groupKey: `{}:{group="${group}"}`,
-    truncatedAlerts: 0,
-  };
-}
+  });
 
 describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intake killed mid-step', () => {
-  let mongo: MongoWireServer;
-  let proxy: FreezingProxy;
+  let harness: WriteKillHarness;
   let platform: TestPlatform;
-  let dir: string;
-  let shared: Record<string, string>;
   let source: { id: string; secret: string };
-  const children: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    proxy = await startFreezingProxy(mongo.url);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-alerts-durable-'));
-    const kek = path.join(dir, 'kek');
-    fs.writeFileSync(kek, crypto.randomBytes(32).toString('base64url'), { mode: 0o600 });
-    const plans = path.join(dir, 'plans.yaml');
-    fs.writeFileSync(plans, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 100000'));
-    shared = {
-      MONGODB_DATABASE: `alerts_${crypto.randomBytes(4).toString('hex')}`,
-      KEY_ENCRYPTION_KEY_FILE: kek,
-      INTERNAL_TOKEN: TOKEN,
-      BILLING_PLANS_FILE: plans,
-    };
-    platform = await startTestPlatform({ ...shared, MONGODB_URL: mongo.url, PLAYBOOK_RUNNER: 'false' });
+    harness = await startWriteKillHarness('alerts-durable', { platformEnv: { PLAYBOOK_RUNNER: 'false' } });
+    platform = harness.platform;
     const alerts = platform.ctx.clients.alerts;
     const created = await alerts.createAlertSource({
       organizationId: ORG,
@@ -95,14 +59,7 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
   }, 300_000);
 
   afterAll(async () => {
-    for (const child of children) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-    await platform?.stop();
-    await proxy?.close();
-    await mongo?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await harness?.stop();
   });
 
   const receive = (clients: Pick<typeof platform.ctx.clients, 'alerts'>, body: unknown) =>
@@ -114,27 +71,13 @@ describe.runIf(shouldRunMongoSuite('alert intake killed mid-step'))('alert intak
 
   /** Sends the alert to a replica that is killed at the write named; what it left behind. */
   async function killedAt(command: 'insert' | 'update', collection: string, fingerprint: string) {
-    const child = await startServiceProcess('agents', { ...shared, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
-    children.push(child);
-    const remote = createServiceClients({
-      targets: {
-        brain: { address: child.address },
-        'entity-graph': { address: child.address },
-        agents: { address: child.address },
-        billing: { address: child.address },
-      },
-      internalToken: TOKEN,
-      logger: createLogger({ level: 'silent', name: 'test' }),
-    });
-    const frozen = proxy.freezeAt(command, collection);
-    const answer = receive(remote, notification(fingerprint, fingerprint)).then(
-      () => 'answered',
-      () => 'cut',
+    const answer = await harness.killedAt({ command, collection }, (remote) =>
+      receive(remote, notification(fingerprint, fingerprint)).then(
+        () => 'answered',
+        () => 'cut',
+      ),
     );
-    await frozen;
-    child.child.kill('SIGKILL');
-    await child.exited;
-    expect(await answer).toBe('cut');
+    expect(answer).toBe('cut');
     const events = await platform.ctx.stores.records.collection<AlertEventRecord>('alert_events').find({ fingerprint });
     expect(events).toHaveLength(1);
     return events[0]!;

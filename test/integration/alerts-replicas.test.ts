@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat, LabelMatcher_MatchOp } from '../../gen/mindgate/agents/v1/alerts_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
+import { alertmanagerPayload } from '../support/alertmanager.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -16,27 +17,18 @@ let mongo: MongoWireServer | undefined;
 const replicas: TestPlatform[] = [];
 let source: { id: string; secret: string };
 
-function payload(fingerprints: string[]) {
-  return Buffer.from(
-    JSON.stringify({
-      version: '4',
-      groupKey: '{}:{alertname="Replicated"}',
-      status: 'firing',
-      receiver: 'mindgate',
-      alerts: fingerprints.map((fingerprint) => ({
-        status: 'firing',
-        labels: { alertname: 'Replicated', severity: 'critical' },
-        annotations: { summary: `Replicated ${fingerprint}` },
-        startsAt: '2026-03-02T09:30:00Z',
-        endsAt: '0001-01-01T00:00:00Z',
-        generatorURL: 'http://prometheus:9090/graph',
-        fingerprint,
-      })),
-    }),
-  );
-}
+const payload = (fingerprints: string[]) =>
+  alertmanagerPayload({
+    groupKey: '{}:{alertname="Replicated"}',
+    alerts: fingerprints.map((fingerprint) => ({
+      fingerprint,
+      labels: { alertname: 'Replicated', severity: 'critical' },
+      annotations: { summary: `Replicated ${fingerprint}` },
+      startsAt: '2026-03-02T09:30:00Z',
+    })),
+  });
 
-const receive = (replica: TestPlatform, body: Buffer) =>
+const receive = (replica: TestPlatform, body: Uint8Array) =>
   replica.ctx.clients.alerts.receiveAlerts({ sourceId: source.id, payload: body, authorization: `Bearer ${source.secret}` });
 
 describe.runIf(shouldRunMongoSuite('alerts on two replicas'))('alerts on two replicas of one MongoDB database', () => {

@@ -9,6 +9,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertFormat } from '../../gen/mindgate/agents/v1/alerts_pb.js';
+import { alertmanagerNotification } from '../support/alertmanager.ts';
 import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -29,33 +30,25 @@ let rule: Json;
 const call = restClient(() => api);
 const path = (p: string) => `/organizations/${org}${p}`;
 
-/** An Alertmanager v4 notification of one group, as Alertmanager's webhook notifier sends it. */
-function notification(
+/** An Alertmanager notification of one group of alerts on checkout. */
+const notification = (
   group: string,
   status: 'firing' | 'resolved',
   alerts: Array<{ fingerprint: string; name: string; severity?: string }>,
-) {
-  return {
-    receiver: 'mindgate',
+) =>
+  alertmanagerNotification({
+    groupKey: `{}/{service="checkout"}:{group="${group}"}`,
     status,
     alerts: alerts.map((a) => ({
-      status,
+      fingerprint: a.fingerprint,
       labels: { alertname: a.name, service: 'checkout', severity: a.severity ?? 'critical', instance: 'checkout-1:9090' },
       annotations: { summary: `${a.name} on checkout`, description: 'p99 above 2 s for 5 minutes' },
-      startsAt: '2026-03-02T09:30:00.000Z',
       endsAt: status === 'firing' ? '0001-01-01T00:00:00Z' : '2026-03-02T10:00:00.000Z',
       generatorURL: 'http://prometheus:9090/graph?g0.expr=histogram_quantile',
-      fingerprint: a.fingerprint,
     })),
     groupLabels: { alertname: alerts[0].name },
     commonLabels: { service: 'checkout' },
-    commonAnnotations: {},
-    externalURL: 'http://alertmanager:9093',
-    version: '4',
-    groupKey: `{}/{service="checkout"}:{group="${group}"}`,
-    truncatedAlerts: 0,
-  };
-}
+  });
 
 const send = (source: { url: string; secret: string }, body: unknown, headers: Record<string, string> = {}) =>
   call(new URL(source.url).pathname, { body, headers: { authorization: `Bearer ${source.secret}`, ...headers } });

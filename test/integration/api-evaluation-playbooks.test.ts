@@ -11,7 +11,8 @@ import { problemType } from '../../edge/api/problems.ts';
 import { startChatServer, type ChatRequest, type ChatServer } from '../support/chat-server.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isEvaluationFinished, restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 
 let platform: TestPlatform;
 let model: ChatServer;
@@ -58,21 +59,13 @@ const answerer = (query: string) => ({
   output: '{{ steps.lookup.result.memories[0].content }}',
 });
 
-async function until(read: () => Promise<Json>, done: (value: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 1_200; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-}
-
 async function evaluate(subject: Json, label: string): Promise<Json> {
   const created = await call(path('/evaluations'), { token: owner.access_token, body: { dataset_id: datasetId, subject, label } });
   expect(created.status).toBe(201);
   return until(
     async () => (await call(path(`/evaluations/${created.json.id}`), { token: owner.access_token })).json,
-    (e) => e.status === 'succeeded' || e.status === 'failed',
+    isEvaluationFinished,
+    { what: 'the evaluation to end', timeoutMs: 120_000 },
   );
 }
 
@@ -193,7 +186,8 @@ describe('evaluating playbooks', () => {
     });
     const done = await until(
       async () => (await call(path(`/evaluations/${created.json.id}`), { token: owner.access_token })).json,
-      (e) => e.status === 'succeeded' || e.status === 'failed',
+      isEvaluationFinished,
+      { what: 'the evaluation to end', timeoutMs: 120_000 },
     );
     // Version 1 answers with the pool for every question: the judge passes the first case only.
     expect(done.metrics).toEqual([{ name: 'llm_judge_pass_rate', value: 0.5, cases: 2 }]);

@@ -10,7 +10,8 @@ import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } fr
 import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isEvaluationFinished, restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 
 let platform: TestPlatform;
 let model: ChatServer;
@@ -74,15 +75,6 @@ const CASES = [
   },
 ];
 
-async function until(read: () => Promise<Json>, done: (value: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 600; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-}
-
 const metric = (evaluation: Json, name: string) => evaluation.metrics.find((m: Json) => m.name === name)?.value;
 
 async function evaluate(datasetId: string, label: string): Promise<Json> {
@@ -91,7 +83,8 @@ async function evaluate(datasetId: string, label: string): Promise<Json> {
   expect(created.json).toMatchObject({ status: 'queued', case_total: CASES.length, subject: { type: 'brain_search', limit: 10 } });
   return until(
     async () => (await call(path(`/evaluations/${created.json.id}`), { token: viewer.access_token })).json,
-    (e) => e.status === 'succeeded' || e.status === 'failed',
+    isEvaluationFinished,
+    { what: 'the evaluation to end', timeoutMs: 60_000 },
   );
 }
 
@@ -313,10 +306,10 @@ describe('evaluations', () => {
     const before = model.requests.length;
     const created = await call(path('/evaluations'), { token: t, body: { dataset_id: id, evaluators: ['llm_judge'] } });
     expect(created.json.evaluators).toEqual(['llm_judge']);
-    const done = await until(
-      async () => (await call(path(`/evaluations/${created.json.id}`), { token: t })).json,
-      (e) => e.status === 'succeeded' || e.status === 'failed',
-    );
+    const done = await until(async () => (await call(path(`/evaluations/${created.json.id}`), { token: t })).json, isEvaluationFinished, {
+      what: 'the evaluation to end',
+      timeoutMs: 60_000,
+    });
     expect(done.status).toBe('succeeded');
     expect(done.metrics).toEqual([{ name: 'llm_judge_pass_rate', value: 0.3333, cases: 3 }]);
     const results = (await call(path(`/evaluations/${done.id}/results`), { token: t })).json.results as Json[];

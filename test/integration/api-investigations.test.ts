@@ -10,6 +10,7 @@ import { joinAs, userIdOf, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 
 let platform: TestPlatform;
 let model: ChatServer;
@@ -29,15 +30,6 @@ function script(req: ChatRequest): ChatReply {
   const tool = req.messages.find((m) => m.role === 'tool');
   if (!tool) return { toolCalls: [{ id: 'call_1', name: 'brain_recall', arguments: { task: firstUser } }] };
   return { content: `Conclusion from the Brain:\n${tool.content}` };
-}
-
-async function until(read: () => Promise<Json>, done: (run: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 300; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
 }
 
 beforeAll(async () => {

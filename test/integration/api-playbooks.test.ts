@@ -11,7 +11,8 @@ import { startMcpBackend, type McpBackend } from '../support/gateway-backends.ts
 import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isRunFinished, restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 
 let platform: TestPlatform;
 let backend: McpBackend;
@@ -46,15 +47,6 @@ const doc = (overrides: Json = {}): Json => ({
   ...overrides,
 });
 
-async function until(read: () => Promise<Json>, done: (run: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 300; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-}
-const finished = (r: Json) => ['succeeded', 'failed', 'cancelled', 'timed_out'].includes(r.status);
 const readRun = (id: string) => async () => (await call(path(`/runs/${id}`), { token: owner.access_token })).json;
 
 beforeAll(async () => {
@@ -215,7 +207,7 @@ describe('running a playbook', () => {
       playbook_version: 1,
       inputs: { service: 'checkout' },
     });
-    const run = await until(readRun(started.json.id), finished);
+    const run = await until(readRun(started.json.id), isRunFinished);
     expect(run).toMatchObject({ status: 'succeeded', output: 'Echoed: deploy 42 of checkout', step_count: 4 });
     const steps = (await call(path(`/runs/${run.id}/steps`), { token: viewer.access_token })).json.steps;
     expect(steps.map((s: Json) => [s.kind, s.name, s.ok])).toEqual([
@@ -248,7 +240,7 @@ describe('running a playbook', () => {
       // The registry change reaches the gateway within a poll.
       await new Promise((r) => setTimeout(r, 400));
       const started = await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { inputs: { service: 'checkout' } } });
-      const run = await until(readRun(started.json.id), finished);
+      const run = await until(readRun(started.json.id), isRunFinished);
       expect(run.status).toBe('failed');
       expect(run.error).toMatch(/^step echo failed: .*not available: the tool policy of server tools does not allow it/);
     } finally {
@@ -370,14 +362,14 @@ describe("a run's outcome as feedback to the Brain", () => {
     const before = await stats();
     const created = await call(path('/playbooks'), { token: t(), body: { document: doc({ name: 'Feedback' }), publish: true } });
     const quiet = await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { inputs: { service: 'checkout' } } });
-    expect((await until(readRun(quiet.json.id), finished)).step_count).toBe(4);
+    expect((await until(readRun(quiet.json.id), isRunFinished)).step_count).toBe(4);
     expect((await stats()).worked).toBe(before.worked);
     const asked = await call(path(`/playbooks/${created.json.id}/runs`), {
       token: t(),
       body: { inputs: { service: 'checkout' }, brain_feedback: true },
     });
     expect(asked.json.brain_feedback).toBe(true);
-    const run = await until(readRun(asked.json.id), finished);
+    const run = await until(readRun(asked.json.id), isRunFinished);
     expect(run).toMatchObject({ status: 'succeeded', step_count: 5 });
     const steps = (await call(path(`/runs/${run.id}/steps`), { token: t() })).json.steps;
     expect(steps.at(-1)).toMatchObject({

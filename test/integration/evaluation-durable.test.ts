@@ -3,72 +3,32 @@
 // its leases in the agents service's records store. A worker that lost its lease is refused and a
 // takeover is handed only the cases without a result; a replica killed (SIGKILL) in the middle of
 // an evaluation leaves it to another, which finishes it with every case scored exactly once.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
 import { ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvaluationStatus, Evaluator, type CaseResult } from '../../gen/mindgate/agents/v1/evaluation_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { reasonOf } from '../../services/common/rpc/reasons.ts';
-import { inheritedEnv } from '../support/child-env.ts';
-import { startTestPlatform, testEnv, type TestPlatform } from '../support/platform.ts';
+import { edgeReplicas, platformServicesEnv } from '../support/edge-process.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const token = 'a-shared-internal-token-of-at-least-32-chars';
 const ORG = 'org_evaldurable1';
 const MEMORIES = 20;
 const CASES = 400;
 let platform: TestPlatform;
-const replicas: { child: ChildProcess; dataDir: string; exited: Promise<unknown> }[] = [];
 
-/** Starts an edge replica whose internal services are the test platform's, with the evaluation worker on. */
-async function startReplica(): Promise<ChildProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-eval-'));
-  const grpc = platform.grpc;
-  const child = spawn(process.execPath, ['edge/main.ts'], {
-    cwd: root,
-    env: {
-      ...inheritedEnv(),
-      ...testEnv(dataDir, { LOG_LEVEL: 'info' }),
-      INTERNAL_TOKEN: token,
-      AGENTS_SERVICE_ADDR: grpc.agents!,
-      BRAIN_SERVICE_ADDR: grpc.brain!,
-      ENTITY_GRAPH_SERVICE_ADDR: grpc['entity-graph']!,
-      BILLING_SERVICE_ADDR: grpc.billing!,
-      EVALUATION_LEASE_SECONDS: '5',
-      EVALUATION_POLL_MS: '100',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  replicas.push({ child, dataDir, exited });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replica did not start: ${stderr}`)), 90_000);
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('evaluation worker started')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    exited.then(() => reject(new Error(`replica exited: ${stderr}`)));
-  });
-  return child;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Edge replicas whose internal services are the test platform's, with the evaluation worker on. */
+const replicas = edgeReplicas(
+  () => ({ ...platformServicesEnv(platform, token), EVALUATION_LEASE_SECONDS: '5', EVALUATION_POLL_MS: '100' }),
+  { readyWhen: ['evaluation worker started'] },
+);
+const wait = (what: string, timeoutMs = 120_000): UntilOptions => ({
+  what,
+  timeoutMs,
+  intervalMs: 50,
+  context: () => replicas.lastLogLines(),
+});
 
 const evaluation = () => platform.ctx.clients.evaluation;
 const getEvaluation = (evaluationId: string) =>
@@ -114,11 +74,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const { child, dataDir, exited } of replicas) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  await replicas.killAll();
   await platform?.stop();
 });
 
@@ -146,7 +102,7 @@ describe('durable evaluations', () => {
     const second = await until(
       () => evaluation().claimEvaluation({ agentId: 'worker-b', leaseSeconds: 5 }),
       (c) => c.evaluation !== undefined,
-      20_000,
+      wait("worker-b's claim", 20_000),
     );
     expect(second.evaluation).toMatchObject({ attempt: 2, casesScored: 2 });
     expect(second.cases.map((c) => c.caseId)).toEqual(first.cases.slice(2).map((c) => c.caseId));
@@ -163,7 +119,7 @@ describe('durable evaluations', () => {
 
   it('survives the kill of the replica scoring it: another finishes it, every case scored once', async () => {
     const datasetId = await datasetOf('durable', CASES);
-    const first = await startReplica();
+    const first = await replicas.start();
     const { evaluation: queued } = await evaluation().createEvaluation({
       organizationId: ORG,
       datasetId,
@@ -174,18 +130,19 @@ describe('durable evaluations', () => {
     const held = await until(
       () => getEvaluation(id),
       (e) => e.casesScored >= 20,
+      wait('20 cases scored'),
     );
-    first.kill('SIGKILL');
-    await replicas[0]!.exited;
+    await first.kill();
     // A recording the replica sent just before it died may still be landing.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const atKill = (await getEvaluation(id)).casesScored;
     expect(atKill).toBeLessThan(CASES);
 
-    await startReplica();
+    await replicas.start();
     const done = await until(
       () => getEvaluation(id),
       (e) => e.status === EvaluationStatus.SUCCEEDED,
+      wait('the evaluation to succeed'),
     );
     expect(done).toMatchObject({ attempt: 2, caseTotal: CASES, casesScored: CASES });
     expect(done.agentId).not.toBe(held.agentId);

@@ -12,7 +12,8 @@ import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import type { LabeledSet } from '../../scripts/labeled-set-to-jsonl.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isEvaluationFinished, restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 import { ingest, type LabeledMemory } from '../support/retrieval-eval.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -33,15 +34,6 @@ const picked = set.queries
   .map((_, i) => i)
   .filter((i) => i % 13 === 0)
   .slice(0, SLICE);
-
-async function until(read: () => Promise<Json>, done: (value: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 1_800; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-}
 
 beforeAll(async () => {
   platform = await startOAuthTestPlatform({ EVALUATION_POLL_MS: '50', EMBEDDINGS_THREADS: '2' });
@@ -84,7 +76,8 @@ describe("the Brain's labeled quality set as a dataset", () => {
     expect(created.status).toBe(201);
     const done = await until(
       async () => (await call(orgPath(`/evaluations/${created.json.id}`), { token: owner.access_token })).json,
-      (e) => e.status === 'succeeded' || e.status === 'failed',
+      isEvaluationFinished,
+      { what: 'the evaluation to end', timeoutMs: 180_000 },
     );
     expect(done).toMatchObject({ status: 'succeeded', case_total: SLICE, cases_scored: SLICE });
     const results = (await call(orgPath(`/evaluations/${created.json.id}/results?page_size=100`), { token: owner.access_token })).json

@@ -1,8 +1,6 @@
 // E-mail verification through a real SMTP server started here (smtp-server): sign-up sends the
 // link through SMTP_URL, the link verifies the address once, and tokens then say so.
 import { decodeJwt } from 'jose';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browse,
@@ -17,72 +15,40 @@ import {
   startOAuthTestPlatform,
 } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
+import { createSmtpInbox, readable, type ReceivedMail, type SmtpListener } from '../support/smtp-inbox.ts';
 
-interface Received {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-let smtp: SMTPServer;
+let smtp: SmtpListener;
 let platform: TestPlatform;
-const inbox: Received[] = [];
-let delivered: (() => void) | undefined;
-
-/** A real SMTP server on 127.0.0.1 that files every message in `inbox`. */
-function listenSmtp(port: number): Promise<SMTPServer> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        inbox.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        delivered?.();
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
-}
+const inbox = createSmtpInbox();
 
 beforeAll(async () => {
-  smtp = await listenSmtp(0);
-  const port = (smtp.server.address() as AddressInfo).port;
-  platform = await startOAuthTestPlatform({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Mindgate <auth@mindgate.test>' });
+  smtp = await inbox.listen();
+  platform = await startOAuthTestPlatform({ SMTP_URL: smtp.url, MAIL_FROM: 'Mindgate <auth@mindgate.test>' });
 }, 120_000);
 
 afterAll(async () => {
   await platform?.stop();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
 });
 
-function linkIn(raw: string): string {
-  // Quoted-printable soft line breaks and =3D would hide the link; undo them.
-  const text = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-  const m = /(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]{43})/.exec(text);
-  if (!m) throw new Error(`no verification link in:\n${raw}`);
+function linkIn(mail: ReceivedMail): string {
+  const m = /(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]{43})/.exec(readable(mail));
+  if (!m) throw new Error(`no verification link in:\n${mail.raw}`);
   return m[1];
 }
 
 it('sends the verification link by SMTP at sign-up; the link verifies the address once', async () => {
   const api = platform.ctx.config.publicUrls.api;
-  const arrived = new Promise<void>((resolve) => (delivered = resolve));
+  const arrived = inbox.next();
   const first = await obtainAccessToken(platform, { resource: api });
   await arrived;
-  const mail = inbox.find((m) => m.to.includes(first.user.email));
+  const mail = inbox.mails.find((m) => m.to.includes(first.user.email));
   expect(mail).toBeDefined();
   expect(mail!.from).toBe('auth@mindgate.test');
   expect(mail!.raw).toMatch(/Subject: Verify your e-mail address/);
   expect(decodeJwt(first.id_token!).email_verified).toBe(false);
 
-  const link = linkIn(mail!.raw);
+  const link = linkIn(mail!);
   const jar = new CookieJar();
   const page = await browse(jar, link);
   expect(page.status).toBe(200);
@@ -104,7 +70,7 @@ it('sends the verification link by SMTP at sign-up; the link verifies the addres
 describe('when the SMTP server is down at sign-up', () => {
   let downPlatform: TestPlatform;
   let downPort: number;
-  let late: SMTPServer | undefined;
+  let late: SmtpListener | undefined;
   const logs: string[] = [];
 
   beforeAll(async () => {
@@ -114,7 +80,7 @@ describe('when the SMTP server is down at sign-up', () => {
 
   afterAll(async () => {
     await downPlatform?.stop();
-    await new Promise<void>((resolve) => (late ? late.close(() => resolve()) : resolve()));
+    await late?.close();
   });
 
   it('says at consent, right after signing up in an application, that the link is queued', async () => {
@@ -153,12 +119,12 @@ describe('when the SMTP server is down at sign-up', () => {
     expect(page.body).toContain(`We could not send the verification link to ${email} yet; we will keep trying`);
     expect(logs.some((l) => l.includes('mail not delivered yet'))).toBe(true);
 
-    late = await listenSmtp(downPort);
+    late = await inbox.listen(downPort);
     // The queue's worker retries (MAIL_RETRY_SECONDS=1, doubling) until the server takes it.
-    await expect.poll(() => inbox.some((m) => m.to.includes(email)), { timeout: 30_000, interval: 200 }).toBe(true);
-    const mail = inbox.find((m) => m.to.includes(email));
+    await expect.poll(() => inbox.mails.some((m) => m.to.includes(email)), { timeout: 30_000, interval: 200 }).toBe(true);
+    const mail = inbox.mails.find((m) => m.to.includes(email));
     expect(mail).toBeDefined();
-    const link = linkIn(mail!.raw);
+    const link = linkIn(mail!);
     const verify = await browse(jar, link);
     const verified = await browse(jar, `${auth}/verify-email`, {
       form: { csrf: formField(verify.body, 'csrf'), token: formField(verify.body, 'token') },

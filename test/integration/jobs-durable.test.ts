@@ -5,72 +5,35 @@
 // once the dead holder's lease has ended (its clock moved past it) and finishes it. The occurrence
 // fires once and its run is queued once: whether the process died before it queued the run, or
 // after queueing it but before recording it on the execution.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionOutcome, MissedPolicy } from '../../gen/mindgate/agents/v1/jobs_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { createServiceClients, type ServiceClients } from '../../edge/clients.ts';
+import type { ServiceClients } from '../../edge/clients.ts';
 import { scheduledExecutionId, type ExecutionRecord } from '../../services/agents/jobs/records.ts';
 import { EXECUTION_LEASE_MS } from '../../services/agents/jobs/target.ts';
-import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
-import { createLogger } from '../../services/common/log.ts';
-import { startFreezingProxy, type FreezingProxy } from '../support/freezing-proxy.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startWriteKillHarness, type WriteKillHarness } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import { until } from '../support/until.ts';
 
 const ORG = 'org_jobsdurable';
-const TOKEN = crypto.randomBytes(24).toString('base64url');
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 1_200; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.runIf(shouldRunMongoSuite('jobs killed mid-firing'))('a replica killed mid-firing', () => {
-  let mongo: MongoWireServer;
-  let proxy: FreezingProxy;
+  let harness: WriteKillHarness;
   let platform: TestPlatform;
-  let dir: string;
-  let shared: Record<string, string>;
   /** The platform's clock lags an hour behind the dying replica's, so only that one fires, until it is moved past the lease. */
   let offset = -3_600_000;
-  const children: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    proxy = await startFreezingProxy(mongo.url);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-jobs-durable-'));
-    const kek = path.join(dir, 'kek');
-    fs.writeFileSync(kek, crypto.randomBytes(32).toString('base64url'), { mode: 0o600 });
-    const plans = path.join(dir, 'plans.yaml');
-    fs.writeFileSync(plans, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 100000'));
-    shared = {
-      MONGODB_DATABASE: `jobs_${crypto.randomBytes(4).toString('hex')}`,
-      KEY_ENCRYPTION_KEY_FILE: kek,
-      INTERNAL_TOKEN: TOKEN,
-      BILLING_PLANS_FILE: plans,
-      JOBS_POLL_MS: '50',
-    };
-    platform = await startTestPlatform({ ...shared, MONGODB_URL: mongo.url }, { now: () => Date.now() + offset });
+    harness = await startWriteKillHarness('jobs-durable', {
+      env: { JOBS_POLL_MS: '50' },
+      platformOptions: { now: () => Date.now() + offset },
+    });
+    platform = harness.platform;
   }, 300_000);
 
   afterAll(async () => {
-    for (const child of children) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-    await platform?.stop();
-    await proxy?.close();
-    await mongo?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await harness?.stop();
   });
 
   /** A job firing once a day at a second a few seconds from now (UTC), created through the replica that will fire it. */
@@ -91,23 +54,7 @@ describe.runIf(shouldRunMongoSuite('jobs killed mid-firing'))('a replica killed 
 
   async function killedAt(command: 'insert' | 'update', collection: string, nth: number, name: string) {
     offset = -3_600_000;
-    const child = await startServiceProcess('agents', { ...shared, MONGODB_URL: proxy.url, AGENTS_GRPC_PORT: '0' });
-    children.push(child);
-    const remote = createServiceClients({
-      targets: {
-        brain: { address: child.address },
-        'entity-graph': { address: child.address },
-        agents: { address: child.address },
-        billing: { address: child.address },
-      },
-      internalToken: TOKEN,
-      logger: createLogger({ level: 'silent', name: 'test' }),
-    });
-    const frozen = proxy.freezeAt(command, collection, nth);
-    const { job, at } = await dailyJobSoon(remote, name);
-    await frozen;
-    child.child.kill('SIGKILL');
-    await child.exited;
+    const { job, at } = await harness.killedAt({ command, collection, nth }, (remote) => dailyJobSoon(remote, name));
     const executions = platform.ctx.stores.records.collection<ExecutionRecord>('job_executions');
     const left = await executions.get(scheduledExecutionId(job.jobId, at));
     return { job, at, left: left! };
@@ -121,7 +68,7 @@ describe.runIf(shouldRunMongoSuite('jobs killed mid-firing'))('a replica killed 
     return until(
       () => executions.get(id),
       (e) => e?.outcome === ExecutionOutcome.SUCCEEDED,
-      'the takeover',
+      { what: 'the takeover', timeoutMs: 60_000, intervalMs: 50 },
     );
   }
 

@@ -3,52 +3,30 @@
 // MongoDB-wire server, each with its scheduler polling every 50 ms on the real clock. Jobs firing
 // every second for a few seconds: each occurrence is fired once, by one of the two, and starts
 // exactly one run.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionOutcome, MissedPolicy } from '../../gen/mindgate/agents/v1/jobs_pb.js';
 import { Executor } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { startAgentsReplicaPair, type AgentsReplicaPair } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import type { ServiceProcess } from '../support/service-process.ts';
 
 const ORG = 'org_jobsreplicas';
 const JOBS = 6;
 
 describe.runIf(shouldRunMongoSuite('jobs across replicas'))('scheduled jobs across two replicas', () => {
-  let mongo: MongoWireServer;
+  let pair: AgentsReplicaPair;
   let first: TestPlatform;
   let second: ServiceProcess;
-  let dir: string;
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-jobs-replicas-'));
-    const kek = path.join(dir, 'kek');
-    fs.writeFileSync(kek, crypto.randomBytes(32).toString('base64url'), { mode: 0o600 });
-    const plans = path.join(dir, 'plans.yaml');
-    fs.writeFileSync(plans, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 100000'));
-    const shared = {
-      MONGODB_URL: mongo.url,
-      MONGODB_DATABASE: `jobs_${crypto.randomBytes(4).toString('hex')}`,
-      KEY_ENCRYPTION_KEY_FILE: kek,
-      INTERNAL_TOKEN: crypto.randomBytes(24).toString('base64url'),
-      BILLING_PLANS_FILE: plans,
-      JOBS_POLL_MS: '50',
-    };
-    first = await startTestPlatform(shared);
-    second = await startServiceProcess('agents', { ...shared, AGENTS_GRPC_PORT: '0', LOG_LEVEL: 'debug' });
+    pair = await startAgentsReplicaPair('jobs-replicas', { env: { JOBS_POLL_MS: '50' }, processEnv: { LOG_LEVEL: 'debug' } });
+    ({ first, second } = pair);
   }, 300_000);
 
   afterAll(async () => {
-    await stopServiceProcess(second);
-    await first?.stop();
-    await mongo?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await pair?.stop();
   });
 
   it('fires each occurrence once, on one replica, with one run', async () => {

@@ -15,6 +15,7 @@ import { ExecutionOutcome, type JobTargetSchema, MissedPolicy, type Job } from '
 import { Executor, RunStatus } from '../../gen/mindgate/agents/v1/runs_pb.js';
 import { SeedingStatus } from '../../gen/mindgate/brain/v1/seeding_pb.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { until } from '../support/until.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 type TargetInit = MessageInitShape<typeof JobTargetSchema>['kind'];
@@ -31,20 +32,14 @@ const at = (iso: string) => {
   clock = Date.parse(iso);
 };
 
-async function until<T>(work: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await work();
-    if (done(value)) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** For the scheduler and the seeding worker, polling every 50 ms here: a look every 25 ms, for 15 s. */
+const soon = (what: string) => ({ what, timeoutMs: 15_000, intervalMs: 25 });
 
 const settled = (job: Job, n: number) =>
   until(
     () => jobs().listJobExecutions({ organizationId: org, jobId: job.jobId }),
     (r) => r.executions.length >= n && r.executions.every((e) => e.outcome !== ExecutionOutcome.PENDING),
-    `${n} executions of ${job.name}`,
+    soon(`${n} executions of ${job.name}`),
   );
 
 const document = (extraInput = false): JsonObject => ({
@@ -208,7 +203,7 @@ describe('job targets', () => {
     const done = await until(
       async () => (await seeding.getSeedingRun({ organizationId: org, runId: execution.seedingRunId })).run!,
       (r) => r.status === SeedingStatus.SUCCEEDED || r.status === SeedingStatus.FAILED,
-      'the seeding run',
+      soon('the seeding run'),
     );
     expect(done.status, done.error).toBe(SeedingStatus.SUCCEEDED);
     expect(done.progress?.stored).toBeGreaterThan(0);
@@ -259,7 +254,7 @@ describe('job targets', () => {
         received('job.backed_off').length >= 1 &&
         received('job_execution.skipped').length >= 1,
       Boolean,
-      'the job events',
+      soon('the job events'),
     );
     const failed = received('job_execution.failed').filter((b) => b.data.job_id === failing.jobId);
     expect(failed.map((b) => b.data.id).sort()).toEqual(executions.map((e) => e.executionId).sort());

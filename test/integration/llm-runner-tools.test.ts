@@ -13,7 +13,8 @@ import { joinAs, type TestMember } from '../support/members.ts';
 import { obtainAccessToken, startOAuthTestPlatform, type ObtainedToken } from '../support/oauth-client.ts';
 import { startOpsMcpServer, type OpsMcpServer } from '../support/ops-mcp-server.ts';
 import type { TestPlatform } from '../support/platform.ts';
-import { restClient, type Json } from '../support/rest.ts';
+import { isRunFinished, restClient, type Json } from '../support/rest.ts';
+import { until } from '../support/until.ts';
 
 let platform: TestPlatform;
 let model: ChatServer;
@@ -59,15 +60,6 @@ function script(req: ChatRequest): ChatReply {
   return { content: 'Nothing to do.' };
 }
 
-async function until(read: () => Promise<Json>, done: (value: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 300; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-}
-const finished = (r: Json) => ['succeeded', 'failed', 'cancelled', 'timed_out'].includes(r.status);
 const readRun = (id: string) => async () => (await call(path(`/runs/${id}`), { token: t() })).json;
 
 /** Opens a thread with its first message and runs it (an LLM run unless said); the finished run. */
@@ -75,7 +67,7 @@ async function runThread(message: string, body: Json = {}): Promise<Json> {
   const thread = (await call(path('/threads'), { token: t(), body: { title: message.slice(0, 60), message } })).json;
   const created = await call(path(`/threads/${thread.id}/runs`), { token: t(), body });
   expect(created.status).toBe(201);
-  return until(readRun(created.json.id), finished);
+  return until(readRun(created.json.id), isRunFinished);
 }
 
 const stepsOf = async (runId: string) => (await call(path(`/runs/${runId}/steps`), { token: t() })).json.steps as Json[];
@@ -236,7 +228,7 @@ describe("the organization's MCP servers as the model's tools", () => {
     expect(created.status).toBe(201);
     const started = await call(path(`/playbooks/${created.json.id}/runs`), { token: t(), body: { title: '[scoped] deploys' } });
     expect(started.json.executor).toBe('llm');
-    const run = await until(readRun(started.json.id), finished);
+    const run = await until(readRun(started.json.id), isRunFinished);
     expect(run.status).toBe('succeeded');
     const asked = model.requests.find((r) => r.messages[0]?.content === 'Look at deploys.')!;
     expect(offered(asked)).toEqual(['brain_recall', 'brain_remember', 'ops-llm__list_deploys']);
@@ -348,7 +340,7 @@ describe('attachments and the memories of a thread', () => {
     const listed = await call(path(`/threads/${thread.id}/messages`), { token: viewer.access_token });
     expect(listed.json.messages[0].attachments).toEqual(posted.json.attachments);
     const run = (await call(path(`/threads/${thread.id}/runs`), { token: t(), body: {} })).json;
-    await until(readRun(run.id), finished);
+    await until(readRun(run.id), isRunFinished);
     const asked = model.requests.find((r) => r.messages.some((m) => m.content?.startsWith('What does this log say?')))!;
     expect(asked.messages[1].content).toBe(
       'What does this log say?\n\nAttachments:\n- Deploy 42 log (text/plain, 48213 bytes): s3://ops-logs/deploys/checkout-42.log\n' +

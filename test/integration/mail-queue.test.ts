@@ -5,8 +5,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMailConfig } from '../../edge/mail/config.ts';
 import { createMailQueue, type MailRecord } from '../../edge/mail/queue.ts';
@@ -18,32 +16,16 @@ import { createMongoRecordStore } from '../../services/common/storage/records/mo
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { reservePorts } from '../support/ports.ts';
+import { createSmtpInbox, type SmtpListener } from '../support/smtp-inbox.ts';
 
 let dir: string;
 let store: RecordStore;
-let smtp: SMTPServer;
+let smtp: SmtpListener;
 let port: number;
-const inbox: { to: string[]; raw: string }[] = [];
+const inbox = createSmtpInbox();
 let clock = Date.now();
 const kek = createKeyEncryption(['k'.repeat(40)]);
 const logger = createLogger({ level: 'silent' });
-
-function startSmtp(listenPort: number): Promise<SMTPServer> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => server.listen(listenPort, '127.0.0.1', () => resolve(server)));
-}
 
 function queueFor(smtpPort: number, env: Record<string, string> = {}) {
   const config = readMailConfig({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_RETRY_SECONDS: '1', ...env });
@@ -59,12 +41,12 @@ function queueFor(smtpPort: number, env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-mail-'));
-  smtp = await startSmtp(0);
-  port = (smtp.server.address() as AddressInfo).port;
+  smtp = await inbox.listen();
+  port = smtp.port;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -96,7 +78,7 @@ function queueCases(): void {
     const queue = queueFor(port);
     const sent = await queue.send({ purpose: 'test', to: `a-${tag}@example.test`, subject: 'Hello', text: 'secret link https://x/t=abc' });
     expect(sent.status).toBe('sent');
-    expect(inbox.filter((m) => m.to.includes(`a-${tag}@example.test`))).toHaveLength(1);
+    expect(inbox.mails.filter((m) => m.to.includes(`a-${tag}@example.test`))).toHaveLength(1);
     const record = await store.collection<MailRecord>('mail_queue').get(sent.id);
     expect(record).toMatchObject({ status: 'sent', attempts: 1, to: `a-${tag}@example.test` });
     expect(record!.sealedText).toBeUndefined();
@@ -116,18 +98,18 @@ function queueCases(): void {
     expect(queued!.sealedText).not.toContain('body b');
     // Not due before its backoff.
     expect(await replicaB.deliverDue()).toBe(0);
-    const server = await startSmtp(downPort);
+    const server = await inbox.listen(downPort);
     try {
       clock += 1_500;
       const delivered = await Promise.all([replicaA.deliverDue(), replicaB.deliverDue()]);
       expect(delivered.reduce((a, b) => a + b, 0)).toBe(1);
-      expect(inbox.filter((m) => m.to.includes(`b-${tag}@example.test`))).toHaveLength(1);
+      expect(inbox.mails.filter((m) => m.to.includes(`b-${tag}@example.test`))).toHaveLength(1);
       expect(await replicaA.status(first.id)).toMatchObject({ status: 'sent', attempts: 2 });
       clock += 60_000;
       expect(await replicaA.deliverDue()).toBe(0);
-      expect(inbox.filter((m) => m.to.includes(`b-${tag}@example.test`))).toHaveLength(1);
+      expect(inbox.mails.filter((m) => m.to.includes(`b-${tag}@example.test`))).toHaveLength(1);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 

@@ -4,27 +4,21 @@
 // to another, which takes it over when the lease expires and resumes from the recorded steps
 // without doing them again (an MCP tool call whose step is recorded is never made again, only the
 // one in flight at the kill); replicas working the queue side by side never run one run twice.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, StepKind } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { McpAuthKind } from '../../gen/mindgate/agents/v1/mcp_servers_pb.js';
 import { Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { startChatServer, type ChatRequest, type ChatReply, type ChatServer } from '../support/chat-server.ts';
+import { edgeReplicas, platformServicesEnv } from '../support/edge-process.ts';
 import { startOpsMcpServer, type OpsMcpServer } from '../support/ops-mcp-server.ts';
-import { startTestPlatform, testEnv, type TestPlatform } from '../support/platform.ts';
-import { inheritedEnv } from '../support/child-env.ts';
+import { registerMcpServer } from '../support/mcp-registration.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const token = 'a-shared-internal-token-of-at-least-32-chars';
 const ORG = 'org_durable1';
 let platform: TestPlatform;
 let model: ChatServer;
 let ops: OpsMcpServer;
-const replicas: { child: ChildProcess; dataDir: string; exited: Promise<unknown> }[] = [];
 /** Threads whose first model call after the Brain answered hangs, once (the replica is killed then). */
 const hangOnce = new Set<string>();
 
@@ -50,55 +44,19 @@ function mcpScript(req: ChatRequest): ChatReply {
   return { content: tools.map((m) => m.content).join('; ') };
 }
 
-/** Starts an edge replica whose internal services are the test platform's, with the runner on. */
-async function startReplica(): Promise<ChildProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-runner-'));
-  const grpc = platform.grpc;
-  const child = spawn(process.execPath, ['edge/main.ts'], {
-    cwd: root,
-    env: {
-      ...inheritedEnv(),
-      ...testEnv(dataDir, { LOG_LEVEL: 'info' }),
-      INTERNAL_TOKEN: token,
-      AGENTS_SERVICE_ADDR: grpc.agents!,
-      BRAIN_SERVICE_ADDR: grpc.brain!,
-      ENTITY_GRAPH_SERVICE_ADDR: grpc['entity-graph']!,
-      BILLING_SERVICE_ADDR: grpc.billing!,
-      LLM_URL: model.url,
-      RUNNER_LEASE_SECONDS: '5',
-      RUNNER_POLL_MS: '100',
-      GATEWAY_REGISTRY_POLL_MS: '100',
-      GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  replicas.push({ child, dataDir, exited });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replica did not start: ${stderr}`)), 90_000);
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('LLM runner started')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    exited.then(() => reject(new Error(`replica exited: ${stderr}`)));
-  });
-  return child;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting: ${JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Edge replicas whose internal services are the test platform's, with the runner on. */
+const replicas = edgeReplicas(
+  () => ({
+    ...platformServicesEnv(platform, token),
+    LLM_URL: model.url,
+    RUNNER_LEASE_SECONDS: '5',
+    RUNNER_POLL_MS: '100',
+    GATEWAY_REGISTRY_POLL_MS: '100',
+    GATEWAY_ALLOW_PRIVATE_BACKENDS: 'true',
+  }),
+  { readyWhen: ['LLM runner started'] },
+);
+const wait = (what: string): UntilOptions => ({ what, timeoutMs: 60_000, context: () => replicas.lastLogLines() });
 
 async function queueRun(question: string) {
   const { thread } = await platform.ctx.clients.threads.createThread({
@@ -112,16 +70,18 @@ async function queueRun(question: string) {
 }
 
 const getRun = (runId: string) => platform.ctx.clients.runs.getRun({ organizationId: ORG, runId }).then((r) => r.run!);
+const succeeded = (runId: string) =>
+  until(
+    () => getRun(runId),
+    (r) => r.status === RunStatus.SUCCEEDED,
+    wait('the run to succeed'),
+  );
 
 beforeAll(async () => {
   model = await startChatServer(script);
   ops = await startOpsMcpServer();
   platform = await startTestPlatform({ INTERNAL_TOKEN: token });
-  await platform.ctx.clients.mcpServers.createMcpServer({
-    organizationId: ORG,
-    server: { name: 'ops-durable', url: ops.url, mcpPath: 'mcp', enabled: true, auth: { kind: McpAuthKind.NONE } },
-    createdBy: 'usr_test',
-  });
+  await registerMcpServer(platform, ORG, 'ops-durable', ops.url);
   await platform.ctx.clients.brain.putMemory({
     organizationId: ORG,
     namespace: Namespace.KNOWLEDGE,
@@ -132,11 +92,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const { child, dataDir, exited } of replicas) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  await replicas.killAll();
   await platform?.stop();
   await model?.close();
   await ops?.close();
@@ -144,7 +100,7 @@ afterAll(async () => {
 
 describe('durable runs', () => {
   it('survives the kill of the replica running it: another takes it over and resumes without redoing steps', async () => {
-    const first = await startReplica();
+    const first = await replicas.start();
     const question = 'The database disk is full';
     hangOnce.add(question);
     const { threadId, runId } = await queueRun(question);
@@ -152,16 +108,13 @@ describe('durable runs', () => {
     const held = await until(
       () => getRun(runId),
       (r) => r.stepCount === 2 && model.requests.length === 2,
+      wait('two steps recorded and the model asked again'),
     );
     expect(held).toMatchObject({ status: RunStatus.RUNNING, attempt: 1 });
-    first.kill('SIGKILL');
-    await replicas[0]!.exited;
+    await first.kill();
 
-    await startReplica();
-    const done = await until(
-      () => getRun(runId),
-      (r) => r.status === RunStatus.SUCCEEDED,
-    );
+    await replicas.start();
+    const done = await succeeded(runId);
     expect(done.attempt).toBe(2);
     expect(done.agentId).not.toBe(held.agentId);
     expect(done.output).toContain('rotate the WAL archive');
@@ -181,14 +134,11 @@ describe('durable runs', () => {
   }, 180_000);
 
   it('never runs a run twice while two replicas work the queue', async () => {
-    await startReplica();
+    await replicas.start();
     const before = model.requests.length;
     const queued = await Promise.all(Array.from({ length: 8 }, (_, i) => queueRun(`Question number ${i}`)));
     for (const { runId } of queued) {
-      const run = await until(
-        () => getRun(runId),
-        (r) => r.status === RunStatus.SUCCEEDED,
-      );
+      const run = await succeeded(runId);
       expect(run.attempt).toBe(1);
       expect(run.stepCount).toBe(3);
     }
@@ -199,11 +149,8 @@ describe('durable runs', () => {
 
   it('never calls an MCP tool again for a recorded step: after a kill inside the second call, only that one is made again', async () => {
     // Only one replica works the queue, so the kill lands on the one holding the run.
-    for (const { child, exited } of replicas) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    }
-    const first = await startReplica();
+    await replicas.killAll();
+    const first = await replicas.start();
     ops.hangSlowQueries = 1;
     const hanging = ops.hanging();
     const { runId } = await queueRun('[mcp] Why is checkout slow?');
@@ -212,16 +159,13 @@ describe('durable runs', () => {
     const held = await until(
       () => getRun(runId),
       (r) => r.stepCount === 2,
+      wait('the first tool call recorded'),
     );
     expect(held.attempt).toBe(1);
-    first.kill('SIGKILL');
-    await replicas.at(-1)!.exited;
+    await first.kill();
 
-    await startReplica();
-    const done = await until(
-      () => getRun(runId),
-      (r) => r.status === RunStatus.SUCCEEDED,
-    );
+    await replicas.start();
+    const done = await succeeded(runId);
     expect(done.attempt).toBe(2);
     expect(done.output).toContain('deploy 42 of checkout');
     expect(done.output).toContain('p99 of checkout: 2.3 s');

@@ -4,47 +4,25 @@
 // organization's queue at once and hold what they get: every run goes to exactly one of them; a
 // lease taken on one replica and left to expire is taken over on the other, whose claim the first
 // holder can no longer use (lease-lost).
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ConnectError, createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
+import { ConnectError, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Executor, RunsService, RunStatus, StepKind, type ClaimRunResponse } from '../../gen/mindgate/agents/v1/runs_pb.js';
-import { DEFAULT_PLANS_FILE } from '../../services/billing/catalogue.ts';
-import { INTERNAL_TOKEN_HEADER } from '../../services/common/rpc/context.ts';
 import { reasonOf } from '../../services/common/rpc/reasons.ts';
-import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { internalClient } from '../support/internal-grpc.ts';
+import { startAgentsReplicaPair, type AgentsReplicaPair } from '../support/agents-replicas.ts';
+import { shouldRunMongoSuite } from '../support/mongo-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 const ORG = 'org_runsreplicas';
 const OTHER_ORG = 'org_runsreplicas2';
 const RUNS = 24;
 const CLAIMERS_PER_REPLICA = 6;
 
-function runsClient(address: string, token: string) {
-  return createClient(
-    RunsService,
-    createGrpcTransport({
-      baseUrl: `http://${address}`,
-      interceptors: [
-        (next) => (req) => {
-          req.header.set(INTERNAL_TOKEN_HEADER, token);
-          return next(req);
-        },
-      ],
-    }),
-  );
-}
-type Runs = ReturnType<typeof runsClient>;
+type Runs = Client<typeof RunsService>;
 
 describe.runIf(shouldRunMongoSuite('run claims across replicas'))('external run claims across two agents-service replicas', () => {
-  let mongo: MongoWireServer;
+  let pair: AgentsReplicaPair;
   let first: TestPlatform;
-  let second: ServiceProcess;
-  let dir: string;
   let replicas: Runs[];
 
   async function queueExternal(organizationId: string, title: string) {
@@ -69,29 +47,13 @@ describe.runIf(shouldRunMongoSuite('run claims across replicas'))('external run 
   }
 
   beforeAll(async () => {
-    mongo = await startMongoWireServer();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-runs-replicas-'));
-    const kek = path.join(dir, 'kek');
-    fs.writeFileSync(kek, crypto.randomBytes(32).toString('base64url'), { mode: 0o600 });
-    const plans = path.join(dir, 'plans.yaml');
-    fs.writeFileSync(plans, fs.readFileSync(DEFAULT_PLANS_FILE, 'utf8').replace('runs_per_month: 100', 'runs_per_month: 100000'));
-    const shared = {
-      MONGODB_URL: mongo.url,
-      MONGODB_DATABASE: `runs_${crypto.randomBytes(4).toString('hex')}`,
-      KEY_ENCRYPTION_KEY_FILE: kek,
-      INTERNAL_TOKEN: crypto.randomBytes(24).toString('base64url'),
-      BILLING_PLANS_FILE: plans,
-    };
-    first = await startTestPlatform(shared);
-    second = await startServiceProcess('agents', { ...shared, AGENTS_GRPC_PORT: '0' });
-    replicas = [runsClient(first.grpc.agents!, shared.INTERNAL_TOKEN), runsClient(second.address, shared.INTERNAL_TOKEN)];
+    pair = await startAgentsReplicaPair('runs-replicas');
+    first = pair.first;
+    replicas = [first.grpc.agents!, pair.second.address].map((address) => internalClient(RunsService, address, pair.store.token));
   }, 300_000);
 
   afterAll(async () => {
-    await stopServiceProcess(second);
-    await first?.stop();
-    await mongo?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await pair?.stop();
   });
 
   it("gives each queued run to exactly one claimer, whichever replica it asks, and only its organization's", async () => {

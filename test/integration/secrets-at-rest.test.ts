@@ -5,35 +5,22 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { collectionName, openClientRecord } from '../../edge/oauth/adapter.ts';
 import { loadAuthKeys } from '../../edge/oauth/keys.ts';
 import type { MailRecord } from '../../edge/mail/queue.ts';
 import { createKeyEncryption, KeyEncryptionError } from '../../services/common/key-encryption.ts';
 import { createSqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 import { obtainAccessToken, startOAuthTestPlatform, tokenRequest } from '../support/oauth-client.ts';
+import { writeKeyEncryptionKey } from '../support/key-encryption-file.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { testEnv, type TestPlatform } from '../support/platform.ts';
+import { tempDirPerTest } from '../support/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mindgate-kek-'));
-  dirs.push(dir);
-  return dir;
-}
-function writeKek(dir: string, name: string): { file: string; id: string } {
-  const file = path.join(dir, name);
-  const text = randomBytes(32).toString('base64url');
-  fs.writeFileSync(file, `${text}\n`, { mode: 0o600 });
-  return { file, id: createKeyEncryption([text]).keyId };
-}
+const tempDir = tempDirPerTest('mindgate-kek-');
 
 /** Every secret the platform keeps in its records store, opened through the platform's own code. */
 async function storedSecrets(platform: TestPlatform): Promise<string[]> {
@@ -154,8 +141,8 @@ describe('the key-encryption key', () => {
   it('rotates: the previous key opens, everything is sealed again under the new one, and the old key alone then fails', async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
-    const a = writeKek(dir, 'kek-a');
-    const b = writeKek(dir, 'kek-b');
+    const a = writeKeyEncryptionKey(dir, 'kek-a');
+    const b = writeKeyEncryptionKey(dir, 'kek-b');
     const logs: string[] = [];
     const start = (env: Record<string, string>) => startOAuthTestPlatform({ DATA_DIR: dataDir, ...env }, { logs });
     /** What the last start of the edge logged about sealing: the key id in use and how many it sealed again. */
@@ -218,8 +205,8 @@ describe('the key-encryption key', () => {
   it('a wrong key stops `node edge/main.ts` with one line naming the key ids, exit code 2 and no secret', async () => {
     const dir = tempDir();
     const dataDir = path.join(dir, 'data');
-    const right = writeKek(dir, 'right');
-    const wrong = writeKek(dir, 'wrong');
+    const right = writeKeyEncryptionKey(dir, 'right');
+    const wrong = writeKeyEncryptionKey(dir, 'wrong');
     await (await startOAuthTestPlatform({ DATA_DIR: dataDir, KEY_ENCRYPTION_KEY_FILE: right.file })).stop();
 
     const result = spawnSync(process.execPath, ['edge/main.ts'], {

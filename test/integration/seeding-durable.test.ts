@@ -9,16 +9,16 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { createClient, type Client } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { zipSync, strToU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrainService, Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { SeedingService, SeedingStatus } from '../../gen/mindgate/brain/v1/seeding_pb.js';
-import { INTERNAL_TOKEN_HEADER } from '../../services/common/rpc/context.ts';
 import { createRecordStore } from '../../services/common/storage/records/index.ts';
 import { inheritedEnv } from '../support/child-env.ts';
+import { internalTransport } from '../support/internal-grpc.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
 import { reservePorts } from '../support/ports.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const token = 'a-shared-internal-token-of-at-least-32-chars';
@@ -60,27 +60,11 @@ async function startBrain(): Promise<ChildProcess> {
 }
 
 function clients(): { seeding: Client<typeof SeedingService>; brain: Client<typeof BrainService> } {
-  const transport = createGrpcTransport({
-    baseUrl: `http://127.0.0.1:${port}`,
-    interceptors: [
-      (next) => (req) => {
-        req.header.set(INTERNAL_TOKEN_HEADER, token);
-        return next(req);
-      },
-    ],
-  });
+  const transport = internalTransport(`127.0.0.1:${port}`, token);
   return { seeding: createClient(SeedingService, transport), brain: createClient(BrainService, transport) };
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const wait = (what: string): UntilOptions => ({ what, timeoutMs: 120_000, intervalMs: 50 });
 
 /** A docs folder: 40 runbooks of 3 sections each, every section about its own service. */
 function docsZip(): Uint8Array {
@@ -150,7 +134,7 @@ describe.each(STORES)('durable seeding on the $name store', (store) => {
     });
     const runId = started!.runId;
     const get = () => seeding.getSeedingRun({ organizationId: ORG, runId }).then((r) => r.run!);
-    const mid = await until(get, (r) => (r.progress?.stored ?? 0) >= 5);
+    const mid = await until(get, (r) => (r.progress?.stored ?? 0) >= 5, wait('5 memories stored'));
     expect(mid.status).toBe(SeedingStatus.WRITING);
     expect(mid.progress!.total).toBe(120);
     first.kill('SIGKILL');
@@ -161,6 +145,7 @@ describe.each(STORES)('durable seeding on the $name store', (store) => {
     const done = await until(
       () => after.seeding.getSeedingRun({ organizationId: ORG, runId }).then((r) => r.run!),
       (r) => r.status === SeedingStatus.SUCCEEDED,
+      wait('the seeding run to succeed'),
     );
     expect(done.attempt).toBeGreaterThanOrEqual(2);
     expect(done.progress).toMatchObject({ total: 120, pending: 0, unchanged: 0, duplicate: 0, failed: 0, skipped: 0 });
@@ -199,6 +184,7 @@ describe.each(STORES)('durable seeding on the $name store', (store) => {
     await until(
       () => seeding.getSeedingRun({ organizationId: org, runId }).then((r) => r.run!),
       (r) => (r.progress?.stored ?? 0) + (r.progress?.contradiction ?? 0) >= 5,
+      wait('5 memories written'),
     );
     first.kill('SIGTERM');
     expect(await children[children.length - 1].exited).toBe(0);
@@ -219,6 +205,7 @@ describe.each(STORES)('durable seeding on the $name store', (store) => {
           .seeding.getSeedingRun({ organizationId: org, runId })
           .then((r) => r.run!),
       (r) => r.status === SeedingStatus.SUCCEEDED,
+      wait('the seeding run to succeed'),
     );
     expect(done.attempt).toBe(2);
     expect(done.progress).toMatchObject({ total: 120, pending: 0, unchanged: 0, duplicate: 0, failed: 0, skipped: 0 });

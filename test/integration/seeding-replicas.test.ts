@@ -2,7 +2,7 @@
 // the run is started on the test platform (its in-process brain works it), and its SSE stream is
 // read from a second edge process (`node edge/main.ts`) that reaches the same services over gRPC.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEdgeProcess, type EdgeProcess } from '../support/edge-process.ts';
+import { platformServicesEnv, startEdgeProcess, type EdgeProcess } from '../support/edge-process.ts';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { restClient } from '../support/rest.ts';
@@ -23,14 +23,7 @@ beforeAll(async () => {
     body: { name: 'seeder', scopes: ['write'] },
   });
   apiKey = key.json.secret;
-  const grpc = platform.grpc;
-  replica = await startEdgeProcess({
-    INTERNAL_TOKEN: token,
-    AGENTS_SERVICE_ADDR: grpc.agents!,
-    BRAIN_SERVICE_ADDR: grpc.brain!,
-    ENTITY_GRAPH_SERVICE_ADDR: grpc['entity-graph']!,
-    BILLING_SERVICE_ADDR: grpc.billing!,
-  });
+  replica = await startEdgeProcess(platformServicesEnv(platform, token));
 }, 180_000);
 
 afterAll(async () => {

@@ -12,18 +12,16 @@ import path from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceClients, type ServiceClients } from '../../edge/clients.ts';
+import type { ServiceClients } from '../../edge/clients.ts';
 import { DeliveryStatus } from '../../gen/mindgate/agents/v1/webhooks_pb.js';
 import { EventSchema } from '../../gen/mindgate/events/v1/outbox_pb.js';
 import { newEventId } from '../../services/common/events/outbox.ts';
-import { createLogger } from '../../services/common/log.ts';
 import { shouldRunMongoSuite, startMongoWireServer, type MongoWireServer } from '../support/mongo-server.ts';
-import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { serviceClientsAt, startServiceProcess, stopServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const TOKEN = 'the-agents-internal-token-0123456789abcdef';
 const CAP = 2;
-const logger = createLogger({ level: 'silent' });
 
 function event(organizationId: string, type: string, key: string) {
   const now = Date.now();
@@ -63,14 +61,7 @@ describe.runIf(shouldRunMongoSuite('webhook concurrency across replicas'))('the 
         WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
       });
       replicas.push(replica);
-      const target = { address: replica.address };
-      clients.push(
-        createServiceClients({
-          targets: { brain: target, 'entity-graph': target, agents: target, billing: target },
-          internalToken: TOKEN,
-          logger,
-        }),
-      );
+      clients.push(serviceClientsAt(replica.address, TOKEN));
     }
   }, 180_000);
 

@@ -14,6 +14,7 @@ import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { statelessMcpHandler } from './stateless-mcp.ts';
 
 export interface SeenRequest {
   method: string;
@@ -128,16 +129,7 @@ export async function startMcpBackend(options: McpBackendOptions): Promise<McpBa
         );
 
   if (options.mode === 'json') {
-    app.post('/mcp', auth, async (req, res) => {
-      const server = buildServer();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    });
+    app.post('/mcp', auth, statelessMcpHandler(buildServer));
     app.all('/mcp', auth, (_req, res) => {
       res
         .status(405)

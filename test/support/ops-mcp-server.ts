@@ -2,12 +2,9 @@
 // JSON answers), on port 0: `list_deploys` answers what was deployed, `restart_service` is what a
 // tool policy denies, `slow_query` can be made to hang (so a test can kill the runner inside the
 // call). Every call is recorded with its arguments, so a test can count how often a tool was called.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { startStatelessMcpServer } from './stateless-mcp.ts';
 
 export interface OpsCall {
   tool: string;
@@ -63,23 +60,8 @@ export async function startOpsMcpServer(): Promise<OpsMcpServer> {
     return server;
   }
 
-  const app = createMcpExpressApp();
-  app.post('/mcp', async (req, res) => {
-    const server = build();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-  const httpServer = http.createServer(app);
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
-  state.close = async () => {
-    httpServer.closeAllConnections();
-    await new Promise((resolve) => httpServer.close(resolve));
-  };
+  const served = await startStatelessMcpServer(build);
+  state.url = served.url;
+  state.close = served.close;
   return state;
 }

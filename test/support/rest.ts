@@ -41,3 +41,9 @@ export function restClient(baseUrl: () => string) {
     return { status: res.status, headers: res.headers, json, text };
   };
 }
+
+/** A run as the API shows it has ended: it will not change again. */
+export const isRunFinished = (run: Json): boolean => ['succeeded', 'failed', 'cancelled', 'timed_out'].includes(run.status);
+
+/** An evaluation as the API shows it has ended. */
+export const isEvaluationFinished = (evaluation: Json): boolean => evaluation.status === 'succeeded' || evaluation.status === 'failed';

@@ -1,8 +1,11 @@
 // A service run as its own process (`node services/<name>/main.ts`), as a deployment runs it:
-// started on a port (0 for any), with its log lines collected, and stopped or killed by tests.
+// started on a port (0 for any), with its log lines collected, called through the edge's own
+// clients, and stopped or killed by tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { createServiceClients, type ServiceClients } from '../../edge/clients.ts';
+import { createLogger } from '../../services/common/log.ts';
 import { inheritedEnv } from './child-env.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -49,4 +52,21 @@ export async function stopServiceProcess(service: ServiceProcess | undefined): P
   if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
   service.child.kill('SIGTERM');
   await service.exited;
+}
+
+/** Ends the process with SIGKILL, as a crash would, unless it has already exited. */
+export async function killServiceProcess(service: ServiceProcess | undefined): Promise<void> {
+  if (!service) return;
+  if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
+  await service.exited;
+}
+
+/** The edge's clients of every service, all reaching the one process at `address`. */
+export function serviceClientsAt(address: string, internalToken: string): ServiceClients {
+  const target = { address };
+  return createServiceClients({
+    targets: { brain: target, 'entity-graph': target, agents: target, billing: target },
+    internalToken,
+    logger: createLogger({ level: 'silent', name: 'test' }),
+  });
 }

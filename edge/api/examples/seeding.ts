@@ -1,7 +1,6 @@
-// Examples of memory seeding's bodies for the OpenAPI document, by schema title (examples.ts
+// Examples of memory seeding's bodies for the OpenAPI document, by schema title (index.ts
 // spreads them into EXAMPLES).
-const ORG = 'org_3hT9xQ2mZr8vKp1L';
-const AT = '2026-03-02T09:30:00.000Z';
+import { AT, ORG } from './common.ts';
 
 const progress = {
   total: 42,

@@ -1,8 +1,7 @@
 // Examples of the bodies of the scheduled-job operations, by the title of their schema
-// (examples.ts merges them into the document's; the schema fuzzer sends the request examples, so
+// (index.ts merges them into the document's; the schema fuzzer sends the request examples, so
 // each must be accepted as it is).
-const ORG = 'org_3hT9xQ2mZr8vKp1L';
-const USER = 'usr_8fJ2kLm4Pq9RsT1v';
+import { ORG, USER } from './common.ts';
 const JOB = 'job_Hs8Kq2Lm9Xv4Tn1Pz7Wc';
 const THREAD = 'thr_Jb4Nq8Xr2Lm6Tv0Kp3s';
 const RUN = 'run_Jb7Wq1Zp5Lx9Mn3Rt6c';

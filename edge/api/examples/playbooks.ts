@@ -1,9 +1,6 @@
-// Examples of the playbook operations' bodies, by schema title (examples.ts merges them).
-const ORG = 'org_3hT9xQ2mZr8vKp1L';
-const USER = 'usr_8fJ2kLm4Pq9RsT1v';
+// Examples of the playbook operations' bodies, by schema title (index.ts merges them).
+import { AT, LATER, ORG, USER } from './common.ts';
 const PLAYBOOK = 'pbk_Rq4nT8vXz2Lk9Mw3Pa7s';
-const AT = '2026-03-02T09:30:00.000Z';
-const LATER = '2026-03-09T09:30:00.000Z';
 
 const document = {
   name: 'Checkout latency',

@@ -1,8 +1,6 @@
-// Examples of the alerts' bodies, by the title of their schema (examples.ts merges them into the
+// Examples of the alerts' bodies, by the title of their schema (index.ts merges them into the
 // document's; the schema fuzzer sends the request examples, so each must be accepted as it is).
-const ORG = 'org_3hT9xQ2mZr8vKp1L';
-const USER = 'usr_8fJ2kLm4Pq9RsT1v';
-const AT = '2026-03-02T09:30:00.000Z';
+import { AT, ORG, USER } from './common.ts';
 const SOURCE = 'als_Vb7kP2xQm9Lr4Tn8Zs1w';
 const RULE = 'alr_Hq3nW8xLp2Vr6Tk9Ms4d';
 

@@ -1,10 +1,7 @@
 // Examples of the bodies of the MCP-server, integration and gateway-key operations, by the title
-// of their schema (examples.ts merges them into the document's; the schema fuzzer sends the
+// of their schema (index.ts merges them into the document's; the schema fuzzer sends the
 // request examples, so each must be accepted as it is).
-const ORG = 'org_3hT9xQ2mZr8vKp1L';
-const USER = 'usr_8fJ2kLm4Pq9RsT1v';
-const AT = '2026-03-02T09:30:00.000Z';
-const LATER = '2026-03-09T09:30:00.000Z';
+import { AT, LATER, ORG, USER } from './common.ts';
 
 const server = {
   id: 'mcs_Q7dK2pLx9Vr4Tn8M',

@@ -1,9 +1,7 @@
 // Examples of the evaluation bodies of the Agents API, by the title of their schema
-// (examples.ts spreads them into EXAMPLES).
-const ORG = 'org_3hT9xQ2mZr8vKp1L';
-const USER = 'usr_8fJ2kLm4Pq9RsT1v';
-const AT = '2026-03-02T09:30:00.000Z';
-const LATER = '2026-03-02T09:31:12.000Z';
+// (index.ts spreads them into EXAMPLES).
+import { AT, ORG, USER } from './common.ts';
+const FINISHED = '2026-03-02T09:31:12.000Z';
 const DATASET = 'evd_Rk2mQ8xTz4Lp0aVn7Ws1';
 const CASE = 'evc_Hq3nV7pLm2Xz9aKt0Rs4';
 const memory = { namespace: 'knowledge', key: 'services/checkout/db-pool' };
@@ -69,7 +67,7 @@ export const EVALUATION_EXAMPLES: Record<string, unknown> = {
     created_by: USER,
     created_at: AT,
     started_at: AT,
-    finished_at: LATER,
+    finished_at: FINISHED,
   },
   EvaluationResult: {
     case_id: CASE,
@@ -81,7 +79,7 @@ export const EVALUATION_EXAMPLES: Record<string, unknown> = {
     answer: 'The checkout database runs with pool size 50 since the March incident.',
     error: null,
     attempt: 1,
-    created_at: LATER,
+    created_at: FINISHED,
     run_id: null,
   },
   EvaluationComparison: {
