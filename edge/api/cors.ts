@@ -3,7 +3,9 @@
 // credentials: the API reads no cookies, so a page could only send a token it already holds.
 import type { RouteContext } from '../http/router.ts';
 
-const ALLOWED_HEADERS = 'authorization, content-type, if-match, idempotency-key';
+// Last-Event-ID: the dashboard follows event streams with fetch (EventSource cannot send the bearer
+// token), and resumes one after a drop with the last id it has.
+const ALLOWED_HEADERS = 'authorization, content-type, if-match, idempotency-key, last-event-id';
 const EXPOSED_HEADERS = 'etag, retry-after, idempotent-replayed, ratelimit, ratelimit-policy, location';
 
 /** A listener's `before`: answers preflights from `origin`, and marks its responses readable there. */

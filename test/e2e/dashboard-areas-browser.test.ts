@@ -288,7 +288,7 @@ describe.skipIf(!chromiumPath)('the dashboard areas in a browser', () => {
     await page.getByRole('button', { name: 'Start a run' }).click();
     const first = page.locator('article.run').first();
     await expect.poll(() => first.locator('.run-status').textContent()).toBe('queued');
-    await page.getByText('Following the runs still going…').waitFor();
+    await first.getByText('Following its events live.').waitFor();
     await first.getByRole('button', { name: /^Cancel run_/ }).click();
     await page.getByRole('status').filter({ hasText: 'Run cancelled.' }).waitFor();
     await expect.poll(() => first.locator('.run-status').textContent()).toBe('cancelled');

@@ -27,12 +27,12 @@ export interface ApiAnswer<T> {
   etag: string | null;
 }
 
-/** A body sent as it is, in its own media type (a YAML document, JSON Lines). */
+/** A body sent as it is, in its own media type (a YAML document, JSON Lines, an uploaded file). */
 export class RawBody {
-  readonly text: string;
+  readonly content: string | Blob;
   readonly type: string;
-  constructor(text: string, type: string) {
-    this.text = text;
+  constructor(content: string | Blob, type: string) {
+    this.content = content;
     this.type = type;
   }
 }
@@ -45,6 +45,10 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** The answer's body as text (a file to download), not parsed as JSON. */
   text?: boolean;
+  /** More request headers (Last-Event-ID on a stream resumed). */
+  headers?: Record<string, string>;
+  /** Stops the request (a stream the screen no longer shows). */
+  signal?: AbortSignal;
 }
 
 async function problemOf(res: Response): Promise<ApiProblem> {
@@ -60,11 +64,13 @@ async function problemOf(res: Response): Promise<ApiProblem> {
 
 export interface Api {
   call<T>(method: string, path: string, options?: CallOptions): Promise<ApiAnswer<T>>;
+  /** The answer itself, unread (an event stream), once it is a success; a failure is an ApiProblem. */
+  open(path: string, options?: CallOptions): Promise<Response>;
 }
 
 export function createApi(settings: DashboardSettings): Api {
   async function send(method: string, path: string, options: CallOptions): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${accessToken() ?? ''}` };
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${accessToken() ?? ''}` };
     const raw = options.body instanceof RawBody ? options.body : undefined;
     if (options.body !== undefined) headers['content-type'] = raw ? raw.type : 'application/json';
     if (options.ifMatch) headers['if-match'] = options.ifMatch;
@@ -73,17 +79,24 @@ export function createApi(settings: DashboardSettings): Api {
       return await fetch(`${settings.apiUrl}${path}`, {
         method,
         headers,
-        body: raw ? raw.text : options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: raw ? raw.content : options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
       });
-    } catch {
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
       throw new ApiProblem({ type: 'about:blank', title: 'The Agents API could not be reached', status: 0, detail: settings.apiUrl });
     }
   }
+  async function answer(method: string, path: string, options: CallOptions): Promise<Response> {
+    let res = await send(method, path, options);
+    if (res.status === 401 && (await refresh(settings))) res = await send(method, path, options);
+    if (!res.ok) throw await problemOf(res);
+    return res;
+  }
   return {
+    open: (path, options = {}) => answer('GET', path, options),
     async call<T>(method: string, path: string, options: CallOptions = {}) {
-      let res = await send(method, path, options);
-      if (res.status === 401 && (await refresh(settings))) res = await send(method, path, options);
-      if (!res.ok) throw await problemOf(res);
+      const res = await answer(method, path, options);
       const data = res.status === 204 ? undefined : options.text ? await res.text() : await res.json();
       return { status: res.status, data: data as T, etag: res.headers.get('etag') };
     },

@@ -38,6 +38,12 @@ const EvaluationDatasetsPage = lazy(() => import('./pages/evaluation-datasets.ts
 const EvaluationDatasetPage = lazy(() => import('./pages/evaluation-dataset.tsx').then((m) => m.EvaluationDatasetPage));
 const EvaluationsPage = lazy(() => import('./pages/evaluations.tsx').then((m) => m.EvaluationsPage));
 const EvaluationPage = lazy(() => import('./pages/evaluation.tsx').then((m) => m.EvaluationPage));
+const RunsPage = lazy(() => import('./pages/runs.tsx').then((m) => m.RunsPage));
+const RunPage = lazy(() => import('./pages/run.tsx').then((m) => m.RunPage));
+const SeedingPage = lazy(() => import('./pages/seeding.tsx').then((m) => m.SeedingPage));
+const SeedingRunPage = lazy(() => import('./pages/seeding-run.tsx').then((m) => m.SeedingRunPage));
+const GatewayKeysPage = lazy(() => import('./pages/gateway-keys.tsx').then((m) => m.GatewayKeysPage));
+const OrganizationPage = lazy(() => import('./pages/organization.tsx').then((m) => m.OrganizationPage));
 
 export interface Area {
   /** Under the dashboard's base path ('' is its home). */
@@ -57,7 +63,9 @@ export const AREAS: Area[] = [
   { group: 'The Brain', path: '/memories', label: 'Memories', page: MemoriesPage },
   { group: 'The Brain', path: '/contradictions', label: 'Contradictions and questions', page: ContradictionsPage },
   { group: 'The Brain', path: '/entities', label: 'Entities', page: EntitiesPage, detail: EntityPage },
+  { group: 'The Brain', path: '/seeding', label: 'Seeding runs', page: SeedingPage, detail: SeedingRunPage },
   { group: 'Agents', path: '/investigations', label: 'Investigations', page: InvestigationsPage, detail: InvestigationPage },
+  { group: 'Agents', path: '/runs', label: 'Runs', page: RunsPage, detail: RunPage },
   { group: 'Agents', path: '/playbooks', label: 'Playbooks', page: PlaybooksPage, detail: PlaybookPage },
   { group: 'Agents', path: '/jobs', label: 'Scheduled jobs', page: JobsPage, detail: JobPage },
   { group: 'Agents', path: '/alerts', label: 'Alerts', page: AlertsPage, detail: AlertEventPage },
@@ -72,6 +80,7 @@ export const AREAS: Area[] = [
     detail: EvaluationDatasetPage,
   },
   { group: 'Evaluation', path: '/evaluations', label: 'Evaluations', page: EvaluationsPage, detail: EvaluationPage },
+  { group: 'Organization', path: '/organization', label: 'Organization settings', page: OrganizationPage },
   { group: 'Organization', path: '/members', label: 'Members', page: MembersPage },
   { group: 'Organization', path: '/invitations', label: 'Invitations', page: InvitationsPage, needs: 'listInvitations' },
   { group: 'Organization', path: '/teams', label: 'Teams', page: TeamsPage, detail: TeamPage },
@@ -81,5 +90,6 @@ export const AREAS: Area[] = [
   { group: 'Access', path: '/api-keys', label: 'API keys', page: ApiKeysPage },
   { group: 'Access', path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
   { group: 'Access', path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
+  { group: 'Access', path: '/gateway-keys', label: 'Gateway keys', page: GatewayKeysPage, needs: 'listGatewayKeys' },
   { group: 'You', path: '/profile', label: 'Your profile', page: ProfilePage },
 ];

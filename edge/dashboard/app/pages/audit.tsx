@@ -1,8 +1,8 @@
 // The audit log, newest first, read page by page with the API's cursor; filtered by action
-// and outcome on the server.
+// and outcome on the server; exported, with the same filters, as a JSON Lines file.
 import { useState } from 'preact/hooks';
 import { useSession } from '../session.tsx';
-import { MoreButton, Page, ProblemAlert, usePaged, when } from '../ui.tsx';
+import { MoreButton, Page, ProblemAlert, useAction, usePaged, when } from '../ui.tsx';
 
 interface AuditEvent {
   id: string;
@@ -17,14 +17,26 @@ interface AuditEvent {
 const PAGE_SIZE = 25;
 
 export function AuditPage() {
-  const { organization } = useSession();
+  const { api, organization } = useSession();
   const [action, setAction] = useState('');
   const [outcome, setOutcome] = useState('');
   const [filters, setFilters] = useState({ action: '', outcome: '' });
   const query = new URLSearchParams({ page_size: String(PAGE_SIZE) });
   if (filters.action) query.set('action', filters.action);
   if (filters.outcome) query.set('outcome', filters.outcome);
-  const events = usePaged<AuditEvent>(`/organizations/${organization.organization_id}/audit-events?${query}`, 'events');
+  const path = `/organizations/${organization.organization_id}/audit-events`;
+  const events = usePaged<AuditEvent>(`${path}?${query}`, 'events');
+  const exporting = useAction(() => {});
+  const exportAll = () =>
+    void exporting.run(async () => {
+      const filtered = new URLSearchParams(query);
+      filtered.delete('page_size');
+      const name = `audit-${organization.organization_id}.jsonl`;
+      // The download helper loads with the first export, not with the screen.
+      const { downloadFile } = await import('../download.ts');
+      const bytes = await downloadFile(api, `${path}/export?${filtered}`, name, 'application/jsonl');
+      return `Saved ${name} (${bytes} bytes).`;
+    });
 
   return (
     <Page title="Audit log">
@@ -49,8 +61,12 @@ export function AuditPage() {
           </select>
         </label>
         <button type="submit">Filter</button>
+        <button type="button" onClick={exportAll} disabled={exporting.busy}>
+          Export as JSON Lines
+        </button>
       </form>
-      <ProblemAlert problem={events.problem} />
+      <ProblemAlert problem={events.problem ?? exporting.problem} />
+      <p role="status">{exporting.notice}</p>
       <table>
         <caption>Changes to {organization.organization_name}, newest first</caption>
         <thead>

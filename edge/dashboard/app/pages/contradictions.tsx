@@ -1,7 +1,9 @@
 // The queue of contradictions and open questions: both listed page by page, open ones first by
 // default (or by another status); members and above resolve one (saying how) or dismiss one
-// (saying why), only while it is still open.
+// (saying why), only while it is still open, and flag a contradiction or ask a question by hand
+// (raise-items.tsx, loaded on demand).
 import { useState } from 'preact/hooks';
+import { deferred } from '../deferred.tsx';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { MoreButton, Page, ProblemAlert, useAction, usePaged, when, type Paged } from '../ui.tsx';
@@ -19,6 +21,8 @@ interface Item {
 }
 
 const STATUSES = ['open', 'resolved', 'dismissed', 'obsolete'] as const;
+const FlagContradiction = deferred(() => import('./raise-items.tsx').then((m) => m.FlagContradiction));
+const AskQuestion = deferred(() => import('./raise-items.tsx').then((m) => m.AskQuestion));
 
 /** `settled` is told the notice once it is closed (it then leaves the open list; the list says it). */
 function Settle({ path, item, settled }: { path: string; item: Item; settled: (notice: string) => void }) {
@@ -113,6 +117,8 @@ export function ContradictionsPage() {
           </select>
         </label>
       </div>
+      {can(organization.role, 'flagContradiction') && <FlagContradiction base={base} raised={contradictions.reload} />}
+      {can(organization.role, 'askQuestion') && <AskQuestion base={base} raised={questions.reload} />}
       <ItemList
         title="Contradictions"
         path={`${base}/contradictions`}

@@ -2,7 +2,7 @@
 // linking to the entity at the other end), and the memories that cite them; the path finder to
 // another entity (entity-paths.tsx) and what its failure affects (entity-affected.tsx); members
 // edit it or merge another into it (entity-edit.tsx), assert a relationship by hand
-// (entity-relate.tsx) and retract one (confirmed).
+// (entity-relate.tsx), retract one whole or only one memory's citation of it (confirmed).
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
@@ -52,8 +52,8 @@ function Relationships({
   items: Relationship[];
   total: number;
   outgoing: boolean;
-  /** Set when the role may retract one. */
-  retract?: (r: Relationship) => void;
+  /** Set when the role may retract one (whole, or only the citation given). */
+  retract?: (r: Relationship, citation?: Citation) => void;
 }) {
   const { settings } = useSession();
   const link = (id: string, name: string) => <a href={`${settings.basePath}/entities/${id}`}>{name}</a>;
@@ -76,7 +76,25 @@ function Relationships({
             <td>{outgoing ? <code>{r.predicate}</code> : link(r.subject_id, r.subject_name)}</td>
             <td>{outgoing ? link(r.object_id, r.object_name) : <code>{r.predicate}</code>}</td>
             <td>
-              {r.citations.map((c) => `${c.namespace}/${c.key}`).join(', ')}
+              {r.citations.map((c, i) => (
+                <span key={`${c.namespace}/${c.key}`}>
+                  {i > 0 && ', '}
+                  {c.namespace}/{c.key}
+                  {retract && (
+                    <>
+                      {' '}
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Retract citation by ${c.namespace}/${c.key} of ${r.subject_name} ${r.predicate} ${r.object_name}`}
+                        onClick={() => retract(r, c)}
+                      >
+                        Retract citation
+                      </button>
+                    </>
+                  )}
+                </span>
+              ))}
               {r.citation_count > r.citations.length && ` and ${r.citation_count - r.citations.length} more`}
             </td>
             {retract && (
@@ -114,13 +132,16 @@ export function EntityPage() {
   const { data: e, etag, problem } = useResource<EntityDetail>(`${path}?limit=100`, version);
   const mayEdit = can(organization.role, 'updateEntity');
   const action = useAction(reload);
-  const retract = (r: Relationship) => {
+  const retract = (r: Relationship, citation?: Citation) => {
     const said = `${r.subject_name} ${r.predicate} ${r.object_name}`;
-    if (!confirmed(`Retract “${said}”? Every memory's citation of it is removed; a later write of a memory stating it asserts it again.`))
-      return;
+    const memory = citation && `${citation.namespace}/${citation.key}`;
+    const question = memory
+      ? `Retract ${memory}'s citation of “${said}”? ${r.citation_count > 1 ? 'The other citations stay.' : 'It is the only one: the relationship goes.'}`
+      : `Retract “${said}”? Every memory's citation of it is removed; a later write of a memory stating it asserts it again.`;
+    if (!confirmed(question)) return;
     void action.run(async () => {
-      await api.call('DELETE', `${graph}/relationships/${r.id}`);
-      return `Retracted: ${said}.`;
+      await api.call('DELETE', `${graph}/relationships/${r.id}${memory ? `?memory=${encodeURIComponent(memory)}` : ''}`);
+      return memory ? `Retracted ${memory}'s citation of ${said}.` : `Retracted: ${said}.`;
     });
   };
   const mayRetract = can(organization.role, 'retractRelationship') ? retract : undefined;

@@ -2,13 +2,13 @@
 // each case, and a label; it opens on its own page, following its progress.
 //
 // Subjects are a table: each kind names its `type` as the API does, its fields and how they make
-// the subject's body. The Brain's search is the one the API offers today; another kind (a
-// playbook, once the API takes it) is one more entry, and the form then offers a choice.
+// the subject's body: the Brain's search, or a version of a playbook (evaluation-playbook.tsx).
 import type { FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useSession } from '../session.tsx';
 import { ProblemAlert, useAction } from '../ui.tsx';
+import { PLAYBOOK_INITIAL, PlaybookSubjectFields, playbookSubject } from './evaluation-playbook.tsx';
 
 type Values = Record<string, string>;
 
@@ -41,6 +41,7 @@ const SUBJECTS: SubjectKind[] = [
     ),
     body: (v) => ({ type: 'brain_search', limit: Number(v.limit) }),
   },
+  { type: 'playbook', label: 'a playbook', initial: PLAYBOOK_INITIAL, Fields: PlaybookSubjectFields, body: playbookSubject },
 ];
 
 /** The API's evaluators, and what each scores; every one but the model's judge is on by default. */

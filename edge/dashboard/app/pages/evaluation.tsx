@@ -1,13 +1,15 @@
-// One evaluation: its progress (read again every two seconds while queued or running), its
-// metrics once finished, its results case by case, and, with `?base=`, how it compares with that
-// earlier evaluation (each metric before, after and the change; the cases that improved or
-// regressed).
+// One evaluation: what was evaluated (the Brain's search, or a playbook's version, linked), its
+// progress (read again every two seconds while queued or running), its metrics once finished, its
+// results case by case (for a playbook, each case's answer and the run that gave it, linked), and,
+// with `?base=`, how it compares with that earlier evaluation (each metric before, after and the
+// change; the cases that improved or regressed, with their runs).
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { useSession } from '../session.tsx';
 import { MoreButton, Page, ProblemAlert, usePaged, useResource, when } from '../ui.tsx';
 import { EvaluationComparison } from './evaluation-comparison.tsx';
-import { type Evaluation, figure, nameOf, subjectText } from './evaluations.tsx';
+import { RunLink, Subject } from './evaluation-subject.tsx';
+import { type Evaluation, figure, nameOf } from './evaluations.tsx';
 
 const LIVE_MS = 2_000;
 
@@ -18,10 +20,12 @@ interface Result {
   found: { namespace: string; key: string }[];
   first_relevant_rank: number | null;
   scores: { name: string; value: number; passed: boolean }[];
+  answer: string;
   error: string | null;
+  run_id: string | null;
 }
 
-function Results({ path }: { path: string }) {
+function Results({ path, runs }: { path: string; runs: boolean }) {
   const results = usePaged<Result>(`${path}/results?page_size=50`, 'results');
   return (
     <>
@@ -34,6 +38,8 @@ function Results({ path }: { path: string }) {
             <th scope="col">Query</th>
             <th scope="col">First expected memory at</th>
             <th scope="col">Scores</th>
+            {runs && <th scope="col">Answer</th>}
+            {runs && <th scope="col">Run</th>}
           </tr>
         </thead>
         <tbody>
@@ -43,6 +49,12 @@ function Results({ path }: { path: string }) {
               <td>{r.input}</td>
               <td>{r.first_relevant_rank ?? 'not found'}</td>
               <td>{r.error ?? r.scores.map((s) => `${s.name} ${figure(s.value)}${s.passed ? '' : ' (failed)'}`).join(', ')}</td>
+              {runs && <td class="content">{r.answer}</td>}
+              {runs && (
+                <td>
+                  <RunLink id={r.run_id} />
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -63,7 +75,9 @@ function Progress({ evaluation: e }: { evaluation: Evaluation }) {
         cases
       </dd>
       <dt>Evaluated</dt>
-      <dd>{subjectText(e.subject)}</dd>
+      <dd>
+        <Subject subject={e.subject} />
+      </dd>
       <dt>Evaluators</dt>
       <dd>{e.evaluators.join(', ')}</dd>
       <dt>Started</dt>
@@ -122,8 +136,8 @@ export function EvaluationPage() {
               </tbody>
             </table>
           )}
-          {query.base && e.status === 'succeeded' && <EvaluationComparison path={path} base={query.base} />}
-          {!going && <Results key={e.status} path={path} />}
+          {query.base && e.status === 'succeeded' && <EvaluationComparison path={path} base={query.base} head={e} />}
+          {!going && <Results key={e.status} path={path} runs={e.subject.type === 'playbook'} />}
         </>
       )}
     </Page>

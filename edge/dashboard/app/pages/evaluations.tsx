@@ -1,6 +1,7 @@
-// Evaluations: each a dataset scored against the Brain's search, newest first, with its progress
-// and headline metrics; two finished ones compared (this one against a base, metric by metric and
-// case by case) on the evaluation's page. Started from a dataset's page.
+// Evaluations: each a dataset scored against the Brain's search or a version of a playbook, newest
+// first, with what was evaluated, its progress and headline metrics; two finished ones compared
+// (this one against a base, metric by metric and case by case: two versions of a playbook, say) on
+// the evaluation's page. Started from a dataset's page.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useSession } from '../session.tsx';
@@ -28,12 +29,21 @@ export const metric = (e: Evaluation, name: string) => e.metrics.find((m) => m.n
 export const figure = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(3));
 export const nameOf = (e: Evaluation) => e.label || e.id;
 
-/** The subject in words: the Brain's search with its results per case, else its type and fields. */
+/** The subject in words: the Brain's search with its results per case, a playbook's version, else its type and fields. */
 export function subjectText(s: Evaluation['subject']): string {
   if (s.type === 'brain_search') return `the Brain's search, ${s.limit} results per case`;
+  if (s.type === 'playbook') return `the playbook ${s.playbook_id}, ${playbookDetails(s)}`;
   const { type, ...fields } = s;
   return `${type} ${JSON.stringify(fields)}`;
 }
+
+/** A playbook subject's version, the input each case fills, and each run's time limit. */
+export function playbookDetails(s: Evaluation['subject']): string {
+  return `version ${s.version}${s.input_name ? `, each case's input as ${s.input_name}` : ''}${s.alert_input_name ? `, its alert as ${s.alert_input_name}` : ''}, at most ${s.timeout_seconds} s a run`;
+}
+
+/** What was evaluated, in a few words for a list. */
+export const subjectShort = (s: Evaluation['subject']) => (s.type === 'playbook' ? `playbook v${s.version}` : "the Brain's search");
 
 /** Evaluations, newest first, of one dataset or all. */
 export function EvaluationList({ datasetId }: { datasetId?: string }) {
@@ -48,6 +58,7 @@ export function EvaluationList({ datasetId }: { datasetId?: string }) {
         <thead>
           <tr>
             <th scope="col">Evaluation</th>
+            <th scope="col">Evaluated</th>
             <th scope="col">Status</th>
             <th scope="col">Cases scored</th>
             <th scope="col">recall@5</th>
@@ -61,6 +72,7 @@ export function EvaluationList({ datasetId }: { datasetId?: string }) {
               <td>
                 <a href={`${settings.basePath}/evaluations/${e.id}`}>{nameOf(e)}</a>
               </td>
+              <td>{subjectShort(e.subject)}</td>
               <td>{e.status}</td>
               <td>
                 {e.cases_scored} of {e.case_total}
@@ -87,7 +99,7 @@ function Compare() {
   const [head, setHead] = useState('');
   const option = (e: Evaluation) => (
     <option key={e.id} value={e.id}>
-      {nameOf(e)} ({when(e.finished_at)})
+      {nameOf(e)}, {subjectShort(e.subject)} ({when(e.finished_at)})
     </option>
   );
   return (

@@ -1,112 +1,18 @@
 // One investigation: the alerts linked to it, its messages with their attachments (members post
-// more; thread-messages.tsx), its runs with their status, usage, output and steps, kept live while
-// a run is queued or running (read again every two seconds), and the memories its runs wrote
-// (investigation-links.tsx); members start a run (the platform's LLM runner, or an external agent
-// that claims it), cancel one that is still going and retry one that finished, and resolve or
-// reopen the thread.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+// more; thread-messages.tsx), its runs with their status, usage, output and steps, each followed
+// live over its event stream while it is queued or running (run-card.tsx), and the memories its
+// runs wrote (investigation-links.tsx), read again when a run ends; members start a run (the
+// platform's LLM runner, or an external agent that claims it), cancel one that is still going and
+// retry one that finished, and resolve or reopen the thread.
+import { useCallback, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
-import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
+import { MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
 import { LinkedAlerts, ThreadMemories } from './investigation-links.tsx';
 import type { Thread } from './investigations.tsx';
+import { type Run, RunCard } from './run-card.tsx';
 import { Messages } from './thread-messages.tsx';
-
-interface Run {
-  id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
-  executor: 'llm' | 'external';
-  agent_id: string;
-  attempt: number;
-  usage: { input_tokens: number; output_tokens: number; tool_calls: number; duration_ms: number };
-  output: string;
-  error: string;
-  step_count: number;
-  retry_of: string | null;
-  created_at: string | null;
-  finished_at: string | null;
-}
-
-interface Step {
-  index: number;
-  kind: string;
-  name: string;
-  ok: boolean;
-  error: string;
-  started_at: string | null;
-}
-
-const LIVE_MS = 2_000;
-const going = (r: Run) => r.status === 'queued' || r.status === 'running';
-
-function Steps({ path }: { path: string }) {
-  const steps = usePaged<Step>(path, 'steps');
-  return (
-    <>
-      <ProblemAlert problem={steps.problem} />
-      <ol class="steps">
-        {steps.items.map((s) => (
-          <li key={s.index}>
-            <code>{s.kind}</code> {s.name}: {s.ok ? 'ok' : `failed${s.error ? `: ${s.error}` : ''}`} ({when(s.started_at)})
-          </li>
-        ))}
-      </ol>
-      {!steps.loading && steps.items.length === 0 && <p>No steps yet.</p>}
-      <MoreButton paged={steps} label="More steps" />
-    </>
-  );
-}
-
-function RunCard({ run, base, act }: { run: Run; base: string; act: (what: () => Promise<string>) => void }) {
-  const { api, organization } = useSession();
-  const [open, setOpen] = useState(false);
-  const mayWork = can(organization.role, 'cancelRun');
-  const cancel = () => {
-    if (!confirmed('Cancel this run?')) return;
-    act(async () => {
-      await api.call('POST', `${base}/runs/${run.id}/cancel`, { body: { reason: 'cancelled from the dashboard' } });
-      return 'Run cancelled.';
-    });
-  };
-  const retry = () =>
-    act(async () => {
-      await api.call('POST', `${base}/runs/${run.id}/retry`, { idempotencyKey: crypto.randomUUID() });
-      return 'Run retried.';
-    });
-  return (
-    <article class="run" aria-label={`Run ${run.id}`}>
-      <h3>
-        Run <code>{run.id}</code>: <span class="run-status">{run.status}</span>
-      </h3>
-      <p class="meta">
-        {run.executor === 'llm' ? 'the LLM runner' : 'an external agent'}
-        {run.agent_id && ` (${run.agent_id}, attempt ${run.attempt})`} · started {when(run.created_at)}
-        {run.finished_at && ` · finished ${when(run.finished_at)}`} · {run.step_count} steps ·{' '}
-        {run.usage.input_tokens + run.usage.output_tokens} tokens
-        {run.retry_of && ` · retries ${run.retry_of}`}
-      </p>
-      {run.output && <pre class="content">{run.output}</pre>}
-      {run.error && <p class="problem">{run.error}</p>}
-      <p>
-        <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
-          Steps of {run.id}
-        </button>{' '}
-        {mayWork && going(run) && (
-          <button type="button" class="danger" onClick={cancel}>
-            Cancel {run.id}
-          </button>
-        )}
-        {mayWork && !going(run) && (
-          <button type="button" onClick={retry}>
-            Retry {run.id}
-          </button>
-        )}
-      </p>
-      {open && <Steps key={run.step_count} path={`${base}/runs/${run.id}/steps`} />}
-    </article>
-  );
-}
 
 function Runs({ base, threadId, onSettled }: { base: string; threadId: string; onSettled: () => void }) {
   const { api, organization } = useSession();
@@ -114,16 +20,11 @@ function Runs({ base, threadId, onSettled }: { base: string; threadId: string; o
   const action = useAction(runs.reload);
   const [executor, setExecutor] = useState<'llm' | 'external'>('llm');
   const [instructions, setInstructions] = useState('');
-  const live = runs.items.some(going);
-  const wasLive = useRef(false);
-  useEffect(() => {
-    // A run that ended may have written memories: the page reads them again.
-    if (wasLive.current && !live) onSettled();
-    wasLive.current = live;
-    if (!live) return;
-    const timer = setInterval(runs.reload, LIVE_MS);
-    return () => clearInterval(timer);
-  }, [live, runs.reload, onSettled]);
+  // A run that ended may have written memories: the page reads them, and the runs, again.
+  const finished = () => {
+    runs.reload();
+    onSettled();
+  };
   const start = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
@@ -154,11 +55,9 @@ function Runs({ base, threadId, onSettled }: { base: string; threadId: string; o
         </form>
       )}
       <ProblemAlert problem={runs.problem ?? action.problem} />
-      <p role="status">
-        {action.notice} {live ? 'Following the runs still going…' : ''}
-      </p>
+      <p role="status">{action.notice}</p>
       {runs.items.map((r) => (
-        <RunCard key={r.id} run={r} base={base} act={(what) => void action.run(what)} />
+        <RunCard key={r.id} run={r} base={base} act={(what) => void action.run(what)} finished={finished} />
       ))}
       {!runs.loading && runs.items.length === 0 && !runs.problem && <p>No runs yet.</p>}
       <MoreButton paged={runs} label="Older runs" />

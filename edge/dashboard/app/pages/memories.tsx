@@ -1,9 +1,11 @@
 // The Brain's memories, both namespaces: the newest first page by page, or a search ranked as
 // the agents' searches are, each with its version history; members and above write, edit and
 // delete them (edits and deletions at the version shown, so that a memory changed meanwhile is
-// not overwritten or deleted blindly). `?namespace=&key=` opens one memory on its own.
+// not overwritten or deleted blindly) and record by hand whether one worked in use
+// (memory-feedback.tsx, loaded when first opened). `?namespace=&key=` opens one memory on its own.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { deferred } from '../deferred.tsx';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
@@ -12,6 +14,7 @@ import type { Memory } from './memory-types.ts';
 import { MemoryVersions } from './memory-versions.tsx';
 
 const NAMESPACES = ['knowledge', 'episodes'] as const;
+const MemoryFeedback = deferred(() => import('./memory-feedback.tsx').then((m) => m.MemoryFeedback));
 
 interface CardProps {
   base: string;
@@ -23,10 +26,12 @@ interface CardProps {
 }
 
 function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
-  const [open, setOpen] = useState<'' | 'edit' | 'versions'>('');
+  const { organization } = useSession();
+  const mayFeedback = can(organization.role, 'recordMemoryFeedback');
+  const [open, setOpen] = useState<'' | 'edit' | 'versions' | 'feedback'>('');
   const [notice, setNotice] = useState('');
   const path = `${base}/${memory.namespace}/${encodeURIComponent(memory.key)}`;
-  const toggle = (what: 'edit' | 'versions') => {
+  const toggle = (what: 'edit' | 'versions' | 'feedback') => {
     setNotice('');
     setOpen((o) => (o === what ? '' : what));
   };
@@ -50,6 +55,11 @@ function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
             Edit {memory.key}
           </button>
         )}
+        {mayFeedback && (
+          <button type="button" aria-expanded={open === 'feedback'} onClick={() => toggle('feedback')}>
+            Feedback on {memory.key}
+          </button>
+        )}
         {onDelete && (
           <button type="button" class="danger" onClick={() => onDelete(memory)}>
             Delete {memory.key}
@@ -65,6 +75,18 @@ function MemoryCard({ base, memory, score, onDelete, onEdited }: CardProps) {
             setNotice(said);
             setOpen('');
             onEdited();
+          }}
+        />
+      )}
+      {open === 'feedback' && (
+        <MemoryFeedback
+          base={base}
+          memory={memory}
+          recorded={(said) => {
+            setNotice(said);
+            setOpen('');
+            // The card shows the feedback counts: the list reads them again.
+            onEdited?.();
           }}
         />
       )}

@@ -1,9 +1,13 @@
 // Your profile (/users/me): the account, changing one's name (conditional on the ETag), the
-// organizations one belongs to, and a new one (acting for it is switching organization).
+// organizations one belongs to, a new one (acting for it is switching organization), and deleting
+// one's account (profile-delete.tsx, loaded on demand: it is below the first screen).
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
+import { deferred } from '../deferred.tsx';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, toProblem, useAction, when } from '../ui.tsx';
+
+const DeleteAccount = deferred(() => import('./profile-delete.tsx').then((m) => m.DeleteAccount));
 
 function NewOrganization() {
   const { api, reload } = useSession();
@@ -99,6 +103,7 @@ export function ProfilePage() {
         </tbody>
       </table>
       <NewOrganization />
+      <DeleteAccount />
     </Page>
   );
 }

@@ -1,18 +1,13 @@
-// One team: its members by name, in the order they were added; admins and owners add a member of
-// the organization to it and take one out.
+// One team: its members by name, in the order they were added, and what it may reach in the Brain;
+// admins and owners add a member of the organization to it and take one out, rename it, and
+// narrow or lift its Brain access (team-settings.tsx).
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { can } from '../roles.ts';
 import { useSession } from '../session.tsx';
 import { confirmed, MoreButton, Page, ProblemAlert, useAction, usePaged, useResource, when } from '../ui.tsx';
 import { type Member, Person, personOf } from './members.tsx';
-
-interface Team {
-  id: string;
-  name: string;
-  description: string;
-  member_count: number;
-}
+import { accessText, RenameTeam, type Team, TeamBrainAccess } from './team-settings.tsx';
 
 interface TeamMember {
   user_id: string;
@@ -61,6 +56,10 @@ export function TeamPage() {
         <a href={`${settings.basePath}/teams`}>All teams</a>
       </p>
       {team.data?.description && <p>{team.data.description}</p>}
+      {team.data && !can(organization.role, 'setTeamBrainAccess') && <p>In the Brain, its members reach: {accessText(team.data)}.</p>}
+      {team.data && can(organization.role, 'updateTeam') && (
+        <RenameTeam path={path} team={team.data} etag={team.etag} saved={() => setVersion((v) => v + 1)} />
+      )}
       <ProblemAlert problem={team.problem ?? members.problem ?? everyone.problem ?? action.problem} />
       <p role="status">{action.notice}</p>
       {mayEdit && (
@@ -111,6 +110,9 @@ export function TeamPage() {
       </table>
       {!members.loading && members.items.length === 0 && !members.problem && <p>No one in this team yet.</p>}
       <MoreButton paged={members} label="More team members" />
+      {team.data && can(organization.role, 'setTeamBrainAccess') && (
+        <TeamBrainAccess path={path} team={team.data} etag={team.etag} saved={() => setVersion((v) => v + 1)} />
+      )}
     </Page>
   );
 }
