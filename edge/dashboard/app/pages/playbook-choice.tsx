@@ -1,7 +1,7 @@
 // Choosing a playbook for something that runs it later (an alert rule, a scheduled job): the
 // playbook, its version (the one published when it runs, or one pinned), and values of the inputs
 // that version declares, read from its document.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { useSession } from '../session.tsx';
 import { ProblemAlert, useResource } from '../ui.tsx';
 import { type DeclaredInput, InputFields, inputsOf, inputTexts } from './playbook-inputs.tsx';
@@ -48,8 +48,13 @@ export function PlaybookFields({
     chosen && version ? `/organizations/${organization.organization_id}/playbooks/${chosen.id}/versions/${version}` : null,
   );
   const declared = doc.data?.document.inputs ?? [];
-  // Reported once per version read, not on every change of the choice.
-  useEffect(() => onChange({ ...choice, declared }), [doc.data]);
+  // The inputs a version declares are reported once it is read, onto the latest choice: effects
+  // run after paint, and on a slow machine a pick can come first (the mount's effect then undid it).
+  const latest = useRef(choice);
+  latest.current = choice;
+  useEffect(() => {
+    if (doc.data) onChange({ ...latest.current, declared });
+  }, [doc.data]);
   return (
     <fieldset class="group">
       <legend>Playbook</legend>
