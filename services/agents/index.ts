@@ -317,6 +317,7 @@ function openUsers(stores: RecordStores, config: ModuleConfig, orgs: Organizatio
     social: records.collection('auth_social_identities', { indexes: [{ fields: ['userId'] }] }),
     emailTokens: records.collection('auth_email_tokens', { indexes: [{ fields: ['userId'] }] }),
     attempts: records.collection('auth_sign_in_attempts'),
+    organizations: orgs.organizations as RecordCollection<RecordDoc>,
     memberships: orgs.memberships,
     teamMembers: orgs.teamMembers,
     events: orgs.events,

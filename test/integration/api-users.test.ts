@@ -264,3 +264,21 @@ describe('deleting my account', () => {
     }
   });
 });
+
+describe('DELETE /users/me after deleting my organization', () => {
+  it('is not refused as the last owner of an organization deleted a moment ago, whose purge has not run', async () => {
+    const founder = await obtainAccessToken(platform, { resource: api });
+    const deletedOrg = founder.organizationId;
+    // A second organization, shared with another owner, to sign in to once the first is gone.
+    const kept = (await call('/organizations', { token: founder.access_token, body: { name: 'Kept' } })).json.id;
+    const partner = await obtainAccessToken(platform, { resource: api });
+    await platform.ctx.clients.organizations.addMember({ organizationId: kept, userId: userIdOf(partner), role: ROLE_ENUM.owner });
+    const { slug } = (await call(`/organizations/${deletedOrg}`, { token: founder.access_token })).json;
+    const deleted = await call(`/organizations/${deletedOrg}?confirm=${slug}`, { token: founder.access_token, method: 'DELETE' });
+    expect(deleted.status).toBe(202);
+    const again = await obtainAccessToken(platform, { resource: api, user: founder.user, mode: 'sign-in', organizationId: kept });
+    const r = await call('/users/me', { token: again.access_token, method: 'DELETE', body: { confirm: founder.user.email } });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.organizations_left.sort()).toEqual([deletedOrg, kept].sort());
+  });
+});

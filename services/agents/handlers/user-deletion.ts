@@ -22,10 +22,20 @@ function lastOwner(organizationIds: string[]) {
   );
 }
 
+/**
+ * The memberships whose last owner must not leave: those of organizations that still exist. A
+ * deleted organization is closed at once and keeps its memberships only until its purge.
+ */
+async function ownedLive(ctx: UsersContext, memberships: MembershipRecord[]): Promise<Set<string>> {
+  const owned = memberships.filter((m) => m.role === 'owner').map((m) => m.organizationId);
+  const live = owned.length ? await ctx.organizations.getMany(owned) : [];
+  return new Set(live.map((o) => o._id));
+}
+
 /** The organizations where the user is the only owner. */
-async function soleOwnerships(ctx: UsersContext, memberships: MembershipRecord[]): Promise<string[]> {
+async function soleOwnerships(ctx: UsersContext, memberships: MembershipRecord[], live: Set<string>): Promise<string[]> {
   const sole: string[] = [];
-  for (const m of memberships.filter((m) => m.role === 'owner')) {
+  for (const m of memberships.filter((m) => m.role === 'owner' && live.has(m.organizationId))) {
     if ((await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) <= 1) sole.push(m.organizationId);
   }
   return sole;
@@ -36,12 +46,12 @@ async function soleOwnerships(ctx: UsersContext, memberships: MembershipRecord[]
  * check; checked again after each removal, the loser of that race finds no owner left, and every
  * membership removed so far is put back.
  */
-async function removeMemberships(ctx: UsersContext, memberships: MembershipRecord[]): Promise<void> {
+async function removeMemberships(ctx: UsersContext, memberships: MembershipRecord[], live: Set<string>): Promise<void> {
   const removed: MembershipRecord[] = [];
   for (const m of memberships) {
     await deleteWithEvents(ctx.events, membershipSubject(ctx.memberships), m, [memberRemoved(m, 'account_deleted')]);
     removed.push(m);
-    if (m.role === 'owner' && (await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) === 0) {
+    if (m.role === 'owner' && live.has(m.organizationId) && (await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) === 0) {
       for (const r of removed)
         await putWithEvents(ctx.events, membershipSubject(ctx.memberships), r, undefined, [memberAdded(r, 'direct')]);
       throw lastOwner([m.organizationId]);
@@ -52,9 +62,10 @@ async function removeMemberships(ctx: UsersContext, memberships: MembershipRecor
 export async function deleteUser(ctx: UsersContext, req: DeleteUserRequest) {
   const user = await existingUser(ctx, req.userId);
   const memberships = await ctx.memberships.find({ userId: user._id }, { limit: MAX_MEMBERSHIPS });
-  const sole = await soleOwnerships(ctx, memberships);
+  const live = await ownedLive(ctx, memberships);
+  const sole = await soleOwnerships(ctx, memberships, live);
   if (sole.length > 0) throw lastOwner(sole);
-  await removeMemberships(ctx, memberships);
+  await removeMemberships(ctx, memberships, live);
   const teamMemberships = await ctx.teamMembers.deleteMany({ userId: user._id });
   const socialIdentities = await ctx.social.deleteMany({ userId: user._id });
   await ctx.emailTokens.deleteMany({ userId: user._id });

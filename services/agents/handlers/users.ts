@@ -50,6 +50,8 @@ export interface UsersContext {
   social: RecordCollection<EmailIndexDoc>;
   emailTokens: RecordCollection<EmailTokenDoc>;
   attempts: RecordCollection;
+  /** Whether an organization still exists: a deleted one keeps its memberships until purged. */
+  organizations: RecordCollection;
   memberships: RecordCollection<MembershipRecord>;
   teamMembers: RecordCollection<TeamMemberRecord>;
   /** The service's events: a deleted account's memberships end with member.removed. */
