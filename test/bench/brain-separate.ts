@@ -26,6 +26,8 @@ export class SeparateBrain {
   private constructor(port: number, settings: Record<string, string>) {
     this.port = port;
     this.settings = settings;
+    // A benchmark that fails leaves no brain behind.
+    process.once('exit', () => this.child?.kill('SIGKILL'));
   }
 
   /** A brain process with `settings` (EMBEDDINGS_THREADS, BRAIN_INDEX_MEMORY_MB...), started. */
