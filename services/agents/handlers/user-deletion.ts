@@ -51,7 +51,11 @@ async function removeMemberships(ctx: UsersContext, memberships: MembershipRecor
   for (const m of memberships) {
     await deleteWithEvents(ctx.events, membershipSubject(ctx.memberships), m, [memberRemoved(m, 'account_deleted')]);
     removed.push(m);
-    if (m.role === 'owner' && live.has(m.organizationId) && (await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) === 0) {
+    if (
+      m.role === 'owner' &&
+      live.has(m.organizationId) &&
+      (await ctx.memberships.count({ organizationId: m.organizationId, role: 'owner' })) === 0
+    ) {
       for (const r of removed)
         await putWithEvents(ctx.events, membershipSubject(ctx.memberships), r, undefined, [memberAdded(r, 'direct')]);
       throw lastOwner([m.organizationId]);
