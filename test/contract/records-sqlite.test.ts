@@ -13,6 +13,7 @@ import { UniqueViolationError } from '../../services/common/storage/records/erro
 import { createRecordStore, EMBEDDED_RECORDS_FILE } from '../../services/common/storage/records/index.ts';
 import type { Filter, RecordDoc } from '../../services/common/storage/records/interface.ts';
 import { createSqliteRecordStore, type SqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
+import { seededRandom } from '../support/random.ts';
 
 let dir: string;
 let file: string;
@@ -294,11 +295,8 @@ describe('sqlite records store: multikey side tables', () => {
     const indexed = store.collection<RecordDoc>('indexed', { indexes: [...indexes, { fields: ['tags'] }] });
     const scanned = store.collection<RecordDoc>('scanned');
     const values: unknown[] = ['a', 'b', 'c', '1', 1, 2, 2.5, 0, true, false, null, '[1]', ['a'], { a: 'a' }];
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed % n;
-    };
+    const next = seededRandom(7);
+    const random = (n: number) => Math.floor(next() * n);
     const field = () => {
       const roll = random(10);
       if (roll === 0) return undefined;
