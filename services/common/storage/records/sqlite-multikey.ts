@@ -19,8 +19,10 @@
 //   holds a scalar gets one row (MongoDB's equality matches a scalar field equal to the value),
 //   an array one row per distinct string, number or boolean element. Nulls, nested arrays and
 //   objects get no row: a null query needs "missing" too, so it keeps the json_each form.
+//   Prefix fields are keyed the same way (missing or null, an array, an object: other blobs).
 // - A query uses a side table only when the filter also has an equality (not null) on every
-//   prefix field, which then must not hold arrays; the longest usable prefix wins.
+//   prefix field, which then must not hold arrays; the longest usable prefix wins. The lookup is
+//   a conjunct `_id IN (SELECT id FROM side …)`, and sqlite.ts makes it drive the query.
 
 import { createHash } from 'node:crypto';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
