@@ -67,7 +67,12 @@ export function createBrainContext(stores: Stores, logger: Logger, options: Brai
     ],
   });
   const questions = stores.records.collection<QuestionRecord>('memory_questions', {
-    indexes: [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }],
+    indexes: [
+      { fields: ['organizationId', 'status', 'createdAt'] },
+      { fields: ['organizationId', 'refs'] },
+      // recall_context looks up the open questions naming the entities of its memories.
+      { fields: ['organizationId', 'entities'] },
+    ],
   });
   const versions = stores.records.collection<HistoryRecord>('memory_versions', {
     indexes: [

@@ -11,8 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { UniqueViolationError } from '../../services/common/storage/records/errors.ts';
 import { createRecordStore, EMBEDDED_RECORDS_FILE } from '../../services/common/storage/records/index.ts';
-import type { RecordDoc } from '../../services/common/storage/records/interface.ts';
+import type { Filter, RecordDoc } from '../../services/common/storage/records/interface.ts';
 import { createSqliteRecordStore, type SqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
+import { seededRandom } from '../support/random.ts';
 
 let dir: string;
 let file: string;
@@ -42,6 +43,10 @@ function raw<T>(query: (db: DatabaseSync) => T): T {
   } finally {
     db.close();
   }
+}
+
+function ids(docs: RecordDoc[]): string[] {
+  return docs.map((doc) => doc._id);
 }
 
 function rowCount(table: string): number {
@@ -199,5 +204,136 @@ describe('sqlite records store', () => {
     } finally {
       await Promise.all(workers.map((w) => w.terminate()));
     }
+  });
+});
+
+describe('sqlite records store: multikey side tables', () => {
+  const indexes = [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }];
+  const contradictionsQuery = { organizationId: 'o', status: 'open', refs: { $in: ['n/a', 'n/b', 'n/c'] } };
+  const newest = { sort: { field: 'createdAt', direction: 'desc' }, limit: 20 } as const;
+
+  function sideTables(): string[] {
+    return raw((db) => db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'mk\\_%' ESCAPE '\\'`).all()).map(
+      (row) => (row as { name: string }).name,
+    );
+  }
+
+  function sideRows(table: string): unknown[] {
+    return raw((db) => db.prepare(`SELECT * FROM "${table}" ORDER BY id, v`).all()).map((row) => ({ ...(row as object) }));
+  }
+
+  it('answers array lookups from the side table, driven by the primary key', async () => {
+    const store = open();
+    const c = store.collection<RecordDoc>('contradictions', { indexes });
+    await c.put({ _id: 'x', organizationId: 'o', status: 'open', createdAt: 1, refs: ['n/a', 'n/b'] });
+    const plan = store.explainFind('contradictions', contradictionsQuery, newest).join('\n');
+    expect(plan).toMatch(/SEARCH rec_contradictions USING INDEX sqlite_autoindex_rec_contradictions_1 \(_id=\?\)/);
+    expect(plan).toMatch(/SEARCH mk_rec_contradictions__\w+ USING PRIMARY KEY \(k0=\? AND v=\?\)/);
+    expect(plan).not.toMatch(/json_each/);
+    const count = store.explainCount('contradictions', { organizationId: 'o', refs: 'n/a' }).join('\n');
+    expect(count).toMatch(/SEARCH mk_rec_contradictions__\w+ USING PRIMARY KEY \(k0=\? AND v=\?\)/);
+    // $all: one lookup per value. Without the tenant no side table serves (its prefix is the tenant).
+    expect(store.explainFind('contradictions', { organizationId: 'o', refs: { $all: ['n/a', 'n/b'] } }).join('\n')).toMatch(
+      /LIST SUBQUERY 2\n.*mk_rec_contradictions/,
+    );
+    const unserved: Filter[] = [
+      { refs: 'n/a' },
+      { organizationId: 'o', refs: { $in: ['n/a', null] } },
+      { organizationId: 'o', refs: { $ne: 'n/a' } },
+    ];
+    for (const filter of unserved) {
+      expect(store.explainFind('contradictions', filter).join('\n'), JSON.stringify(filter)).not.toMatch(/mk_rec_/);
+    }
+  });
+
+  it('builds nothing for index fields that never held arrays', async () => {
+    const store = open();
+    const c = store.collection<RecordDoc>('contradictions', { indexes });
+    await c.put({ _id: 'x', organizationId: 'o', status: 'open', createdAt: 1, refs: 'n/a' });
+    expect(sideTables()).toEqual([]);
+    await c.put({ _id: 'y', organizationId: 'o', status: 'open', createdAt: 2, refs: ['n/a', 'n/b', 'n/a', true, null, { k: 1 }, [2]] });
+    const [table] = sideTables();
+    expect(sideTables()).toHaveLength(1);
+    // One row per distinct string, number or boolean element, and one for a scalar field.
+    expect(sideRows(table!)).toEqual([
+      { k0: 'o', v: 'n/a', id: 'x' },
+      { k0: 'o', v: 'n/a', id: 'y' },
+      { k0: 'o', v: 'n/b', id: 'y' },
+      { k0: 'o', v: new Uint8Array([1]), id: 'y' },
+    ]);
+  });
+
+  it('removes the rows of swept documents', async () => {
+    const store = open();
+    const c = store.collection<RecordDoc>('contradictions', { indexes });
+    await c.put({ _id: 'live', organizationId: 'o', refs: ['n/a'] });
+    await c.put({ _id: 'old', organizationId: 'o', refs: ['n/a', 'n/b'], expiresAt: Date.now() - 1 });
+    const [table] = sideTables();
+    expect(sideRows(table!)).toHaveLength(3);
+    expect(store.sweepExpired()).toBe(1);
+    expect(sideRows(table!)).toEqual([{ k0: 'o', v: 'n/a', id: 'live' }]);
+  });
+
+  it('builds and uses side tables across connections', async () => {
+    const a = open();
+    const b = open();
+    const withSpecs = a.collection<RecordDoc>('contradictions', { indexes });
+    await withSpecs.put({ _id: 's', organizationId: 'o', status: 'open', refs: 'n/a' });
+    // A connection that never saw the specs writes the first array: it builds the side table.
+    const plain = b.collection<RecordDoc>('contradictions');
+    await plain.put({ _id: 'arr', organizationId: 'o', status: 'open', refs: ['n/a', 'n/b'] });
+    expect(sideTables()).toHaveLength(1);
+    expect(a.explainFind('contradictions', contradictionsQuery).join('\n')).toMatch(/mk_rec_contradictions/);
+    expect(ids(await withSpecs.find(contradictionsQuery))).toEqual(['arr', 's']);
+    await plain.put({ _id: 's', organizationId: 'o', status: 'open', refs: ['n/c'] });
+    expect(ids(await withSpecs.find({ organizationId: 'o', refs: 'n/a' }))).toEqual(['arr']);
+    expect(ids(await withSpecs.find({ organizationId: 'o', refs: 'n/c' }))).toEqual(['s']);
+  });
+
+  it('answers exactly as the json_each scan does', async () => {
+    const store = open();
+    const indexed = store.collection<RecordDoc>('indexed', { indexes: [...indexes, { fields: ['tags'] }] });
+    const scanned = store.collection<RecordDoc>('scanned');
+    const values: unknown[] = ['a', 'b', 'c', '1', 1, 2, 2.5, 0, true, false, null, '[1]', ['a'], { a: 'a' }];
+    const next = seededRandom(7);
+    const random = (n: number) => Math.floor(next() * n);
+    const field = () => {
+      const roll = random(10);
+      if (roll === 0) return undefined;
+      if (roll < 4) return values[random(values.length)];
+      return Array.from({ length: random(4) }, () => values[random(values.length)]);
+    };
+    for (let i = 0; i < 300; i++) {
+      const doc: RecordDoc = {
+        _id: `d${i}`,
+        organizationId: `o${random(3)}`,
+        status: random(2) ? 'open' : 'closed',
+        refs: field(),
+        tags: field(),
+      };
+      await indexed.put(doc);
+      await scanned.put(doc);
+    }
+    const scalars = values.filter((v) => !Array.isArray(v) && (v === null || typeof v !== 'object')) as Array<
+      string | number | boolean | null
+    >;
+    let served = 0;
+    for (const path of ['refs', 'tags']) {
+      for (const value of scalars) {
+        const other = scalars[random(scalars.length)]!;
+        for (const filter of [
+          { [path]: value },
+          { organizationId: 'o1', [path]: value },
+          { organizationId: 'o2', status: 'open', [path]: { $in: [value, other] } },
+          { organizationId: 'o0', [path]: { $all: [value, other] } },
+          { [path]: { $in: [value, other] } },
+        ]) {
+          expect(ids(await indexed.find(filter)), JSON.stringify(filter)).toEqual(ids(await scanned.find(filter)));
+          if (store.explainFind('indexed', filter).join('\n').includes('mk_rec_indexed')) served += 1;
+        }
+      }
+    }
+    // Most of these filters were answered from the side tables.
+    expect(served).toBeGreaterThan(80);
   });
 });

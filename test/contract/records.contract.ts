@@ -806,6 +806,160 @@ export function runRecordStoreContract(name: string, harness: RecordStoreHarness
       });
     });
 
+    describe('array fields under an index spec (multikey)', () => {
+      // The shape of the Brain's contradictions: refs hold "namespace/key" strings, looked up by
+      // tenant and status with $in, newest first.
+      const indexes = [{ fields: ['organizationId', 'status', 'createdAt'] }, { fields: ['organizationId', 'refs'] }, { fields: ['tags'] }];
+      const newest = { sort: { field: 'createdAt', direction: 'desc' }, limit: 50 } as const;
+
+      async function check(c: RecordCollection<RecordDoc>, filter: Filter, expected: string[]): Promise<void> {
+        expect(ids(await c.find(filter)).sort(), JSON.stringify(filter)).toEqual([...expected].sort());
+        expect(await c.count(filter), JSON.stringify(filter)).toBe(expected.length);
+      }
+
+      async function seeded(name = fresh('multikey')): Promise<RecordCollection<RecordDoc>> {
+        const c = store.collection<RecordDoc>(name, { indexes });
+        const docs: RecordDoc[] = [
+          { _id: 'c1', organizationId: 'o1', status: 'open', createdAt: 1, refs: ['n/a', 'n/b'], tags: ['red', 'blue'] },
+          { _id: 'c2', organizationId: 'o1', status: 'open', createdAt: 2, refs: ['n/b', 'n/c'], tags: 'red' },
+          { _id: 'c3', organizationId: 'o1', status: 'closed', createdAt: 3, refs: ['n/a', 'n/c'], tags: ['green', 'green'] },
+          { _id: 'c4', organizationId: 'o1', status: 'open', createdAt: 4, refs: 'n/a', tags: [1, true, '1', null] },
+          { _id: 'c5', organizationId: 'o2', status: 'open', createdAt: 5, refs: ['n/a', 'n/b'], tags: [false, 0, 2.5] },
+          { _id: 'c6', organizationId: 'o1', status: 'open', createdAt: 6, refs: [{ k: 'n/a' }, { k: 'n/b' }], tags: { red: 'red' } },
+          { _id: 'c7', organizationId: 'o1', status: 'open', createdAt: 7, refs: [], tags: [] },
+          { _id: 'c8', organizationId: 'o1', status: 'open', createdAt: 8 },
+        ];
+        for (const doc of docs) expect(await c.put(doc)).toBe(true);
+        return c;
+      }
+
+      it('finds by contains, $in and $all, scalar fields equal to the value included', async () => {
+        const c = await seeded();
+        await check(c, { organizationId: 'o1', refs: 'n/a' }, ['c1', 'c3', 'c4']);
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/a', 'n/zz'] } }, ['c1', 'c3', 'c4']);
+        await check(c, { organizationId: 'o1', status: 'open', refs: { $in: ['n/b', 'n/c'] } }, ['c1', 'c2']);
+        await check(c, { organizationId: 'o1', refs: { $all: ['n/a', 'n/c'] } }, ['c3']);
+        await check(c, { organizationId: 'o1', refs: { $all: ['n/b'] } }, ['c1', 'c2']);
+        await check(c, { refs: 'n/a' }, ['c1', 'c3', 'c4', 'c5']);
+        await check(c, { organizationId: 'o2', refs: { $in: ['n/b'] } }, ['c5']);
+        await check(c, { organizationId: 'o3', refs: 'n/a' }, []);
+        await check(c, { tags: 'red' }, ['c1', 'c2']);
+        await check(c, { tags: { $in: ['blue', 'green'] } }, ['c1', 'c3']);
+        await check(c, { tags: { $all: ['red', 'blue'] } }, ['c1']);
+        await check(c, { tags: { $in: [] } }, []);
+        await check(c, { tags: { $all: [] } }, []);
+        expect(ids(await c.find({ organizationId: 'o1', status: 'open', refs: { $in: ['n/a', 'n/b', 'n/c'] } }, newest))).toEqual([
+          'c4',
+          'c2',
+          'c1',
+        ]);
+        expect(ids(await c.find({ organizationId: 'o1', refs: { $in: ['n/a', 'n/b', 'n/c'] } }, { ...newest, skip: 1, limit: 2 }))).toEqual(
+          ['c3', 'c2'],
+        );
+      });
+
+      it('keeps type strictness, and never matches inside objects', async () => {
+        const c = await seeded();
+        await check(c, { tags: 1 }, ['c4']);
+        await check(c, { tags: true }, ['c4']);
+        await check(c, { tags: '1' }, ['c4']);
+        await check(c, { tags: 2 }, []);
+        await check(c, { tags: 2.5 }, ['c5']);
+        await check(c, { tags: false }, ['c5']);
+        await check(c, { tags: 0 }, ['c5']);
+        await check(c, { tags: { $in: [true, 0] } }, ['c4', 'c5']);
+        await check(c, { tags: { $all: [1, true, '1'] } }, ['c4']);
+        await check(c, { tags: { $all: [false, 1] } }, []);
+        await check(c, { refs: { $in: ['n/a', 'n/b'] }, organizationId: 'o1', status: 'open' }, ['c1', 'c2', 'c4']);
+        // c6 holds n/a and n/b inside objects, and tags as an object.
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/a', 'n/b'] } }, ['c1', 'c2', 'c3', 'c4']);
+        await check(c, { tags: { $in: ['red'] }, organizationId: 'o1' }, ['c1', 'c2']);
+      });
+
+      it('still answers null, $ne, ranges and $exists on the same fields', async () => {
+        const c = await seeded();
+        await check(c, { tags: null }, ['c4', 'c8']);
+        await check(c, { tags: { $in: [null, 'green'] } }, ['c3', 'c4', 'c8']);
+        await check(c, { tags: { $all: ['1', null] } }, ['c4']);
+        await check(c, { organizationId: 'o1', refs: { $ne: 'n/a' } }, ['c2', 'c6', 'c7', 'c8']);
+        await check(c, { organizationId: 'o1', refs: { $gte: 'n/', $lt: 'n0' } }, ['c1', 'c2', 'c3', 'c4']);
+        await check(c, { refs: { $exists: false } }, ['c8']);
+        await check(c, { organizationId: 'o1', refs: 'n/a', status: { $ne: 'open' } }, ['c3']);
+      });
+
+      it('follows replacements, compare-and-set, increments, deletions and expiry', async () => {
+        const c = await seeded();
+        // An element removed, another added; an array made a scalar; a scalar made an array; a field dropped.
+        await c.put({ _id: 'c1', organizationId: 'o1', status: 'open', createdAt: 1, refs: ['n/b', 'n/d'], tags: ['blue'] });
+        await c.put({ _id: 'c3', organizationId: 'o1', status: 'closed', createdAt: 3, refs: 'n/c', tags: ['green'] });
+        expect(
+          await c.put(
+            { _id: 'c4', organizationId: 'o1', status: 'open', createdAt: 4, refs: ['n/e'], version: 2 },
+            { expect: { status: 'open' } },
+          ),
+        ).toBe(true);
+        expect(await c.put({ _id: 'c2', organizationId: 'o1', status: 'open', refs: ['n/a'] }, { expect: { status: 'closed' } })).toBe(
+          false,
+        );
+        await check(c, { organizationId: 'o1', refs: 'n/a' }, []);
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/d', 'n/e'] } }, ['c1', 'c4']);
+        await check(c, { organizationId: 'o1', refs: 'n/c' }, ['c2', 'c3']);
+        await check(c, { tags: 'red' }, ['c2']);
+        await check(c, { tags: 1 }, []);
+        // An increment rewrites the document and keeps its arrays.
+        await c.increment('c2', 'hits', 1, {});
+        await check(c, { organizationId: 'o1', refs: { $all: ['n/b', 'n/c'] } }, ['c2']);
+        // Moving to another tenant moves the document out of the first tenant's lookups.
+        await c.put({ _id: 'c2', organizationId: 'o2', status: 'open', createdAt: 2, refs: ['n/b', 'n/c'] });
+        await check(c, { organizationId: 'o1', refs: 'n/b' }, ['c1']);
+        await check(c, { organizationId: 'o2', refs: 'n/b' }, ['c2', 'c5']);
+        expect(await c.delete('c1')).toBe(true);
+        expect(ids([(await c.take('c3'))!])).toEqual(['c3']);
+        expect(await c.deleteMany({ organizationId: 'o2', refs: { $in: ['n/c'] } })).toBe(1);
+        await check(c, { refs: { $in: ['n/a', 'n/b', 'n/c', 'n/d'] } }, ['c5']);
+        // An expired document is found by nothing; its id can be used again with other values.
+        await c.put({ _id: 'c9', organizationId: 'o1', status: 'open', createdAt: 9, refs: ['n/x'], expiresAt: Date.now() - 1 });
+        await check(c, { organizationId: 'o1', refs: 'n/x' }, []);
+        expect(await c.put({ _id: 'c9', organizationId: 'o1', status: 'open', createdAt: 9, refs: ['n/y'] }, { expect: null })).toBe(true);
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/x', 'n/y'] } }, ['c9']);
+        await c.put({ _id: 'c9', organizationId: 'o1', status: 'open', createdAt: 9, refs: ['n/y'], expiresAt: Date.now() + 300 });
+        await eventually(async () => (await c.count({ organizationId: 'o1', refs: 'n/y' })) === 0);
+        expect(await c.deleteMany({ refs: { $in: ['n/a', 'n/e'] } })).toBe(2);
+        await check(c, {}, ['c6', 'c7', 'c8']);
+      });
+
+      it('serves a field that first holds an array after documents exist', async () => {
+        const c = store.collection<RecordDoc>(fresh('multikey'), { indexes });
+        await c.put({ _id: 's1', organizationId: 'o1', refs: 'n/a', tags: 'red' });
+        await c.put({ _id: 's2', organizationId: 'o1', refs: 'n/b', tags: true });
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/a', 'n/b'] } }, ['s1', 's2']);
+        await c.put({ _id: 'a1', organizationId: 'o1', refs: ['n/b', 'n/c'], tags: ['red', 'blue'] });
+        await check(c, { organizationId: 'o1', refs: 'n/b' }, ['s2', 'a1']);
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/a', 'n/c'] } }, ['s1', 'a1']);
+        await check(c, { tags: 'red' }, ['s1', 'a1']);
+        await check(c, { tags: true }, ['s2']);
+        await c.put({ _id: 's1', organizationId: 'o1', refs: 'n/z', tags: 'blue' });
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/a', 'n/z'] } }, ['s1']);
+        await check(c, { tags: { $in: ['blue'] } }, ['s1', 'a1']);
+        await check(c, { tags: { $all: ['red', 'blue'] } }, ['a1']);
+      });
+
+      it('serves an index spec declared on a collection that already holds arrays', async () => {
+        const name = fresh('multikey');
+        const plain = store.collection<RecordDoc>(name);
+        await plain.put({ _id: 'p1', organizationId: 'o1', refs: ['n/a', 'n/b'] });
+        await plain.put({ _id: 'p2', organizationId: 'o1', refs: 'n/a' });
+        await plain.put({ _id: 'p3', organizationId: 'o2', refs: ['n/a'] });
+        const c = store.collection<RecordDoc>(name, { indexes });
+        await check(c, { organizationId: 'o1', refs: 'n/a' }, ['p1', 'p2']);
+        await check(plain, { organizationId: 'o1', refs: { $in: ['n/b'] } }, ['p1']);
+        // Writes through a handle opened without the specs keep the index current.
+        await plain.put({ _id: 'p4', organizationId: 'o1', refs: ['n/b'] });
+        await plain.delete('p1');
+        await check(c, { organizationId: 'o1', refs: { $in: ['n/a', 'n/b'] } }, ['p2', 'p4']);
+      });
+    });
+
     describe('durability', () => {
       it('keeps every kind of write across close and reopen', async () => {
         const name = fresh('durable');

@@ -80,7 +80,13 @@ export interface PutOptions {
 }
 
 export interface IndexSpec {
-  /** Fields of the index, in order. Index fields that hold scalars, not arrays. */
+  /**
+   * Fields of the index, in order. One of them may hold arrays: the index then has a key per
+   * element, so that "the array contains", `$in` and `$all` on it are lookups (MongoDB's multikey
+   * index; the embedded store keeps a side table, see sqlite-multikey.ts). The fields before it
+   * narrow those lookups when the filter has an equality on each. A unique index must not name a
+   * field that holds arrays (the stores would not agree on what is a duplicate).
+   */
   fields: string[];
   /**
    * A `put` that would give two live documents the same values for all the fields rejects

@@ -3,6 +3,13 @@
 // `expires_at`); filters compile to SQL over json_extract/json_type/json_each, and index specs
 // become expression indexes on the same json_extract expressions, so the planner uses them.
 //
+// Array fields: an expression index holds an array's JSON text, which no "contains" lookup can
+// use, so an index spec field that holds arrays also gets a side table with a row per element
+// (MongoDB's multikey index), kept by triggers in the same statement as every write of the
+// document; equality, `$in` and `$all` on it are answered from there (sqlite-multikey.ts).
+// Other operators on array fields (null, `$ne`, ranges) and fields no index spec names scan the
+// documents the filter's other conditions select, with json_each.
+//
 // Durability: WAL journal with synchronous=NORMAL by default. In WAL mode NORMAL never corrupts
 // the database and loses nothing when the process crashes (committed pages are in the WAL, in
 // the OS page cache); a power loss or kernel crash may roll back the last transactions before
@@ -19,6 +26,9 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { ensurePrivateFile } from '../../data-dir.ts';
 import { InvalidRecordError, StoreClosedError, UniqueViolationError } from './errors.ts';
 import type { Filter, FindOptions, IndexSpec, PutOptions, RecordCollection, RecordDoc, RecordStore, Scalar } from './interface.ts';
+import { CollectionFields, FIELD_TABLES_SQL } from './sqlite-fields.ts';
+import { multikeyCondition, prefixEqualities, type Multikey } from './sqlite-multikey.ts';
+import { jsonPath, quoteIdent, TABLE_PREFIX, tableName } from './sqlite-sql.ts';
 import {
   checkCollectionName,
   checkDoc,
@@ -60,39 +70,12 @@ export interface SqliteRecordStore extends RecordStore {
   explainCount(collection: string, filter: Filter): string[];
 }
 
-const TABLE_PREFIX = 'rec_';
-const ARRAY_PATHS_TABLE = 'mindgate_array_paths';
 const STATEMENT_CACHE_SIZE = 512;
 const SWEEP_BATCH = 1000;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 const ID_CHUNK = 500;
 /** Part of every index name: a change of the columns an index spec maps to gives new names. */
 const INDEX_LAYOUT = 2;
-
-/**
- * Table names are case-insensitive in SQLite while collection names are not: every character
- * other than a lowercase letter or digit is written as "_" and its hex code, which keeps the
- * mapping one-to-one ("oauthClients" → "rec_oauth_43lients").
- */
-function tableName(collection: string): string {
-  let out = TABLE_PREFIX;
-  for (const ch of collection) {
-    out += /[a-z0-9]/.test(ch) ? ch : `_${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
-  }
-  return out;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** The JSON path of a validated field path, as an SQL string literal (no quotes to escape). */
-function jsonPath(path: string): string {
-  return `'$${path
-    .split('.')
-    .map((segment) => `."${segment.replace(/'/g, "''")}"`)
-    .join('')}'`;
-}
 
 function x(path: string): string {
   return `json_extract(doc, ${jsonPath(path)})`;
@@ -105,6 +88,12 @@ function t(path: string): string {
 interface Compiled {
   sql: string;
   params: SQLInputValue[];
+  /**
+   * A conjunct `_id IN (SELECT id FROM <side table> …)` is in `sql`: the query must be driven by
+   * it (INDEXED BY the primary key). Without statistics the planner would rather walk a scalar
+   * expression index, such as the tenant's, and test every document of the tenant against it.
+   */
+  multikey: boolean;
 }
 
 type TypeClass = 'text' | 'number' | 'true' | 'false' | 'null';
@@ -121,24 +110,37 @@ function typeIs(typeExpr: string, cls: 'text' | 'number'): string {
   return cls === 'text' ? `${typeExpr} = 'text'` : `${typeExpr} IN ('integer','real')`;
 }
 
+/** What the compiler knows of a collection's fields. */
+interface FieldInfo {
+  /** Whether the path ever held an array in this collection. */
+  isArrayPath(path: string): boolean;
+  /** The built side tables (sqlite-multikey.ts) of an array path. */
+  multikeys(path: string): readonly Multikey[];
+}
+
 /**
- * Compiles parsed clauses to a WHERE fragment. `isArrayPath` says whether a path ever held an
- * array in this collection: only then is the json_each branch ("the array contains") added,
- * so that equality on scalar fields stays a plain comparison an expression index can serve.
+ * Compiles parsed clauses to a WHERE fragment. Only on paths that ever held an array is the
+ * json_each branch ("the array contains") added, so that equality on scalar fields stays a plain
+ * comparison an expression index can serve; and on those, equality, `$in` and `$all` are
+ * answered from a side table when one serves the filter.
  */
-function compileClauses(clauses: Clause[], isArrayPath: (path: string) => boolean): Compiled {
+function compileClauses(clauses: Clause[], info: FieldInfo): Compiled {
   const parts: string[] = [];
   const params: SQLInputValue[] = [];
+  let multikey = false;
+  const equalities = prefixEqualities(clauses, (path) => info.isArrayPath(path));
   for (const clause of clauses) {
+    const arrays = clause.path !== '_id' && info.isArrayPath(clause.path);
     for (const operation of clause.operations) {
+      const served = arrays ? multikeyCondition(operation, info.multikeys(clause.path), equalities, params) : undefined;
+      multikey ||= served !== undefined;
       const part =
-        clause.path === '_id'
-          ? compileIdOperation(operation, params)
-          : compileOperation(clause.path, operation, isArrayPath(clause.path), params);
+        served ??
+        (clause.path === '_id' ? compileIdOperation(operation, params) : compileOperation(clause.path, operation, arrays, params));
       parts.push(part);
     }
   }
-  return { sql: parts.length ? parts.join(' AND ') : '1', params };
+  return { sql: parts.length ? parts.join(' AND ') : '1', params, multikey };
 }
 
 function compileIdOperation(operation: Operation, params: SQLInputValue[]): string {
@@ -345,10 +347,8 @@ class SqliteDatabase {
   readonly uniqueIndexFields = new Map<string, string[]>();
   // Prepared statements by SQL text; filters of the same shape share one statement.
   private readonly statements = new Map<string, StatementSync>();
-  // Which dot paths held an array in which collection. Paths are only ever added, so a cached
-  // "yes" stays true; a "no" is re-read when another connection has written (data_version).
-  private readonly arrayPaths = new Map<string, Set<string>>();
-  private knownDataVersion = -1;
+  /** Which paths hold arrays, and the side tables built for them. */
+  readonly fields = new CollectionFields(this);
   private sweeping = false;
   private readonly timer: NodeJS.Timeout | undefined;
 
@@ -407,34 +407,9 @@ class SqliteDatabase {
     return stmt;
   }
 
-  refreshArrayPaths(): void {
-    const row = this.statement('PRAGMA data_version').get() as { data_version: number };
-    if (row.data_version === this.knownDataVersion) return;
-    this.knownDataVersion = row.data_version;
-    this.arrayPaths.clear();
-    for (const r of this.statement(`SELECT collection, path FROM ${ARRAY_PATHS_TABLE}`).all() as Array<{
-      collection: string;
-      path: string;
-    }>) {
-      let set = this.arrayPaths.get(r.collection);
-      if (!set) this.arrayPaths.set(r.collection, (set = new Set()));
-      set.add(r.path);
-    }
-  }
-
-  noteArrayPaths(collection: string, paths: string[]): void {
-    if (paths.length === 0) return;
-    let set = this.arrayPaths.get(collection);
-    if (!set) this.arrayPaths.set(collection, (set = new Set()));
-    for (const path of paths) {
-      if (set.has(path)) continue;
-      this.statement(`INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`).run(collection, path);
-      set.add(path);
-    }
-  }
-
-  isArray(collection: string, path: string): boolean {
-    return this.arrayPaths.get(collection)?.has(path) === true;
+  exec(sql: string): void {
+    if (this.closed) throw new StoreClosedError();
+    this.db.exec(sql);
   }
 
   transaction<T>(work: () => T): T {
@@ -497,7 +472,7 @@ class SqliteDatabase {
   }
 }
 
-/** The connection's settings (see the file comment), and the table of array paths. */
+/** The connection's settings (see the file comment), and the tables of what fields hold. */
 function configure(db: DatabaseSync, options: SqliteRecordStoreOptions): void {
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   db.exec('PRAGMA journal_mode = WAL');
@@ -507,11 +482,7 @@ function configure(db: DatabaseSync, options: SqliteRecordStoreOptions): void {
   // lingering in free space: a record rewritten sealed (an upgrade, a rotation) leaves no secret
   // in clear in the file. FAST adds no I/O; whole pages freed to the freelist keep their bytes.
   db.exec('PRAGMA secure_delete = FAST');
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${ARRAY_PATHS_TABLE} (
-       collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)
-     ) WITHOUT ROWID`,
-  );
+  db.exec(FIELD_TABLES_SQL);
 }
 
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
@@ -522,6 +493,8 @@ class SqliteCollection implements RecordCollection<RecordDoc> {
   private readonly name: string;
   private readonly table: string;
   private readonly qt: string;
+  /** The `_id` index SQLite made for the primary key, quoted. */
+  private readonly primaryKey: string;
 
   constructor(store: SqliteDatabase, name: string) {
     this.store = store;
@@ -538,10 +511,18 @@ class SqliteCollection implements RecordCollection<RecordDoc> {
        CREATE INDEX IF NOT EXISTS ${quoteIdent(`${this.table}__expires`)} ON ${qt} (expires_at)
          WHERE expires_at IS NOT NULL;`,
     );
+    const pk = store.statement(`SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'`).get(this.table) as { name: string };
+    this.primaryKey = quoteIdent(pk.name);
+  }
+
+  /** The table to read or delete from: driven by the side tables' `_id IN (…)` when there are any. */
+  private source(compiled: Compiled): string {
+    return compiled.multikey ? `${this.qt} INDEXED BY ${this.primaryKey}` : this.qt;
   }
 
   ensureIndexes(indexes: IndexSpec[]): void {
     for (const spec of indexes) this.createIndex(spec);
+    this.store.fields.registerIndexSpecs(this.name, indexes);
   }
 
   private createIndex(spec: IndexSpec): void {
@@ -569,8 +550,12 @@ class SqliteCollection implements RecordCollection<RecordDoc> {
   }
 
   private compile(clauses: Clause[]): Compiled {
-    this.store.refreshArrayPaths();
-    return compileClauses(clauses, (path) => this.store.isArray(this.name, path));
+    const { fields } = this.store;
+    fields.refresh();
+    return compileClauses(clauses, {
+      isArrayPath: (path) => fields.isArray(this.name, path),
+      multikeys: (path) => fields.multikeys(this.name, path),
+    });
   }
 
   private where(filter: Filter): Compiled {
@@ -621,7 +606,7 @@ class SqliteCollection implements RecordCollection<RecordDoc> {
     const json = JSON.stringify(doc);
     // Whole milliseconds, rounded up: for an integer clock, ceil(e) > now exactly when e > now.
     const expires = expiresAt === undefined ? null : Math.ceil(expiresAt);
-    this.store.noteArrayPaths(this.name, paths);
+    this.store.fields.noteArrayPaths(this.name, paths);
     if (expect === undefined) {
       this.upsert(id, json, expires);
       return true;
@@ -706,7 +691,7 @@ class SqliteCollection implements RecordCollection<RecordDoc> {
   async deleteMany(filter: Filter): Promise<number> {
     const compiled = this.where(filter);
     const result = this.store
-      .statement(`DELETE FROM ${this.qt} WHERE ${LIVE} AND ${compiled.sql}`)
+      .statement(`DELETE FROM ${this.source(compiled)} WHERE ${LIVE} AND ${compiled.sql}`)
       .run(this.store.now(), ...compiled.params);
     return Number(result.changes);
   }
@@ -740,17 +725,17 @@ class SqliteCollection implements RecordCollection<RecordDoc> {
   }
 
   private countSql(compiled: Compiled): string {
-    return `SELECT count(*) AS n FROM ${this.qt} WHERE ${LIVE} AND ${compiled.sql}`;
+    return `SELECT count(*) AS n FROM ${this.source(compiled)} WHERE ${LIVE} AND ${compiled.sql}`;
   }
 
-  private findSql(compiled: Compiled, find: ReturnType<typeof parseFindOptions>): Compiled {
+  private findSql(compiled: Compiled, find: ReturnType<typeof parseFindOptions>): { sql: string; params: SQLInputValue[] } {
     let order = '_id ASC';
     if (find.sort) {
       const direction = find.sort.direction === 'desc' ? 'DESC' : 'ASC';
       order = find.sort.field === '_id' ? `_id ${direction}` : `${x(find.sort.field)} ${direction}, _id ASC`;
     }
     const params = [...compiled.params];
-    let sql = `SELECT doc, expires_at FROM ${this.qt} WHERE ${LIVE} AND ${compiled.sql} ORDER BY ${order}`;
+    let sql = `SELECT doc, expires_at FROM ${this.source(compiled)} WHERE ${LIVE} AND ${compiled.sql} ORDER BY ${order}`;
     if (find.limit !== undefined || find.skip > 0) {
       sql += ' LIMIT ? OFFSET ?';
       params.push(find.limit ?? -1, find.skip);
