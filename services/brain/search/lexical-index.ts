@@ -262,16 +262,16 @@ export class LexicalIndex {
   /** BM25 of the documents in `slots` one by one: the same scores the postings walk sums. */
   private searchSlots(slots: number[], weighted: WeightedTerm[], limit: number, filter: CompiledFilter): LexicalHit[] {
     const { norm0, norm1 } = this.lengthNorm();
-    // Every slot lists one of the entities: only the filter's other conditions are left to check.
-    const rest = compileFilter({ ...filter, entities: undefined });
-    const hits: LexicalHit[] = [];
+    const scratch = this.scratchFor();
+    const touched: number[] = [];
     for (const slot of slots) {
-      const entry = this.slots[slot]!;
-      if (rest.any && !this.passes(entry, rest)) continue;
-      const score = this.scoreEntry(entry, weighted, norm0, norm1);
-      if (score > 0) hits.push({ key: entry.key, score });
+      const score = this.scoreEntry(this.slots[slot]!, weighted, norm0, norm1);
+      if (score === 0) continue;
+      scratch[slot] = score;
+      touched.push(slot);
     }
-    return topK(hits, limit);
+    // Every slot lists one of the entities: only the filter's other conditions are left to check.
+    return this.topTouched(touched, limit, compileFilter({ ...filter, entities: undefined }));
   }
 
   /** BM25's length normalisation K1 * (1 - B + B * length / avgdl) as norm0 + norm1 * length. */
@@ -292,9 +292,14 @@ export class LexicalIndex {
     return total;
   }
 
-  private searchPostings(weighted: WeightedTerm[], limit: number, filter: CompiledFilter): LexicalHit[] {
+  /** The per-slot score buffer, all zeros between searches, as long as the slots. */
+  private scratchFor(): Float64Array {
     if (this.scratch.length < this.slots.length) this.scratch = new Float64Array(this.slots.length * 2);
-    const scratch = this.scratch;
+    return this.scratch;
+  }
+
+  private searchPostings(weighted: WeightedTerm[], limit: number, filter: CompiledFilter): LexicalHit[] {
+    const scratch = this.scratchFor();
     const { norm0, norm1 } = this.lengthNorm();
     const lengths = this.lengths;
     const touched: number[] = [];
@@ -320,13 +325,25 @@ export class LexicalIndex {
         scratch[slot] += (idf * tf * (K1 + 1)) / (tf + norm0 + norm1 * length);
       }
     }
+    return this.topTouched(touched, limit, filter);
+  }
+
+  /**
+   * The best `limit` of the touched slots passing the filter, by their scores in the scratch
+   * buffer, which is left all zeros. Only documents scoring at least the limit-th best (ties
+   * included, for the order by key) are made hits: a common word touches thousands of documents,
+   * and making each one an object was the walk's largest cost.
+   */
+  private topTouched(touched: number[], limit: number, filter: CompiledFilter): LexicalHit[] {
+    const scratch = this.scratch;
+    const threshold = this.kthScore(touched, limit, filter);
     const hits: LexicalHit[] = [];
-    const filtered = filter.any;
     for (const slot of touched) {
       const score = scratch[slot]!;
       scratch[slot] = 0;
+      if (score < threshold) continue;
       const entry = this.slots[slot]!;
-      if (filtered && !this.passes(entry, filter)) continue;
+      if (filter.any && !this.passes(entry, filter)) continue;
       hits.push({ key: entry.key, score });
     }
     return topK(hits, limit);
