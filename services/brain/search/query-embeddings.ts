@@ -2,7 +2,9 @@
 // model run in a worker thread, ~8-15 ms here, against ~1 ms for BM25 at 100,000 memories), and
 // agents sharing an organization's memory ask the same questions again: the same task text at
 // the start of every run, the same lookups. A vector depends only on the text and the model,
-// which does not change while the process runs, so a remembered one is exact, never stale.
+// which does not change while the process runs, so a remembered one is never stale (and equal to a
+// new run's to about the seventh digit: the embedder pool batches concurrent texts, and a text
+// embedded in a batch differs from one embedded alone in its last bits).
 import type { Embedder } from '../../common/embeddings/interface.ts';
 
 /** Remembered queries: 2,000 vectors of 512 floats are 4 MB. */
