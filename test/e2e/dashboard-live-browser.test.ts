@@ -333,9 +333,10 @@ describe.skipIf(!chromiumPath)('the dashboard live screens in a browser', () => 
       await expect.poll(() => page.getByTestId('evaluation-status').textContent(), { timeout: 90_000 }).toBe('succeeded');
     };
     await evaluate('', 'published v1');
-    await expect(page.locator('.facts').textContent()).resolves.toMatch(
-      /Evaluatedthe playbook Answer <i>from<\/i> the Brain, version 1, each case's input as question, at most 120 s a run/,
-    );
+    // The playbook's name is read after the evaluation: its id shows until then.
+    await expect
+      .poll(() => page.locator('.facts').textContent())
+      .toMatch(/Evaluatedthe playbook Answer <i>from<\/i> the Brain, version 1, each case's input as question, at most 120 s a run/);
     const results = page.getByRole('table', { name: 'Results, case by case' });
     await expect.poll(() => results.getByRole('link', { name: /^run_/ }).count()).toBe(2);
     await expect(results.locator('tbody tr').first().textContent()).resolves.toContain(
@@ -355,9 +356,11 @@ describe.skipIf(!chromiumPath)('the dashboard live screens in a browser', () => 
     await option('After', 'v2, playbook v2 (');
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.getByRole('heading', { level: 2, name: 'Compared with published v1' }).waitFor();
-    await expect(page.getByTestId('compared-subjects').textContent()).resolves.toMatch(
-      /Before: published v1the playbook Answer <i>from<\/i> the Brain, version 1.*After: v2the playbook Answer <i>from<\/i> the Brain, version 2/,
-    );
+    await expect
+      .poll(() => page.getByTestId('compared-subjects').textContent())
+      .toMatch(
+        /Before: published v1the playbook Answer <i>from<\/i> the Brain, version 1.*After: v2the playbook Answer <i>from<\/i> the Brain, version 2/,
+      );
     const changed = page.getByRole('table', { name: 'Cases that changed' });
     const improved = changed.getByRole('row').filter({ hasText: /^What do I do when the database disk is full\?improved/ });
     await expect.poll(() => improved.getByRole('link', { name: /^run_/ }).count()).toBe(2);

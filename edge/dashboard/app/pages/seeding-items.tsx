@@ -34,7 +34,11 @@ const OUTCOMES = [
   'pending',
 ];
 
-function Review({ path, chosen, done }: { path: string; chosen: number[]; done: () => void }) {
+/**
+ * The review's controls, with the answer to the last decision. They stay (disabled) once the run
+ * has left review, so the answer to the decision that ended it is still read.
+ */
+function Review({ path, chosen, open, done }: { path: string; chosen: number[]; open: boolean; done: () => void }) {
   const { api } = useSession();
   const [reason, setReason] = useState('');
   const action = useAction(done);
@@ -56,13 +60,13 @@ function Review({ path, chosen, done }: { path: string; chosen: number[]; done: 
         <input maxLength={1000} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
       </label>
       <p class="actions">
-        <button type="button" disabled={action.busy || chosen.length === 0} onClick={() => review('approve', false)}>
+        <button type="button" disabled={!open || action.busy || chosen.length === 0} onClick={() => review('approve', false)}>
           Approve the ticked items
         </button>
-        <button type="button" class="danger" disabled={action.busy || chosen.length === 0} onClick={() => review('reject', false)}>
+        <button type="button" class="danger" disabled={!open || action.busy || chosen.length === 0} onClick={() => review('reject', false)}>
           Reject the ticked items
         </button>
-        <button type="button" disabled={action.busy} onClick={() => review('approve', true)}>
+        <button type="button" disabled={!open || action.busy} onClick={() => review('approve', true)}>
           Approve all waiting
         </button>
       </p>
@@ -77,7 +81,8 @@ export function SeedingItems({ path, run, version, reviewed }: { path: string; r
   const [outcome, setOutcome] = useState('');
   const [chosen, setChosen] = useState<number[]>([]);
   const items = usePaged<SeedingItem>(`${path}/items?page_size=50${outcome ? `&outcome=${outcome}` : ''}`, 'items', version);
-  const mayReview = run.review && !finished(run) && can(organization.role, 'reviewSeedingItems');
+  const reviewer = run.review && can(organization.role, 'reviewSeedingItems');
+  const mayReview = reviewer && !finished(run);
   const tick = (index: number, on: boolean) => setChosen(on ? [...chosen, index] : chosen.filter((i) => i !== index));
   return (
     <section aria-labelledby="items-title">
@@ -95,10 +100,11 @@ export function SeedingItems({ path, run, version, reviewed }: { path: string; r
           </select>
         </label>
       </div>
-      {mayReview && (
+      {reviewer && (
         <Review
           path={path}
           chosen={chosen}
+          open={mayReview}
           done={() => {
             setChosen([]);
             reviewed();
