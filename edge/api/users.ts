@@ -94,6 +94,10 @@ const UserMembershipSchema = z
     organization_slug: z.string().nullable(),
     role: z.enum(ROLE_NAMES),
     current: z.boolean().meta({ description: 'True for the organization the token acts for.' }),
+    operator: z.boolean().meta({
+      description:
+        "True for the operator's organization (OPERATOR_ORGANIZATION_ID), whose owners and admins manage the gateway's keys and shared MCP servers.",
+    }),
     joined_at: z.string().nullable(),
   })
   .meta({ title: 'UserMembership' });
@@ -218,6 +222,7 @@ function listMembershipsRoute({ ctx }: RouteDeps): RestRoute {
         organization_slug: o.organization!.slug || null,
         role: roleName(o.role) ?? 'viewer',
         current: o.organization!.organizationId === caller.organizationId,
+        operator: o.organization!.organizationId === ctx.config.api.operatorOrganizationId,
         joined_at: o.membership?.createTime ? new Date(timestampMs(o.membership.createTime)).toISOString() : null,
       }));
       sendPage(c, 'memberships', items, res.nextPageToken);

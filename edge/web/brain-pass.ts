@@ -58,7 +58,10 @@ export const PassSchema = z
     organization_id: z.string(),
     access_token: z.string().meta({ description: 'Bearer token for the Brain MCP server; no refresh.' }),
     token_type: z.literal('Bearer'),
-    expires_at: z.string(),
+    expires_at: z.string().meta({
+      description:
+        "When the pass ends: its hours from the later of the payment and the end of the organization's passes so far (renewing early adds to the time left).",
+    }),
     expires_in: z.int().meta({ description: 'Seconds the pass lasts from now.' }),
     mcp_url: z.string().meta({ description: 'The Brain MCP endpoint (Streamable HTTP).' }),
     plan: z.enum(['starter', 'professional']),

@@ -16,6 +16,7 @@ import type { PaymentProvider } from './providers/interface.ts';
 import { createManualProvider } from './providers/manual.ts';
 import { createStripeProvider } from './providers/stripe.ts';
 import { createStripeClient } from './providers/stripe-client.ts';
+import type { PassTermRecord } from './pass-term-record.ts';
 import type { SettlementRecord } from './settlement-record.ts';
 import type { SubscriptionRecord } from './subscription-record.ts';
 import type Stripe from 'stripe';
@@ -34,6 +35,7 @@ export interface BillingContext {
   invoices: RecordCollection<InvoiceRecord>;
   events: RecordCollection<ProviderEventRecord>;
   settlements: RecordCollection<SettlementRecord>;
+  passTerms: RecordCollection<PassTermRecord>;
   /** The provider new checkouts go to (BILLING_PROVIDER). */
   provider: PaymentProvider;
   /** Every provider a stored subscription may belong to. */
@@ -73,6 +75,7 @@ export function createBillingContext(stores: RecordStores, logger: Logger, optio
     invoices: records.collection<InvoiceRecord>('billing_invoices', { indexes: [{ fields: ['organizationId', 'createdAt'] }] }),
     events: records.collection<ProviderEventRecord>('billing_provider_events'),
     settlements: records.collection<SettlementRecord>('brain_pass_settlements'),
+    passTerms: records.collection<PassTermRecord>('brain_pass_terms'),
     provider: providers[config.provider]!,
     providers,
     stripe,

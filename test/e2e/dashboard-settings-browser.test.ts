@@ -1,7 +1,7 @@
 // The dashboard's settings screens, in headless Chromium against the real platform: the
 // organization renamed, given a slug and an audit retention (If-Match); the audit log exported as
 // JSON Lines, filters and all; a team renamed and its Brain access narrowed and lifted; the
-// operator's gateway keys (refused to another organization, then created with the secret shown
+// operator's gateway keys (not in another organization's navigation, refused there, then created with the secret shown
 // once, rotated with an overlap during which both secrets work, revoked), checked at the gateway;
 // one's account deletion refused while the only owner (the API's 409 shown); the ownership handed
 // to a colleague; a second organization deleted with its slug typed as confirmation; and the
@@ -164,13 +164,30 @@ describe.skipIf(!chromiumPath)('the dashboard settings screens in a browser', ()
       return !(await res.text()).includes('invalid_gateway_key');
     };
 
-    await driver.open(page, 'Gateway keys', 'Gateway keys', 'gateway-keys-refused');
+    /** Loads the dashboard at `path` afresh: it signs in again (consent, then back) and reads the memberships. */
+    const signInAt = async (path: string) => {
+      await page.goto(`${web}/app${path}`);
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL(`${web}/app${path}`);
+    };
+    const navigation = page.getByRole('navigation', { name: 'Dashboard' });
+    const gatewayKeysLinks = () => navigation.getByRole('link', { name: 'Gateway keys', exact: true }).count();
+
+    // Not the operator's organization: no gateway keys in the navigation, and the page, reached by
+    // its address, says why.
+    await expect(navigation.getByRole('link', { name: 'API keys', exact: true }).count()).resolves.toBe(1);
+    await expect(gatewayKeysLinks()).resolves.toBe(0);
+    await signInAt('/gateway-keys');
+    await driver.screen(page, 'gateway-keys-refused', 'Gateway keys');
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/\(403\).*only the operator's organization/);
     await page.getByText("This organization is not the operator's, so it has no gateway keys.").waitFor();
+    await expect(gatewayKeysLinks()).resolves.toBe(0);
 
-    // The operator names this organization (OPERATOR_ORGANIZATION_ID) once it exists.
+    // The operator names this organization (OPERATOR_ORGANIZATION_ID) once it exists; the next
+    // sign-in shows its owners the area.
     platform.ctx.config.api.operatorOrganizationId = organizationId;
-    await driver.open(page, 'Overview', 'Overview', 'overview-operator');
+    await signInAt('');
+    await driver.screen(page, 'overview-operator', 'Overview');
     await driver.open(page, 'Gateway keys', 'Gateway keys', 'gateway-keys');
     await page.getByLabel('Gateway key name').fill('deploy <b>pipeline</b>');
     await page.getByRole('button', { name: 'Create gateway key' }).click();

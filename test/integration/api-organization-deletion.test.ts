@@ -85,7 +85,8 @@ async function leftovers(records: RecordStore, organizationId: string): Promise<
     const n = await records.collection(name).count({ _id: { $gte: `${organizationId}/`, $lt: `${organizationId}0` } });
     if (n) counts[name] = n;
   }
-  for (const name of ['organizations', 'subscriptions']) if (await records.collection(name).get(organizationId)) counts[name] = 1;
+  for (const name of ['organizations', 'subscriptions', 'brain_pass_terms'])
+    if (await records.collection(name).get(organizationId)) counts[name] = 1;
   return counts;
 }
 

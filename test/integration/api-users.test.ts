@@ -143,11 +143,21 @@ describe('my account', () => {
       seen.push(...page.json.memberships);
       token = page.json.next_page_token ?? '';
     } while (token);
-    expect(seen.map((m) => [m.role, m.current])).toEqual([
-      ['owner', false],
-      ['viewer', true],
+    expect(seen.map((m) => [m.role, m.current, m.operator])).toEqual([
+      ['owner', false, false],
+      ['viewer', true, false],
     ]);
     expect(seen[1]).toMatchObject({ organization_id: owner.organizationId, joined_at: expect.any(String) });
+
+    // The operator's organization (OPERATOR_ORGANIZATION_ID) is marked, for its members only.
+    const operatorBefore = platform.ctx.config.api.operatorOrganizationId;
+    platform.ctx.config.api.operatorOrganizationId = owner.organizationId;
+    try {
+      const marked = await call('/users/me/memberships', { token: member.access_token });
+      expect(marked.json.memberships.map((m: any) => m.operator)).toEqual([false, true]);
+    } finally {
+      platform.ctx.config.api.operatorOrganizationId = operatorBefore;
+    }
     expect((await call('/users/me/memberships?page_token=!', { token: member.access_token })).status).toBe(422);
   });
 });

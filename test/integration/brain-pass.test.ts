@@ -2,14 +2,18 @@
 // with no account is answered 402 with a Payment challenge (HMAC-bound id, RFC 8785 request,
 // expiry, no-store) and nothing is created; altered, expired, malformed and unsupported credentials
 // get the scheme's problems; a declined card uses up the challenge; twenty concurrent retries of
-// one paid credential settle once; the paid retry gets a Payment-Receipt and a token that the MCP
+// one paid credential settle once; a renewal adds its day to the time left, and passes paid at once
+// each add theirs; the paid retry gets a Payment-Receipt and a token that the MCP
 // SDK client uses at once on the Brain; credentials never reach the logs; the route is in /api, the
 // OpenAPI document and llms.txt, under its own rate-limit policy.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCredential, parseChallenges } from '../../edge/web/brain-pass-scheme.ts';
+import type { PassTermRecord } from '../../services/billing/pass-term-record.ts';
+import type { SettlementRecord } from '../../services/billing/settlement-record.ts';
 import { obtainAccessToken, startOAuthTestPlatform } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
@@ -268,8 +272,29 @@ describe('a pass for a named organization', () => {
     const renewed = (await ok[0]!.json()) as Record<string, any>;
     expect(renewed.organization_id).toBe(first.organization_id);
     expect(renewed.access_token).not.toBe(first.access_token);
+    // Renewed while the first pass runs: its day is added to the time left.
+    expect(Date.parse(renewed.expires_at)).toBe(Date.parse(first.expires_at) + 86_400_000);
     expect(ok[0]!.headers.get('payment-receipt')).toBeTruthy();
     expect(await countAll()).toEqual({ settlements: before.settlements + 1, organizations: before.organizations });
+
+    // A completion retried after a crash that left the settlement paid (the term already extended)
+    // gives the same end, and extends nothing again.
+    const settlementsOf = platform.ctx.stores.records.collection<SettlementRecord>('brain_pass_settlements');
+    const [settlement] = await settlementsOf.find({ organizationId: first.organization_id, passExpiresAt: Date.parse(renewed.expires_at) });
+    await settlementsOf.put({
+      ...settlement!,
+      state: 'paid',
+      organizationId: undefined,
+      passExpiresAt: undefined,
+      version: settlement!.version + 1,
+    });
+    const again = await platform.ctx.clients.brainPass.completePass({
+      settlementId: settlement!._id,
+      organizationId: first.organization_id,
+    });
+    expect(timestampMs(again.expireTime!)).toBe(Date.parse(renewed.expires_at));
+    const term = await platform.ctx.stores.records.collection<PassTermRecord>('brain_pass_terms').get(first.organization_id);
+    expect(term?.until).toBe(Date.parse(renewed.expires_at));
 
     // The MCP client, on the new credential, reaches the same Brain.
     const client = new Client({ name: 'renewed-agent', version: '1.0.0' });
@@ -331,7 +356,25 @@ describe('a pass for a named organization', () => {
     expect(after?.trialEndTime).toEqual(before?.trialEndTime);
   });
 
-  it('takes a pass that ended less than 7 days ago, and not one older', async () => {
+  it('takes a pass that ended less than 7 days ago, and not one older; passes bought after the last one ended run from the payment', async () => {
+    // The organization's passes (the first, its renewal and the one paid in the binding test) run
+    // about three days; four days on, all have ended.
+    offset += 4 * 86_400_000;
+    try {
+      // Two passes paid at once: one runs a day from its payment, the other a day after that.
+      const proof = withToken(first.access_token);
+      const challenges = [await challengeFor(first.organization_id, proof), await challengeFor(first.organization_id, proof)];
+      const answers = await Promise.all(challenges.map((c) => named(first.organization_id, proof, pay(c))));
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      const ends = (await Promise.all(answers.map(async (r) => ((await r.json()) as Record<string, any>).expires_at)))
+        .map((at) => Date.parse(at))
+        .sort((a, b) => a - b);
+      expect(ends[0] - now()).toBeGreaterThan(86_400_000 - 60_000);
+      expect(ends[0] - now()).toBeLessThanOrEqual(86_400_000);
+      expect(ends[1] - ends[0]).toBe(86_400_000);
+    } finally {
+      offset -= 4 * 86_400_000;
+    }
     offset += 3 * 86_400_000;
     try {
       expect((await named(first.organization_id, withToken(first.access_token))).status).toBe(402);

@@ -137,6 +137,7 @@ export const ORGANIZATION_EXAMPLES: Record<string, unknown> = {
     organization_slug: 'acme',
     role: 'owner',
     current: true,
+    operator: false,
     joined_at: AT,
   },
   DeletedUser: {

@@ -52,6 +52,8 @@ export interface Area {
   page: FunctionComponent;
   /** Shown in the navigation only to roles allowed this operation. */
   needs?: keyof typeof NEEDS;
+  /** Shown only in the operator's organization (OPERATOR_ORGANIZATION_ID). */
+  operatorOnly?: boolean;
   /** One item of the area, at `{path}/:id` (not in the navigation). */
   detail?: FunctionComponent;
   /** The heading it is listed under in the navigation. */
@@ -90,6 +92,6 @@ export const AREAS: Area[] = [
   { group: 'Access', path: '/api-keys', label: 'API keys', page: ApiKeysPage },
   { group: 'Access', path: '/connected-apps', label: 'Connected applications', page: ConnectedAppsPage },
   { group: 'Access', path: '/confidential-clients', label: 'Confidential clients', page: ConfidentialClientsPage },
-  { group: 'Access', path: '/gateway-keys', label: 'Gateway keys', page: GatewayKeysPage, needs: 'listGatewayKeys' },
+  { group: 'Access', path: '/gateway-keys', label: 'Gateway keys', page: GatewayKeysPage, needs: 'listGatewayKeys', operatorOnly: true },
   { group: 'You', path: '/profile', label: 'Your profile', page: ProfilePage },
 ];

@@ -15,11 +15,11 @@ function NotFound() {
   );
 }
 
-/** The areas the role may see, under their groups' headings, in AREAS' order. */
+/** The areas the role (and, for the operator's areas, the organization) may see, under their groups' headings, in AREAS' order. */
 function Navigation() {
   const { settings, organization } = useSession();
   const { path } = useLocation();
-  const shown = AREAS.filter((a) => !a.needs || can(organization.role, a.needs));
+  const shown = AREAS.filter((a) => (!a.needs || can(organization.role, a.needs)) && (!a.operatorOnly || organization.operator));
   const groups = [...new Set(shown.map((a) => a.group))];
   const current = (a: Area, href: string) => (path === href ? 'page' : a.detail && path.startsWith(`${href}/`) ? 'true' : undefined);
   return (

@@ -20,6 +20,8 @@ export interface Membership {
   organization_slug: string | null;
   role: Role;
   current: boolean;
+  /** The operator's organization (OPERATOR_ORGANIZATION_ID). */
+  operator: boolean;
   joined_at: string | null;
 }
 

@@ -23,6 +23,7 @@ import type { BillingContext } from '../context.ts';
 import { challengeId, decodeRequest, encodeRequest, INTENT, isBound, REALM, type ChargeRequest } from '../pass/challenge.ts';
 import { PaymentDeclinedError } from '../pass/methods.ts';
 import { currencyOf, normalizeCountry, type EntityKey } from '../regions.ts';
+import { APPLIED_KEPT, type PassTermRecord } from '../pass-term-record.ts';
 import type { SettlementRecord } from '../settlement-record.ts';
 import { currentSubscription, putSubscription } from '../subscription-store.ts';
 import { toStarter, type SubscriptionRecord } from '../subscription-record.ts';
@@ -225,6 +226,23 @@ function passOnExisting(ctx: BillingContext, record: SubscriptionRecord, plan: P
   return shortTrial ? { ...record, trialEndsAt: expiresAt, updatedAt: ctx.now() } : undefined;
 }
 
+/**
+ * Adds a paid settlement's hours to the organization's term: from the later of the payment and the
+ * end of its passes so far. Applying the same settlement again gives the end it gave the first time.
+ */
+async function extendTerm(ctx: BillingContext, organizationId: string, settlement: SettlementRecord): Promise<number> {
+  for (;;) {
+    const term = await ctx.passTerms.get(organizationId);
+    const done = term?.applied.find((a) => a.settlementId === settlement._id);
+    if (done) return done.until;
+    const from = Math.max(settlement.settledAt ?? ctx.now(), term?.until ?? 0);
+    const until = from + passSeconds(ctx) * 1_000;
+    const applied = [...(term?.applied ?? []), { settlementId: settlement._id, until }].slice(-APPLIED_KEPT);
+    const next: PassTermRecord = { _id: organizationId, until, applied, version: (term?.version ?? 0) + 1 };
+    if (await ctx.passTerms.put(next, { expect: term ? { version: term.version } : null })) return until;
+  }
+}
+
 export async function completePass(ctx: BillingContext, req: CompletePassRequest) {
   const organizationId = requireOrganization(req.organizationId);
   const settlement = /^[A-Za-z0-9_-]{1,100}$/.test(req.settlementId) ? await ctx.settlements.get(req.settlementId) : undefined;
@@ -235,7 +253,7 @@ export async function completePass(ctx: BillingContext, req: CompletePassRequest
   if (settlement.boundOrganizationId && settlement.boundOrganizationId !== organizationId) {
     throw new ConnectError('the pass was paid for another organization', Code.FailedPrecondition);
   }
-  const expiresAt = settlement.passExpiresAt ?? (settlement.settledAt ?? ctx.now()) + passSeconds(ctx) * 1_000;
+  const expiresAt = settlement.passExpiresAt ?? (await extendTerm(ctx, organizationId, settlement));
   const plan = ctx.catalogue.brain_pass.plan;
   let inForce: PlanKey;
   for (;;) {

@@ -217,7 +217,7 @@ export declare type SettlePassResponse = Message<"mindgate.billing.v1.SettlePass
   settleTime?: Timestamp | undefined;
 
   /**
-   * How long the pass lasts from now.
+   * How many seconds one pass adds (CompletePass gives the end).
    *
    * @generated from field: uint32 pass_seconds = 5;
    */
@@ -264,7 +264,8 @@ export declare type CompletePassRequest = Message<"mindgate.billing.v1.CompleteP
 export declare const CompletePassRequestSchema: GenMessage<CompletePassRequest>;
 
 /**
- * CompletePassResponse holds when the pass expires, and the organization's plan in force with it
+ * CompletePassResponse holds when the pass expires (the pass's hours from the later of the payment
+ * and the end of the organization's passes so far), and the organization's plan in force with it
  * (the pass's plan, or an existing organization's higher one).
  *
  * @generated from message mindgate.billing.v1.CompletePassResponse
