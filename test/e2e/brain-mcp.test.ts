@@ -4,15 +4,14 @@
 // organization sees none; a revoked client is refused. Everything over real HTTP through the
 // gateway at {base_url}/brain/mcp.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveAuthorization, newTestUser, obtainAccessToken, startOAuthTestPlatform, type TestUser } from '../support/oauth-client.ts';
+import { MemoryOAuthProvider } from '../support/memory-oauth-provider.ts';
 import type { TestPlatform } from '../support/platform.ts';
 
 /** A JSON-RPC 2.0 reply as the MCP endpoint answers it. */
@@ -28,47 +27,6 @@ let authUrl: string;
 const REDIRECT = 'http://127.0.0.1:9/mcp-callback';
 const GATEWAY_KEY = 'operator-key-0123456789abcdef';
 
-/** The SDK's OAuth client provider contract, kept in memory like a CLI would keep it on disk. */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK test client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 interface Session {
   client: Client;
   provider: MemoryOAuthProvider;
@@ -78,7 +36,7 @@ interface Session {
 
 /** Connects the SDK client: 401, discovery, registration, browser sign-in and consent, token, connect. */
 async function signIn(user: TestUser, mode: 'sign-up' | 'sign-in' = 'sign-up'): Promise<Session> {
-  const provider = new MemoryOAuthProvider();
+  const provider = new MemoryOAuthProvider('SDK test client', REDIRECT);
   const first = new Client({ name: 'test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
   await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);

@@ -10,60 +10,19 @@
 // test-results/dashboard-mcp/.
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardDriver, signUpThroughDashboard, type DashboardDriver } from '../support/dashboard-browser.ts';
+import { MemoryOAuthProvider } from '../support/memory-oauth-provider.ts';
 import { newTestUser, startOAuthTestPlatform, tokenRequest } from '../support/oauth-client.ts';
 import { findTool, type TestPlatform } from '../support/platform.ts';
 
 const chromiumPath = findTool('chromium', ['/usr/bin/chromium']);
 const REDIRECT = 'http://127.0.0.1:9/mcp-callback';
-
-/** The SDK's OAuth client provider as an MCP client keeps it; the browser step is the test's. */
-class BrowserOAuthProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Laptop MCP client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** A memory written through the Brain's manage_memories tool. */
 function create(namespace: string, key: string, title: string, content: string) {
@@ -203,7 +162,7 @@ describe.skipIf(!chromiumPath)('from sign-up to an MCP client, in a browser', ()
     await driver.open(page, 'Overview', 'Overview', 'overview-oauth');
     const url = (JSON.parse(await snippet(page, 'Cursor', 'Sign in (OAuth)')) as { mcpServers: { mindgate: { url: string } } }).mcpServers
       .mindgate.url;
-    const provider = new BrowserOAuthProvider();
+    const provider = new MemoryOAuthProvider('Laptop MCP client', REDIRECT);
     const first = new Client({ name: 'laptop', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
     await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
