@@ -90,7 +90,10 @@ describe.skipIf(!chromiumPath)('the dashboard settings screens in a browser', ()
     await page.getByLabel('New e-mail address').fill(moved);
     await page.getByLabel('Current password').fill(founder.password);
     await page.getByRole('button', { name: 'Send the link' }).click();
-    await page.getByRole('status').filter({ hasText: `We sent a link to ${moved}.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `We sent a link to ${moved}.` })
+      .waitFor();
     await expect(page.getByLabel('Current password').inputValue()).resolves.toBe('');
     await driver.screen(page, 'profile-email-change', 'Your profile');
 
