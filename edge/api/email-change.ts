@@ -58,7 +58,7 @@ async function mailNewAddress(ctx: AppContext, change: CreateEmailChangeResponse
       purpose: 'email-change-taken',
       to: change.newEmail,
       subject: 'Someone asked to use this address on Mindgate',
-      text: `Hello,\n\nSomeone asked to use this address for a Mindgate account. It already has one, so nothing was changed.\n\nIf you forgot your password, sign in with this address and reset it. If this was not you, ignore this message.\n`,
+      text: `Hello,\n\nSomeone asked to use this address for a Mindgate account. It already has one, so nothing was changed and no account was moved to it.\n\nYou need not do anything.\n`,
     });
     return;
   }

@@ -26,7 +26,9 @@ export async function createEmailChange(ctx: UsersContext, req: CreateEmailChang
   if (newEmail === user.email) invalid('new_email', 'is already your address');
   await requireCurrentPassword(ctx, user, req.currentPassword);
   const answer = { newEmail, user: toUser(user) };
-  if (await ctx.emails.get(newEmail)) {
+  // An entry of this very account is left from a change that died midway: the address is free for it.
+  const holder = await ctx.emails.get(newEmail);
+  if (holder && holder.userId !== user._id) {
     return create(CreateEmailChangeResponseSchema, {
       ...answer,
       addressTaken: true,

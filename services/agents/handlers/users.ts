@@ -1,8 +1,9 @@
 // User accounts (UsersService): e-mail and password, the display name, and the throttling of
 // failed sign-ins. The collections keep the names they had when the authorization server wrote
 // them itself (`auth_users`, `auth_user_emails`, `auth_sign_in_attempts`), so existing accounts
-// need no migration. Verification tokens and social identities are in user-identities.ts,
-// deleting an account in user-deletion.ts.
+// need no migration. Verification tokens and social identities are in user-identities.ts
+// (the tokens themselves in email-tokens.ts), changing the address in email-change.ts, deleting
+// an account in user-deletion.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
