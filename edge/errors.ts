@@ -31,6 +31,7 @@ const STATUS_BY_REASON: Record<string, number> = {
   'last-owner': 409,
   'sign-in-throttled': 429,
   'invalid-credentials': 401,
+  'password-required': 409,
   'lease-lost': 409,
   'run-finished': 409,
   'run-active': 409,

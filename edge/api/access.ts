@@ -208,6 +208,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   compareEvaluations: read,
   getCurrentUser: account,
   updateCurrentUser: account,
+  requestEmailChange: account,
   deleteCurrentUser: account,
   listCurrentUserMemberships: account,
   // Webhooks: a signed-in owner or admin creates endpoints and rotates their secrets (credentials

@@ -32,6 +32,7 @@ import { playbookRoutes } from './playbooks.ts';
 import { playbookDocumentRoutes } from './playbook-documents.ts';
 import { streamRunEventsRoute } from './run-events.ts';
 import { userRoutes } from './users.ts';
+import { requestEmailChangeRoute } from './email-change.ts';
 import { graphRoutes } from './graph.ts';
 import { memoryRoutes } from './memories.ts';
 import { seedingRoutes } from './seeding.ts';
@@ -172,6 +173,7 @@ export function organizationRoutes({ ctx, authenticate }: OrganizationRouteOptio
     ...gatewayKeyRoutes(deps),
     ...integrationRoutes(deps),
     ...userRoutes(deps),
+    requestEmailChangeRoute(deps),
     ...threadRoutes(deps),
     ...threadMemoryRoutes(deps),
     ...runLeaseRoutes(deps),

@@ -35,7 +35,7 @@ const MIN_PASSWORD = 10;
 export const UserSchema = z
   .object({
     id: z.string().meta({ example: 'usr_5f1c0a9e3b7d2c4a6e8f0b1d' }),
-    email: z.string().meta({ description: 'The sign-in address (lower case). It cannot be changed here.' }),
+    email: z.string().meta({ description: 'The sign-in address (lower case); changed through requestEmailChange.' }),
     email_verified: z.boolean(),
     name: z.string().meta({ description: 'The display name.' }),
     has_password: z.boolean().meta({ description: 'False for accounts that sign in only through a social identity provider.' }),
@@ -169,7 +169,7 @@ function updateCurrentUserRoute({ ctx, limit }: RouteDeps): RestRoute {
       operationId: 'updateCurrentUser',
       summary: 'Change my account',
       description:
-        'Changes the display name, or the password (with `current_password` for an account that has one; wrong guesses count as failed sign-ins and are throttled, 429). With If-Match, only if the account is still at that ETag (412 otherwise). The e-mail address cannot be changed. Recorded in the audit log of every organization the user belongs to.',
+        'Changes the display name, or the password (with `current_password` for an account that has one; wrong guesses count as failed sign-ins and are throttled, 429). With If-Match, only if the account is still at that ETag (412 otherwise). The e-mail address is changed through requestEmailChange. Recorded in the audit log of every organization the user belongs to.',
       tags: ['Users'],
       responses: {
         '200': { ...json(UserSchema, 'The account, as stored.'), headers: ETAG_HEADER },

@@ -83,13 +83,18 @@ export function createAccounts(users: Client<typeof UsersService>) {
     async createEmailToken(userId: string): Promise<string> {
       return (await users.createEmailVerification({ userId })).token;
     },
-    /** Marks the address verified; undefined for an unknown, used or expired token. */
-    async verifyEmail(token: string): Promise<Account | undefined> {
+    /**
+     * Marks the address verified, or, for a link to a new address, moves the account to it
+     * (`previousEmail` is the address it had); undefined for an unknown, used or expired token.
+     * AccountError when another account has taken the new address meanwhile.
+     */
+    async verifyEmail(token: string): Promise<{ account: Account; previousEmail?: string } | undefined> {
       try {
-        return account((await users.verifyEmail({ token })).user);
+        const res = await users.verifyEmail({ token });
+        return { account: account(res.user), previousEmail: res.previousEmail || undefined };
       } catch (err) {
         if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
-        throw err;
+        return asAccountError(err);
       }
     },
     /** The account of a social identity, created on first use (linked by e-mail only when both sides verified it). */

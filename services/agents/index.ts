@@ -74,6 +74,7 @@ import {
 } from './handlers/invitations.ts';
 import { listEvents, recordEvent, type AuditContext, type AuditRecord } from './handlers/audit.ts';
 import { authenticateUser, createUser, getUser, updateUser, type UserRecord, type UsersContext } from './handlers/users.ts';
+import { createEmailChange } from './handlers/email-change.ts';
 import { createEmailVerification, signInWithSocialIdentity, verifyEmail } from './handlers/user-identities.ts';
 import { deleteUser } from './handlers/user-deletion.ts';
 import { gatewayModule } from './gateway-module.ts';
@@ -336,6 +337,7 @@ function identityRoutes(router: ConnectRouter, c: Contexts): void {
     deleteUser: (req) => deleteUser(c.users, req),
     createEmailVerification: (req) => createEmailVerification(c.users, req),
     verifyEmail: (req) => verifyEmail(c.users, req),
+    createEmailChange: (req) => createEmailChange(c.users, req),
     signInWithSocialIdentity: (req) => signInWithSocialIdentity(c.users, req),
   });
   router.service(OrganizationsService, {

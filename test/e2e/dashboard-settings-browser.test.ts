@@ -3,7 +3,8 @@
 // JSON Lines, filters and all; a team renamed and its Brain access narrowed and lifted; the
 // operator's gateway keys (not in another organization's navigation, refused there, then created with the secret shown
 // once, rotated with an overlap during which both secrets work, revoked), checked at the gateway;
-// one's account deletion refused while the only owner (the API's 409 shown); the ownership handed
+// one's account deletion refused while the only owner (the API's 409 shown); a link to a new
+// e-mail address requested; the ownership handed
 // to a colleague; a second organization deleted with its slug typed as confirmation; and the
 // account deleted. Names with markup are shown as text; destructive actions ask first; each screen
 // passes axe-core with no serious violation and logs no unexpected console error; screenshots go
@@ -82,6 +83,19 @@ describe.skipIf(!chromiumPath)('the dashboard settings screens in a browser', ()
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/\(409\).*only owner/);
     expect(driver.dialogs.at(-1)).toBe(`Delete your account ${founder.email}, with your memberships and sign-ins, for good?`);
     await driver.screen(page, 'profile-last-owner', 'Your profile');
+
+    // A new e-mail address: the link goes out; the account keeps its address until it is opened
+    // (test/integration/api-email-change.test.ts follows the link).
+    const moved = newTestUser('settings-moved').email;
+    await page.getByLabel('New e-mail address').fill(moved);
+    await page.getByLabel('Current password').fill(founder.password);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `We sent a link to ${moved}.` })
+      .waitFor();
+    await expect(page.getByLabel('Current password').inputValue()).resolves.toBe('');
+    await driver.screen(page, 'profile-email-change', 'Your profile');
 
     await driver.open(page, 'Organization settings', 'Organization settings', 'organization');
     const facts = page.getByTestId('organization-facts');

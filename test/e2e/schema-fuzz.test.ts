@@ -28,10 +28,14 @@ let apiKey: string;
  */
 const SELF_DESTRUCTIVE = ['revokeOAuthClient', 'revokeOAuthGrant', 'deleteOrganization', 'deleteCurrentUser'];
 
-/** Changing one's password needs the current one, a secret no schema can hold. */
+/** Changing one's password or e-mail address needs the current password, a secret no schema can hold. */
 const SECRET_BOUND = `
 [[operations]]
 include-operation-id = "updateCurrentUser"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+include-operation-id = "requestEmailChange"
 checks.positive_data_acceptance.enabled = false
 `;
 

@@ -149,6 +149,8 @@ export const ORGANIZATION_EXAMPLES: Record<string, unknown> = {
     sessions_ended: 1,
   },
   UpdateUser: { name: 'Ada King' },
+  RequestEmailChange: { new_email: 'ada.king@example.com', current_password: 'correct-horse-battery' },
+  EmailChange: { new_email: 'ada.king@example.com', expires_at: LATER },
   DeleteUser: { confirm: 'ada@example.com' },
   CreateOrganization: { name: 'Acme Research', slug: 'acme-research' },
   UpdateOrganization: { name: 'Acme', settings: { audit_retention_days: 730 } },

@@ -1,6 +1,7 @@
 // Standalone pages, for people who arrive from the website rather than from an application:
 // sign-up, the sign-in explainer, and e-mail verification.
 import type { Router } from '../../http/router.ts';
+import { AccountError, type Account } from '../accounts.ts';
 import { messagePage } from '../pages.ts';
 import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
 import { signUp, verificationNotice } from './onboarding.ts';
@@ -61,8 +62,43 @@ function registerVerifyEmail(router: Router, kit: InteractionKit): void {
   router.post('/verify-email', async (c) => {
     const form = await readForm(c.req);
     if (!kit.checkStandaloneCsrf(c.req, form)) return refuseForm(c.res);
-    const user = await kit.accounts.verifyEmail(form.get('token') ?? '');
-    if (!user) return send(c.res, 400, messagePage('Link not valid', 'This verification link is unknown, used or expired.', 'error'));
-    send(c.res, 200, messagePage('E-mail address verified', `${user.email} is verified. You can close this page.`));
+    let done: Awaited<ReturnType<typeof kit.accounts.verifyEmail>>;
+    try {
+      done = await kit.accounts.verifyEmail(form.get('token') ?? '');
+    } catch (err) {
+      if (!(err instanceof AccountError)) throw err;
+      return send(c.res, 409, messagePage('Address not changed', err.message, 'error'));
+    }
+    if (!done) return send(c.res, 400, messagePage('Link not valid', 'This verification link is unknown, used or expired.', 'error'));
+    const { account, previousEmail } = done;
+    if (previousEmail === undefined) {
+      return send(c.res, 200, messagePage('E-mail address verified', `${account.email} is verified. You can close this page.`));
+    }
+    await mailAddressChanged(kit, account, previousEmail);
+    send(
+      c.res,
+      200,
+      messagePage('E-mail address changed', `Your account's address is now ${account.email}, verified. Sign in with it from now on.`),
+    );
   });
+}
+
+/** Tells the address an account had that it moved (no link: nothing to do when it was the owner). */
+async function mailAddressChanged(kit: InteractionKit, account: Account, previousEmail: string): Promise<void> {
+  try {
+    await kit.app.mail.send({
+      purpose: 'email-changed',
+      to: previousEmail,
+      subject: 'Your Mindgate e-mail address was changed',
+      text: `Hello ${account.name},
+
+Your Mindgate account now signs in with ${account.email} instead of this address.
+
+If you did not make this change, contact your organization's administrator at once.
+`,
+    });
+  } catch (err) {
+    // The change stands; the notice could not even be queued.
+    kit.app.logger.error({ err: (err as Error).message, userId: account.id }, 'address-change notice could not be queued');
+  }
 }

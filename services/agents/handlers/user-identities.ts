@@ -1,7 +1,6 @@
 // How an account proves who it is, besides its password: the e-mail verification link (a
 // single-use token valid 24 hours, only its SHA-256 stored, in `auth_email_tokens`) and
 // identities from a social OpenID Connect provider (`auth_social_identities`).
-import { createHash, randomBytes } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -14,6 +13,8 @@ import {
   type VerifyEmailRequest,
 } from '../../../gen/mindgate/agents/v1/users_pb.js';
 import { invalid, requireText } from '../../common/rpc/validate.ts';
+import { moveToNewAddress } from './email-change.ts';
+import { issueEmailToken, takeEmailToken } from './email-tokens.ts';
 import {
   displayName,
   existingUser,
@@ -26,25 +27,28 @@ import {
   type UsersContext,
 } from './users.ts';
 
-const EMAIL_TOKEN_TTL_MS = 24 * 3600 * 1000;
-const TOKEN = /^[A-Za-z0-9_-]{43}$/;
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
-
 export async function createEmailVerification(ctx: UsersContext, req: CreateEmailVerificationRequest) {
   const user = await existingUser(ctx, req.userId);
-  const token = randomBytes(32).toString('base64url');
-  const expiresAt = ctx.now() + EMAIL_TOKEN_TTL_MS;
-  await ctx.emailTokens.put({ _id: hashOf(token), userId: user._id, email: user.email, expiresAt });
+  const { token, expiresAt } = await issueEmailToken(ctx, { userId: user._id, email: user.email });
   return create(CreateEmailVerificationResponseSchema, { token, expireTime: timestampFromMs(expiresAt) });
 }
 
+/**
+ * Uses a link's token: verifies the account's address, or, for a token from CreateEmailChange,
+ * moves the account to the new one (email-change.ts). A token of an address the account no
+ * longer has is refused like an unknown one.
+ */
 export async function verifyEmail(ctx: UsersContext, req: VerifyEmailRequest) {
   const gone = () => new ConnectError('this verification link is unknown, used or expired', Code.NotFound);
-  if (!TOKEN.test(req.token)) throw gone();
-  const doc = await ctx.emailTokens.take(hashOf(req.token));
+  const doc = await takeEmailToken(ctx, req.token);
   if (!doc) throw gone();
   const user = await ctx.users.get(doc.userId);
   if (!user || user.email !== doc.email) throw gone();
+  if (doc.newEmail !== undefined) {
+    const moved = await moveToNewAddress(ctx, user, doc.newEmail);
+    if (!moved) throw gone();
+    return create(VerifyEmailResponseSchema, { user: toUser(moved), previousEmail: user.email });
+  }
   const verified: UserRecord = { ...user, emailVerified: true, version: (user.version ?? 1) + 1, updatedAt: ctx.now() };
   await ctx.users.put(verified);
   return create(VerifyEmailResponseSchema, { user: toUser(verified) });

@@ -1,8 +1,9 @@
 // User accounts (UsersService): e-mail and password, the display name, and the throttling of
 // failed sign-ins. The collections keep the names they had when the authorization server wrote
 // them itself (`auth_users`, `auth_user_emails`, `auth_sign_in_attempts`), so existing accounts
-// need no migration. Verification tokens and social identities are in user-identities.ts,
-// deleting an account in user-deletion.ts.
+// need no migration. Verification tokens and social identities are in user-identities.ts
+// (the tokens themselves in email-tokens.ts), changing the address in email-change.ts, deleting
+// an account in user-deletion.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
@@ -63,7 +64,10 @@ export interface UsersContext {
 
 export interface EmailTokenDoc extends RecordDoc {
   userId: string;
+  /** The account's address when the token was issued: the token works only while it still has it. */
   email: string;
+  /** For a change of address (email-change.ts): the address the account moves to. */
+  newEmail?: string;
 }
 
 const EMAIL =
@@ -176,20 +180,29 @@ async function checkThrottled(ctx: UsersContext, email: string, password: string
 export async function authenticateUser(ctx: UsersContext, req: AuthenticateUserRequest) {
   const email = normalizeEmail(req.email);
   const index = isEmail(email) ? await ctx.emails.get(email) : undefined;
-  const user = index ? await ctx.users.get(index.userId) : undefined;
+  // An index entry left behind by an address change that died midway does not sign in.
+  const user = index ? await ctx.users.get(index.userId).then((u) => (u?.email === email ? u : undefined)) : undefined;
   if (!(await checkThrottled(ctx, email, req.password.slice(0, MAX_PASSWORD_LENGTH), user)) || !user) {
     throw failure('The e-mail address or the password is not correct.', Code.Unauthenticated, REASONS.invalidCredentials);
   }
   return create(AuthenticateUserResponseSchema, { user: toUser(user) });
 }
 
+/**
+ * INVALID_ARGUMENT "current_password: ..." unless `password` is the account's; a wrong guess
+ * counts as a failed sign-in of the account's address, and is throttled the same way.
+ */
+export async function requireCurrentPassword(ctx: UsersContext, user: UserRecord, password: string): Promise<void> {
+  if (!(await checkThrottled(ctx, user.email, password.slice(0, MAX_PASSWORD_LENGTH), user))) {
+    invalid('current_password', 'is not your current password');
+  }
+}
+
 /** The new password hash, once the current password (when the account has one) is checked. */
 async function newPasswordHash(ctx: UsersContext, user: UserRecord, req: UpdateUserRequest): Promise<string | undefined> {
   if (req.newPassword === undefined) return undefined;
   const password = requirePassword('new_password', req.newPassword);
-  if (user.passwordHash && !(await checkThrottled(ctx, user.email, req.currentPassword.slice(0, MAX_PASSWORD_LENGTH), user))) {
-    invalid('current_password', 'is not your current password');
-  }
+  if (user.passwordHash) await requireCurrentPassword(ctx, user, req.currentPassword);
   return hashPassword(password);
 }
 

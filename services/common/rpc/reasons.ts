@@ -17,6 +17,8 @@ export const REASONS = {
   shuttingDown: 'shutting-down',
   /** An address failed to sign in too often; the metadata "retry-after" says when to try again. */
   signInThrottled: 'sign-in-throttled',
+  /** The account has no password (social sign-in only), and the change needs one (a new e-mail address). */
+  passwordRequired: 'password-required',
   /** The e-mail address or the password is not correct. */
   invalidCredentials: 'invalid-credentials',
   /** A run's executor no longer holds its lease (expired and taken over, or the run ended). */

@@ -1,11 +1,12 @@
-// Your profile (/users/me): the account, changing one's name (conditional on the ETag), the
-// organizations one belongs to, a new one (acting for it is switching organization), and deleting
+// Your profile (/users/me): the account, changing one's name (conditional on the ETag) and one's
+// e-mail address (profile-email.tsx), the organizations one belongs to, a new one (acting for it is switching organization), and deleting
 // one's account (profile-delete.tsx, loaded on demand: it is below the first screen).
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
 import { deferred } from '../deferred.tsx';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, toProblem, useAction, when } from '../ui.tsx';
+import { ChangeEmail } from './profile-email.tsx';
 
 const DeleteAccount = deferred(() => import('./profile-delete.tsx').then((m) => m.DeleteAccount));
 
@@ -79,6 +80,7 @@ export function ProfilePage() {
       </form>
       <ProblemAlert problem={problem} />
       <p role="status">{notice}</p>
+      <ChangeEmail />
       <h2>Your organizations</h2>
       <table>
         <caption>Organizations you belong to</caption>

@@ -392,6 +392,13 @@ export declare type VerifyEmailResponse = Message<"mindgate.agents.v1.VerifyEmai
    * @generated from field: mindgate.agents.v1.User user = 1;
    */
   user?: User | undefined;
+
+  /**
+   * The address the account had before, when the token changed it; empty otherwise.
+   *
+   * @generated from field: string previous_email = 2;
+   */
+  previousEmail: string;
 };
 
 /**
@@ -399,6 +406,80 @@ export declare type VerifyEmailResponse = Message<"mindgate.agents.v1.VerifyEmai
  * Use `create(VerifyEmailResponseSchema)` to create a new message.
  */
 export declare const VerifyEmailResponseSchema: GenMessage<VerifyEmailResponse>;
+
+/**
+ * CreateEmailChangeRequest names the account, the address it is to move to, and its password.
+ *
+ * @generated from message mindgate.agents.v1.CreateEmailChangeRequest
+ */
+export declare type CreateEmailChangeRequest = Message<"mindgate.agents.v1.CreateEmailChangeRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string new_email = 2;
+   */
+  newEmail: string;
+
+  /**
+   * @generated from field: string current_password = 3;
+   */
+  currentPassword: string;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.CreateEmailChangeRequest.
+ * Use `create(CreateEmailChangeRequestSchema)` to create a new message.
+ */
+export declare const CreateEmailChangeRequestSchema: GenMessage<CreateEmailChangeRequest>;
+
+/**
+ * CreateEmailChangeResponse holds the token for the link to the new address, returned once.
+ *
+ * @generated from message mindgate.agents.v1.CreateEmailChangeResponse
+ */
+export declare type CreateEmailChangeResponse = Message<"mindgate.agents.v1.CreateEmailChangeResponse"> & {
+  /**
+   * Empty when address_taken.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expire_time = 2;
+   */
+  expireTime?: Timestamp | undefined;
+
+  /**
+   * Another account has the address: no token was issued (tell the address, not the caller).
+   *
+   * @generated from field: bool address_taken = 3;
+   */
+  addressTaken: boolean;
+
+  /**
+   * The address, normalized (lower case).
+   *
+   * @generated from field: string new_email = 4;
+   */
+  newEmail: string;
+
+  /**
+   * The account, unchanged.
+   *
+   * @generated from field: mindgate.agents.v1.User user = 5;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message mindgate.agents.v1.CreateEmailChangeResponse.
+ * Use `create(CreateEmailChangeResponseSchema)` to create a new message.
+ */
+export declare const CreateEmailChangeResponseSchema: GenMessage<CreateEmailChangeResponse>;
 
 /**
  * SignInWithSocialIdentityRequest holds what the social provider confirmed.
@@ -550,6 +631,9 @@ export declare const UsersService: GenService<{
   /**
    * VerifyEmail marks the address of the token verified and uses the token up. NOT_FOUND for an
    * unknown, used or expired token, or one issued for an address the account no longer has.
+   * For a token from CreateEmailChange it moves the account to the new address (verified, a new
+   * etag), frees the old one, and makes every other token of the old address unusable;
+   * FAILED_PRECONDITION when another account has taken the new address meanwhile (nothing changes).
    *
    * @generated from rpc mindgate.agents.v1.UsersService.VerifyEmail
    */
@@ -557,6 +641,22 @@ export declare const UsersService: GenService<{
     methodKind: "unary";
     input: typeof VerifyEmailRequestSchema;
     output: typeof VerifyEmailResponseSchema;
+  },
+  /**
+   * CreateEmailChange checks the account's current password (wrong guesses count as failed
+   * sign-ins and are throttled the same way: INVALID_ARGUMENT "current_password: ..." or
+   * RESOURCE_EXHAUSTED) and issues a single-use token (24 hours, only its hash stored) that moves
+   * the account to new_email through VerifyEmail. When another account has new_email there is no
+   * token and address_taken is true. INVALID_ARGUMENT "new_email: ..." for a malformed address or
+   * the account's own; FAILED_PRECONDITION for an account without a password; NOT_FOUND for an
+   * unknown user.
+   *
+   * @generated from rpc mindgate.agents.v1.UsersService.CreateEmailChange
+   */
+  createEmailChange: {
+    methodKind: "unary";
+    input: typeof CreateEmailChangeRequestSchema;
+    output: typeof CreateEmailChangeResponseSchema;
   },
   /**
    * SignInWithSocialIdentity returns the account of a social identity, creating it on first
