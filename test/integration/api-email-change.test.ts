@@ -3,7 +3,8 @@
 // the change (the old address gets a notice), the account then signs in with the new address
 // only. An address another account has gets the same answer and a notice without a link; links
 // work once and only while the account still has the address they were issued for; of two
-// accounts confirming one address, exactly one gets it.
+// accounts confirming one address, exactly one gets it; an address entry left by a write that died
+// midway names no account and is taken over, unless it was claimed a moment ago.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON_KEY } from '../../services/common/rpc/reasons.ts';
@@ -242,5 +243,39 @@ describe('changing my e-mail address', () => {
     expect(kept).toBe(keeper.user.email);
     const still = await platform.ctx.clients.users.authenticateUser({ email: keeper.user.email, password: keeper.user.password });
     expect(still.user?.userId).toBe(userIdOf(keeper));
+  });
+
+  it('takes over an address entry left by a write that died midway, but never one being claimed', async () => {
+    const emails = platform.ctx.stores.records.collection<{ _id: string; userId: string; claimedAt?: number }>('auth_user_emails');
+    const users = platform.ctx.clients.users;
+    const create = (email: string) => users.createUser({ email, password: 'correct horse battery', name: 'Heir' });
+
+    // An account that moved away, whose old entry a crash left behind: the old address neither
+    // signs it in nor links a social identity to it, and a new account gets it.
+    const mover = await obtainAccessToken(platform, { resource: api });
+    const left = mover.user.email;
+    expect((await confirm(await requestLink(mover, newAddress('moved')))).status).toBe(200);
+    await emails.put({ _id: left, userId: userIdOf(mover) });
+    await signInFails(left, mover.user.password);
+    const social = await users.signInWithSocialIdentity({
+      issuer: 'https://idp.example.test',
+      subject: `left-${Date.now()}`,
+      email: left,
+      emailVerified: true,
+      name: 'Someone else',
+    });
+    expect(social.created).toBe(true);
+    expect(social.user?.userId).not.toBe(userIdOf(mover));
+
+    // An entry whose account was never written (a sign-up that died), claimed long ago: taken over.
+    const orphan = newAddress('orphan');
+    await emails.put({ _id: orphan, userId: 'usr_000000000000000000000001', claimedAt: Date.now() - 3_600_000 });
+    expect((await create(orphan)).user?.email).toBe(orphan);
+
+    // The same, claimed a moment ago (a sign-up between its two writes): the address is taken.
+    const pending = newAddress('pending');
+    await emails.put({ _id: pending, userId: 'usr_000000000000000000000002', claimedAt: Date.now() });
+    const err = await create(pending).catch((e: unknown) => e as ConnectError);
+    expect((err as ConnectError).code).toBe(Code.AlreadyExists);
   });
 });

@@ -1,14 +1,15 @@
 // Moving an account to a new e-mail address: CreateEmailChange checks the password and issues a
 // token for a link mailed to the new address (or, when another account has that address, no
 // token: the caller learns nothing, the address gets a notice); VerifyEmail with that token
-// (user-identities.ts) calls moveToNewAddress. The emails index (`auth_user_emails`, insert-if-
-// absent) decides who gets an address: of two accounts confirming the same one, exactly one does.
+// (user-identities.ts) calls moveToNewAddress. The emails index (email-index.ts) decides who gets
+// an address: of two accounts confirming the same one, exactly one does.
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { CreateEmailChangeResponseSchema, type CreateEmailChangeRequest } from '../../../gen/mindgate/agents/v1/users_pb.js';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid } from '../../common/rpc/validate.ts';
+import { claimAddress, holderOf, releaseAddress } from './email-index.ts';
 import { EMAIL_TOKEN_TTL_MS, issueEmailToken } from './email-tokens.ts';
 import { existingUser, isEmail, normalizeEmail, requireCurrentPassword, toUser, type UserRecord, type UsersContext } from './users.ts';
 
@@ -26,9 +27,8 @@ export async function createEmailChange(ctx: UsersContext, req: CreateEmailChang
   if (newEmail === user.email) invalid('new_email', 'is already your address');
   await requireCurrentPassword(ctx, user, req.currentPassword);
   const answer = { newEmail, user: toUser(user) };
-  // An entry of this very account is left from a change that died midway: the address is free for it.
-  const holder = await ctx.emails.get(newEmail);
-  if (holder && holder.userId !== user._id) {
+  const holder = await holderOf(ctx, newEmail);
+  if (holder && holder !== user._id) {
     return create(CreateEmailChangeResponseSchema, {
       ...answer,
       addressTaken: true,
@@ -37,17 +37,6 @@ export async function createEmailChange(ctx: UsersContext, req: CreateEmailChang
   }
   const { token, expiresAt } = await issueEmailToken(ctx, { userId: user._id, email: user.email, newEmail });
   return create(CreateEmailChangeResponseSchema, { ...answer, token, expireTime: timestampFromMs(expiresAt) });
-}
-
-/** Claims `email` for the account in the emails index; false when another account has it. */
-async function claimAddress(ctx: UsersContext, email: string, userId: string): Promise<boolean> {
-  if (await ctx.emails.put({ _id: email, userId }, { expect: null })) return true;
-  // Ours already: a confirmation that died after claiming it.
-  return (await ctx.emails.get(email))?.userId === userId;
-}
-
-async function releaseAddress(ctx: UsersContext, email: string, userId: string): Promise<void> {
-  if ((await ctx.emails.get(email))?.userId === userId) await ctx.emails.delete(email);
 }
 
 /**

@@ -9,6 +9,7 @@ import { DeleteUserResponseSchema, type DeleteUserRequest } from '../../../gen/m
 import { deleteWithEvents, putWithEvents } from '../../common/events/outbox.ts';
 import { failure, REASONS } from '../../common/rpc/reasons.ts';
 import { memberAdded, memberRemoved, membershipSubject } from '../events.ts';
+import { releaseAddress } from './email-index.ts';
 import type { MembershipRecord } from './organizations.ts';
 import { existingUser, signInCounterId, type UsersContext } from './users.ts';
 
@@ -74,8 +75,7 @@ export async function deleteUser(ctx: UsersContext, req: DeleteUserRequest) {
   const socialIdentities = await ctx.social.deleteMany({ userId: user._id });
   await ctx.emailTokens.deleteMany({ userId: user._id });
   await ctx.attempts.delete(signInCounterId(user.email));
-  const index = await ctx.emails.get(user.email);
-  if (index?.userId === user._id) await ctx.emails.delete(user.email);
+  await releaseAddress(ctx, user.email, user._id);
   await ctx.users.delete(user._id);
   return create(DeleteUserResponseSchema, {
     organizationIds: memberships.map((m) => m.organizationId),

@@ -14,6 +14,7 @@ import {
 } from '../../../gen/mindgate/agents/v1/users_pb.js';
 import { invalid, requireText } from '../../common/rpc/validate.ts';
 import { moveToNewAddress } from './email-change.ts';
+import { accountWithAddress } from './email-index.ts';
 import { issueEmailToken, takeEmailToken } from './email-tokens.ts';
 import {
   displayName,
@@ -56,10 +57,9 @@ export async function verifyEmail(ctx: UsersContext, req: VerifyEmailRequest) {
 
 /** The account an address belongs to, when both sides verified it; otherwise a new account. */
 async function accountForAddress(ctx: UsersContext, req: SignInWithSocialIdentityRequest, email: string) {
-  const index = await ctx.emails.get(email);
-  if (index) {
-    const existing = await ctx.users.get(index.userId);
-    if (!existing?.emailVerified || !req.emailVerified) {
+  const existing = await accountWithAddress(ctx, email);
+  if (existing) {
+    if (!existing.emailVerified || !req.emailVerified) {
       throw new ConnectError(
         'An account with this e-mail address exists. Sign in with your password and verify your address first.',
         Code.FailedPrecondition,

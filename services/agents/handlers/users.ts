@@ -23,6 +23,7 @@ import type { EventOutbox } from '../../common/events/outbox.ts';
 import { failure, REASON_KEY, REASONS } from '../../common/rpc/reasons.ts';
 import { invalid } from '../../common/rpc/validate.ts';
 import type { RecordCollection, RecordDoc } from '../../common/storage/records/interface.ts';
+import { accountWithAddress, claimAddress } from './email-index.ts';
 import type { MembershipRecord } from './organizations.ts';
 import { checkPasswordOrDummy, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import type { TeamMemberRecord } from './teams.ts';
@@ -42,6 +43,8 @@ export interface UserRecord extends RecordDoc {
 /** An address's account (`_id` is the address), so that an address belongs to one account. */
 export interface EmailIndexDoc extends RecordDoc {
   userId: string;
+  /** When an account claimed the address (email-index.ts); absent on entries written before. */
+  claimedAt?: number;
 }
 
 export interface UsersContext {
@@ -123,7 +126,7 @@ export async function existingUser(ctx: UsersContext, userId: string): Promise<U
 
 /** Inserts the account under its address; ALREADY_EXISTS when the address has one. */
 export async function insertUser(ctx: UsersContext, user: UserRecord): Promise<UserRecord> {
-  if (!(await ctx.emails.put({ _id: user.email, userId: user._id }, { expect: null }))) {
+  if (!(await claimAddress(ctx, user.email, user._id))) {
     throw new ConnectError('An account with this e-mail address already exists. Sign in instead.', Code.AlreadyExists);
   }
   await ctx.users.put(user, { expect: null });
@@ -179,9 +182,7 @@ async function checkThrottled(ctx: UsersContext, email: string, password: string
 
 export async function authenticateUser(ctx: UsersContext, req: AuthenticateUserRequest) {
   const email = normalizeEmail(req.email);
-  const index = isEmail(email) ? await ctx.emails.get(email) : undefined;
-  // An index entry left behind by an address change that died midway does not sign in.
-  const user = index ? await ctx.users.get(index.userId).then((u) => (u?.email === email ? u : undefined)) : undefined;
+  const user = isEmail(email) ? await accountWithAddress(ctx, email) : undefined;
   if (!(await checkThrottled(ctx, email, req.password.slice(0, MAX_PASSWORD_LENGTH), user)) || !user) {
     throw failure('The e-mail address or the password is not correct.', Code.Unauthenticated, REASONS.invalidCredentials);
   }
