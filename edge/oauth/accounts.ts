@@ -97,8 +97,18 @@ export function createAccounts(users: Client<typeof UsersService>) {
         return asAccountError(err);
       }
     },
-    /** The account of a social identity, created on first use (linked by e-mail only when both sides verified it). */
-    fromSocialIdentity: (input: { issuer: string; subject: string; email?: string; emailVerified: boolean; name?: string }) =>
-      call(() => users.signInWithSocialIdentity({ ...input, email: input.email ?? '', name: input.name ?? '' })),
+    /** The account of a social identity, created on first use (linked by e-mail only when both sides verified it); `created` when this call created it. */
+    async fromSocialIdentity(input: {
+      issuer: string;
+      subject: string;
+      email?: string;
+      emailVerified: boolean;
+      name?: string;
+    }): Promise<Account & { created: boolean }> {
+      const res = await users
+        .signInWithSocialIdentity({ ...input, email: input.email ?? '', name: input.name ?? '' })
+        .catch(asAccountError);
+      return { ...account(res.user), created: res.created };
+    },
   };
 }

@@ -149,6 +149,10 @@ describe('inviting and joining', () => {
     const page = await browse(new CookieJar(), link);
     expect(page.body).toContain('I have an account');
     expect(page.body).toContain('I am new');
+    // Without social sign-in configured the page offers no identity provider, and its route is not there.
+    expect(page.body).not.toContain('Continue with');
+    const social = await browse(new CookieJar(), `${link}/social`, { form: { csrf: 'x' } });
+    expect(social.status).toBe(404);
     const joined = await accept(link, { action: 'sign-up', name: colleague.name ?? '', password: colleague.password });
     expect(joined.status).toBe(200);
     expect(joined.body).toContain('Check your e-mail');

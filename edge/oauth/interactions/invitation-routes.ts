@@ -10,7 +10,10 @@
 // accepted link does: when no one joined, the invitation gets a new link, mailed to the address
 // with what happened (invitation-mail.ts), so opening the old link again shows the same "not
 // valid" page whatever the address. A wrong password is the same message whether or not the
-// account exists, full organization or not, and leaves the link as it was.
+// account exists, full organization or not, and leaves the link as it was. With social sign-in
+// configured, the page also offers "Continue with <provider>" (invitation-social.ts): an identity
+// whose provider verified the invited address proves it as the password does, and is answered
+// as a correct password is.
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Invitation } from '../../../gen/mindgate/agents/v1/invitations_pb.js';
 import { roleName } from '../../api/access.ts';
@@ -24,12 +27,12 @@ import { readForm, refuseForm, send, type InteractionKit } from './kit.ts';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const GONE = 'This invitation link is not valid: it was used, replaced, withdrawn or has expired. Ask for a new one.';
 
-interface Invited {
+export interface Invited {
   invitation: Invitation;
   organizationName: string;
 }
 
-async function invitationOf(kit: InteractionKit, token: string): Promise<Invited | undefined> {
+export async function invitationOf(kit: InteractionKit, token: string): Promise<Invited | undefined> {
   if (!TOKEN.test(token)) return undefined;
   try {
     const res = await kit.app.clients.invitations.getInvitationByToken({ token });
@@ -40,12 +43,15 @@ async function invitationOf(kit: InteractionKit, token: string): Promise<Invited
   }
 }
 
-function invitationPage(invited: Invited, token: string, csrf: string, error?: string): string {
+function invitationPage(kit: InteractionKit, invited: Invited, token: string, csrf: string, error?: string): string {
   const org = escapeHtml(invited.organizationName);
   const email = escapeHtml(invited.invitation.email);
   const role = escapeHtml(roleName(invited.invitation.role) ?? 'member');
   const form = (action: string, fields: string, button: string) =>
     `<form method="post" action="/invitations/${token}" novalidate><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="${action}">${fields}<button type="submit">${button}</button></form>`;
+  const social = kit.social
+    ? `<p class="or">or</p><form method="post" action="/invitations/${token}/social"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit" class="secondary">Continue with ${escapeHtml(kit.social.displayName)}</button></form>`
+    : '';
   return layout(
     `Join ${invited.organizationName}`,
     `<h1>Join ${org}</h1>
@@ -58,7 +64,8 @@ ${form(
   'sign-up',
   `<label for="name">Your name</label><input id="name" name="name" autocomplete="name"><label for="new-password">Choose a password (at least ${MIN_PASSWORD_LENGTH} characters)</label><input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}">`,
   'Create my account and join',
-)}`,
+)}
+${social}`,
   );
 }
 
@@ -82,7 +89,7 @@ async function orFormError<T>(kit: InteractionKit, c: RouteContext, invited: Inv
     return await work();
   } catch (err) {
     if (!(err instanceof AccountError)) throw err;
-    send(c.res, 400, invitationPage(invited, c.params.token, kit.standaloneCsrf(c.req, c.res), err.message));
+    send(c.res, 400, invitationPage(kit, invited, c.params.token, kit.standaloneCsrf(c.req, c.res), err.message));
     return undefined;
   }
 }
@@ -92,7 +99,7 @@ function checkYourMail(c: RouteContext, invited: Invited, mail: JoinMail): void 
   send(c.res, 200, messagePage('Check your e-mail', joinMailNotice(invited.invitation.email, invited.organizationName, mail)));
 }
 
-const gone = (c: RouteContext) => send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
+export const gone = (c: RouteContext) => send(c.res, 404, messagePage('Invitation not valid', GONE, 'error'));
 const isCode = (err: unknown, code: Code) => err instanceof ConnectError && err.code === code;
 
 /** What "I am new" did: the new account joined; or it did not, because the address has an account or the organization is full. */
@@ -165,11 +172,21 @@ async function accept(
   return true;
 }
 
-/** "I have an account", the password right: the account joins (or hears the organization is full: the password proved the address). */
-async function answerSignIn(kit: InteractionKit, c: RouteContext, token: string, invited: Invited, user: Account) {
+/**
+ * "I have an account", the password right (or a social identity that proved the address): the
+ * account joins, or hears the organization is full, since the address was proved.
+ */
+export async function answerSignIn(
+  kit: InteractionKit,
+  c: RouteContext,
+  token: string,
+  invited: Invited,
+  user: Account,
+  account: 'created' | 'existing' = 'existing',
+) {
   let accepted: boolean;
   try {
-    accepted = await accept(kit, c, token, user, 'existing');
+    accepted = await accept(kit, c, token, user, account);
   } catch (err) {
     // The plan's member limit: the link stays valid for after an upgrade.
     if (isCode(err, Code.ResourceExhausted))
@@ -193,7 +210,7 @@ export function registerInvitationRoutes(router: Router, kit: InteractionKit): v
     const invited = await invitationOf(kit, c.params.token);
     if (!invited) return gone(c);
     // A GET only shows the forms, so link scanners in mail systems cannot use the link up.
-    send(c.res, 200, invitationPage(invited, c.params.token, kit.standaloneCsrf(c.req, c.res)));
+    send(c.res, 200, invitationPage(kit, invited, c.params.token, kit.standaloneCsrf(c.req, c.res)));
   });
 
   router.post('/invitations/:token', async (c: RouteContext) => {
