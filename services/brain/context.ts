@@ -37,6 +37,11 @@ export interface BrainContext {
   memoryLimit?: MemoryLimit;
   /** The entity-graph service the memories' relationships go to (graph-sync.ts); absent: no graph. */
   graph?: () => GraphClient;
+  /**
+   * Whether the organization's plan includes the memory graph (`entity_graph`), which recall's
+   * graph part needs (handlers/recall.ts); absent: always (tools and tests built without billing).
+   */
+  graphEntitled?: (organizationId: string) => Promise<boolean>;
 }
 
 export interface BrainContextOptions {

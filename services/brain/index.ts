@@ -24,10 +24,12 @@ export function createBrainModule(
   deps?: Pick<ServiceDeps, 'now' | 'billing' | 'entityGraph'>,
 ): RpcServiceModule {
   const ctx = createBrainContext(stores, logger.child({ service: 'brain' }));
-  // The plan's max_memories, asked of the billing service (none for a brain built without it).
+  // The plan's max_memories and entity_graph, asked of the billing service (none for a brain built without it).
   if (deps) {
     const memories = memoriesForCounting(stores.records);
-    ctx.memoryLimit = createMemoryLimit({ memories, entitlements: createEntitlementsCache(deps), logger: ctx.logger, now: deps.now });
+    const entitlements = createEntitlementsCache(deps);
+    ctx.memoryLimit = createMemoryLimit({ memories, entitlements, logger: ctx.logger, now: deps.now });
+    ctx.graphEntitled = async (organizationId) => (await entitlements.get(organizationId)).entitlements?.entityGraph === true;
   }
   ctx.graph = deps?.entityGraph;
   // Every replica reconciles; claims in the records store keep them off each other's items.

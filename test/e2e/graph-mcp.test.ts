@@ -178,12 +178,33 @@ describe('entity-graph tools over MCP', () => {
     await client.close();
   });
 
-  it('recall_context uses the graph for a Starter organization too (only the three tools are Professional)', async () => {
-    const client = await connect('org-starter');
-    const res = await client.callTool({ name: 'recall_context', arguments: { task: 'What breaks if Redis goes down?' } });
-    expect(res.isError).toBeFalsy();
-    expect(byGraph(res)).toEqual(['services/other']);
-    await client.close();
+  it('recall_context uses the graph only where the plan includes it: a Starter organization gets the rest of the context', async () => {
+    // Neither memory lists the Billing Service among its entities: only the graph ties them to it.
+    for (const organizationId of ['org-starter', 'org-pro'])
+      await write(organizationId, 'deps/billing', 'Invoices depends on the Billing Service.', ['Invoices']);
+    const task = { task: 'Who relies on the Billing Service?' };
+    const starter = await connect('org-starter');
+    const withoutGraph = await starter.callTool({ name: 'recall_context', arguments: task });
+    expect(withoutGraph.isError).toBeFalsy();
+    expect(byGraph(withoutGraph)).toEqual([]);
+    expect(keysOf(withoutGraph)).toContain('deps/billing');
+    await starter.close();
+
+    const pro = await connect('org-pro');
+    await expect.poll(async () => byGraph(await pro.callTool({ name: 'recall_context', arguments: task }))).toEqual(['deps/billing']);
+    await pro.close();
+
+    // Upgraded, the Starter organization's graph (kept all along) serves its recall.
+    await platform.ctx.clients.billing.setPlan({ organizationId: 'org-starter', plan: Plan.PROFESSIONAL });
+    try {
+      const upgraded = await connect('org-starter');
+      await expect
+        .poll(async () => byGraph(await upgraded.callTool({ name: 'recall_context', arguments: task })))
+        .toEqual(['deps/billing']);
+      await upgraded.close();
+    } finally {
+      await platform.ctx.clients.billing.setPlan({ organizationId: 'org-starter', plan: Plan.STARTER });
+    }
   });
 
   it('neither lists nor runs the tools for a Starter organization, and says why', async () => {

@@ -8,6 +8,7 @@ import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Plan } from '../../gen/mindgate/billing/v1/billing_pb.js';
 import { BrainService, MemoryRelationshipSchema, Namespace } from '../../gen/mindgate/brain/v1/brain_pb.js';
 import { AliasListSchema, EntityGraphService } from '../../gen/mindgate/entitygraph/v1/entity_graph_pb.js';
 import { createBrainContext } from '../../services/brain/context.ts';
@@ -73,6 +74,7 @@ describe('memories write the entity graph', () => {
 
   it("recall_context brings back the memories behind an entity's relationships in the graph", async () => {
     const org = 'org-graph-recall';
+    await platform.ctx.clients.billing.setPlan({ organizationId: org, plan: Plan.PROFESSIONAL });
     // Neither memory lists Payments API among its entities: only the graph ties them to it.
     await brain.putMemory({
       organizationId: org,
@@ -96,6 +98,7 @@ describe('memories write the entity graph', () => {
 
   it('recall_context with a task alone reads the entities the task names in the graph, by name or alias', async () => {
     const org = 'org-graph-recall-task';
+    await platform.ctx.clients.billing.setPlan({ organizationId: org, plan: Plan.PROFESSIONAL });
     // No memory lists Payments API among its entities, and the recall passes none.
     await brain.putMemory({
       organizationId: org,

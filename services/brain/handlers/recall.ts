@@ -180,13 +180,24 @@ async function citingMemories(ctx: BrainContext, graph: GraphClient, r: Recall, 
   }
 }
 
+/** Whether the organization's plan includes the graph; a billing service that cannot say costs the graph part only. */
+async function graphEntitled(ctx: BrainContext, organizationId: string): Promise<boolean> {
+  try {
+    return (await ctx.graphEntitled?.(organizationId)) ?? true;
+  } catch (err) {
+    ctx.logger.warn({ err }, 'recall_context: the plan is unknown (billing did not answer); no graph part');
+    return false;
+  }
+}
+
 /**
  * The memories citing the relationships of the requested entities, or of those the task names,
- * in the entity graph (what a service depends on, who owns it...), when the Brain has a graph. A
- * graph that does not answer costs only this part of the context.
+ * in the entity graph (what a service depends on, who owns it...), when the Brain has a graph and
+ * the organization's plan includes it. A graph that does not answer costs only this part of the
+ * context.
  */
 async function graphCitations(ctx: BrainContext, r: Recall): Promise<Citing[]> {
-  if (!ctx.graph) return [];
+  if (!ctx.graph || !(await graphEntitled(ctx, r.organizationId))) return [];
   const graph = ctx.graph();
   const refs = await graphEntities(ctx, graph, r);
   return (await Promise.all(refs.map((ref) => citingMemories(ctx, graph, r, ref)))).flat();
