@@ -1,14 +1,14 @@
 // The dashboard's settings screens, in headless Chromium against the real platform: the
 // organization renamed, given a slug and an audit retention (If-Match); the audit log exported as
 // JSON Lines, filters and all; a team renamed and its Brain access narrowed and lifted; the
-// operator's gateway keys (not in another organization's navigation, refused there, then created with the secret shown
-// once, rotated with an overlap during which both secrets work, revoked), checked at the gateway;
-// one's account deletion refused while the only owner (the API's 409 shown); a link to a new
-// e-mail address requested; the ownership handed
-// to a colleague; a second organization deleted with its slug typed as confirmation; and the
-// account deleted. Names with markup are shown as text; destructive actions ask first; each screen
-// passes axe-core with no serious violation and logs no unexpected console error; screenshots go
-// to test-results/dashboard-settings/.
+// operator's gateway keys (not in another organization's navigation, refused there, then created
+// with the secret shown once, rotated with an overlap during which both secrets work, revoked),
+// checked at the gateway; one's account deletion refused while the only owner (the API's 409
+// shown); a link to a new e-mail address requested; a new password refused with a wrong current
+// one, then set; the ownership handed to a colleague; a second organization deleted with its slug
+// typed as confirmation; and the account deleted. Names with markup are shown as text;
+// destructive actions ask first; each screen passes axe-core with no serious violation and logs no
+// unexpected console error; screenshots go to test-results/dashboard-settings/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -42,9 +42,10 @@ describe.skipIf(!chromiumPath)('the dashboard settings screens in a browser', ()
       authUrl: platform.ctx.config.publicUrls.auth,
       shots: SHOTS,
       // The refusals the test provokes: gateway keys outside the operator's organization (403),
-      // the last owner's account deletion (409), and once the account is gone its calls (401) and
-      // the refresh of its tokens (400 invalid_grant at the authorization server).
-      expected: /Failed to load resource: the server responded with a status of (400|401|403|409)/,
+      // the last owner's account deletion (409), a wrong current password (422), and once the
+      // account is gone its calls (401) and the refresh of its tokens (400 invalid_grant at the
+      // authorization server).
+      expected: /Failed to load resource: the server responded with a status of (400|401|403|409|422)/,
     });
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
     page = await driver.newPage(context);
@@ -87,15 +88,32 @@ describe.skipIf(!chromiumPath)('the dashboard settings screens in a browser', ()
     // A new e-mail address: the link goes out; the account keeps its address until it is opened
     // (test/integration/api-email-change.test.ts follows the link).
     const moved = newTestUser('settings-moved').email;
-    await page.getByLabel('New e-mail address').fill(moved);
-    await page.getByLabel('Current password').fill(founder.password);
-    await page.getByRole('button', { name: 'Send the link' }).click();
+    const emailForm = page.getByRole('region', { name: 'Change e-mail address' });
+    await emailForm.getByLabel('New e-mail address').fill(moved);
+    await emailForm.getByLabel('Current password').fill(founder.password);
+    await emailForm.getByRole('button', { name: 'Send the link' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `We sent a link to ${moved}.` })
       .waitFor();
-    await expect(page.getByLabel('Current password').inputValue()).resolves.toBe('');
+    await expect(emailForm.getByLabel('Current password').inputValue()).resolves.toBe('');
     await driver.screen(page, 'profile-email-change', 'Your profile');
+
+    // A new password, refused with a wrong current one (the API's 422 on the field), then taken:
+    // the account signs in with it.
+    const passwordForm = page.getByRole('region', { name: 'Change password' });
+    const newPassword = `${founder.password}-2`;
+    await passwordForm.getByLabel('Current password').fill('not the password');
+    await passwordForm.getByLabel('New password').fill(newPassword);
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => passwordForm.getByRole('alert').textContent()).toMatch(/\(422\).*current_password/);
+    await passwordForm.getByLabel('Current password').fill(founder.password);
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await passwordForm.getByRole('status').filter({ hasText: 'Your password was changed.' }).waitFor();
+    await driver.screen(page, 'profile-password-changed', 'Your profile');
+    const signedIn = await platform.ctx.clients.users.authenticateUser({ email: founder.email, password: newPassword });
+    expect(signedIn.user?.email).toBe(founder.email);
+    founder.password = newPassword;
 
     await driver.open(page, 'Organization settings', 'Organization settings', 'organization');
     const facts = page.getByTestId('organization-facts');

@@ -1,12 +1,14 @@
-// Your profile (/users/me): the account, changing one's name (conditional on the ETag) and one's
-// e-mail address (profile-email.tsx), the organizations one belongs to, a new one (acting for it is switching organization), and deleting
-// one's account (profile-delete.tsx, loaded on demand: it is below the first screen).
+// Your profile (/users/me): the account, changing one's name (conditional on the ETag), one's
+// password (profile-password.tsx) and e-mail address (profile-email.tsx), the organizations one
+// belongs to, a new one (acting for it is switching organization), and deleting one's account
+// (profile-delete.tsx, loaded on demand: it is below the first screen).
 import { useState } from 'preact/hooks';
 import type { ProblemDocument } from '../api.ts';
 import { deferred } from '../deferred.tsx';
 import { useSession } from '../session.tsx';
 import { Page, ProblemAlert, toProblem, useAction, when } from '../ui.tsx';
 import { ChangeEmail } from './profile-email.tsx';
+import { ChangePassword } from './profile-password.tsx';
 
 const DeleteAccount = deferred(() => import('./profile-delete.tsx').then((m) => m.DeleteAccount));
 
@@ -80,6 +82,7 @@ export function ProfilePage() {
       </form>
       <ProblemAlert problem={problem} />
       <p role="status">{notice}</p>
+      <ChangePassword />
       <ChangeEmail />
       <h2>Your organizations</h2>
       <table>
