@@ -1,73 +1,24 @@
 // Social sign-in against a second oidc-provider instance acting as the social identity provider
 // (its development login and consent forms are answered over HTTP): the account is created on
 // first sign-in, onboarding names the organization at consent, and the token acts for it.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  browse,
-  CookieJar,
-  formAction,
-  pkcePair,
-  registerClient,
-  reservePorts,
-  startOAuthTestPlatform,
-  tokenRequest,
-  type BrowserResponse,
-} from '../support/oauth-client.ts';
+import { browse, CookieJar, formAction, pkcePair, registerClient, tokenRequest, type BrowserResponse } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
+import { startSocialTestPlatform, type SocialTestPlatform } from '../support/social-idp.ts';
 
-let idp: http.Server;
+let social: SocialTestPlatform;
 let idpUrl: string;
 let platform: TestPlatform;
 let authUrl: string;
-const CLIENT_SECRET = 'social-client-secret-0123456789abcdef';
 
 beforeAll(async () => {
-  const [authPort] = await reservePorts(1);
-  authUrl = `http://127.0.0.1:${authPort}`;
-  idp = http.createServer();
-  await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', () => resolve()));
-  idpUrl = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
-  const provider = new Provider(idpUrl, {
-    clients: [
-      {
-        client_id: 'mindgate',
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [`${authUrl}/social/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    scopes: ['openid', 'email', 'profile'],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    findAccount: async (_ctx, sub) => ({
-      accountId: sub,
-      claims: async () => ({ sub, email: `${sub}@social.test`, email_verified: true, name: `Social ${sub}` }),
-    }),
-    features: { devInteractions: { enabled: true } },
-    // Both servers live on 127.0.0.1, where browsers share cookies across ports.
-    cookies: {
-      keys: ['idp-cookie-key-0123456789abcdef0123'],
-      names: { session: '_idp_session', interaction: '_idp_interaction', resume: '_idp_resume' },
-    },
-  });
-  idp.on('request', provider.callback());
-  platform = await startOAuthTestPlatform({
-    AUTH_PORT: String(authPort),
-    PUBLIC_AUTH_URL: authUrl,
-    SOCIAL_OIDC_ISSUER: idpUrl,
-    SOCIAL_OIDC_CLIENT_ID: 'mindgate',
-    SOCIAL_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-    SOCIAL_OIDC_NAME: 'Example ID',
-  });
+  social = await startSocialTestPlatform();
+  ({ platform, authUrl, idpUrl } = social);
 }, 120_000);
 
 afterAll(async () => {
-  await platform?.stop();
-  await new Promise<void>((resolve) => (idp ? idp.close(() => resolve()) : resolve()));
+  await social?.stop();
 });
 
 async function run(jar: CookieJar, first: BrowserResponse, stop: string): Promise<BrowserResponse> {

@@ -1,15 +1,12 @@
 // Accepting an invitation with a social identity, against a second oidc-provider instance acting
-// as the social identity provider (as in identity-social.test.ts; a login whose name starts with
+// as the social identity provider (test/support/social-idp.ts; a login whose name starts with
 // "unverified" gets an unverified address): the identity joins when its provider verified the
 // invited address, for a new account or the existing verified one with that address; another
 // address, an unverified one, a forged state or a callback carried to another browser is refused
 // with nothing created or joined, and the link still works.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../../gen/mindgate/agents/v1/organizations_pb.js';
 import {
@@ -19,66 +16,28 @@ import {
   formField,
   newTestUser,
   obtainAccessToken,
-  reservePorts,
-  startOAuthTestPlatform,
   type BrowserResponse,
   type ObtainedToken,
 } from '../support/oauth-client.ts';
 import type { TestPlatform } from '../support/platform.ts';
+import { startSocialTestPlatform, type SocialTestPlatform } from '../support/social-idp.ts';
 import { restClient } from '../support/rest.ts';
 
-let idp: http.Server;
+let social: SocialTestPlatform;
 let idpUrl: string;
 let platform: TestPlatform;
 let authUrl: string;
 let owner: ObtainedToken;
-const CLIENT_SECRET = 'social-client-secret-0123456789abcdef';
 const call = restClient(() => platform.ctx.config.publicUrls.api);
 
 beforeAll(async () => {
-  const [authPort] = await reservePorts(1);
-  authUrl = `http://127.0.0.1:${authPort}`;
-  idp = http.createServer();
-  await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', () => resolve()));
-  idpUrl = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
-  const provider = new Provider(idpUrl, {
-    clients: [
-      {
-        client_id: 'mindgate',
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [`${authUrl}/social/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    scopes: ['openid', 'email', 'profile'],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    findAccount: async (_ctx, sub) => ({
-      accountId: sub,
-      claims: async () => ({ sub, email: `${sub}@social.test`, email_verified: !sub.startsWith('unverified'), name: `Social ${sub}` }),
-    }),
-    features: { devInteractions: { enabled: true } },
-    // Both servers live on 127.0.0.1, where browsers share cookies across ports.
-    cookies: {
-      keys: ['idp-cookie-key-0123456789abcdef0123'],
-      names: { session: '_idp_session', interaction: '_idp_interaction', resume: '_idp_resume' },
-    },
-  });
-  idp.on('request', provider.callback());
-  platform = await startOAuthTestPlatform({
-    AUTH_PORT: String(authPort),
-    PUBLIC_AUTH_URL: authUrl,
-    SOCIAL_OIDC_ISSUER: idpUrl,
-    SOCIAL_OIDC_CLIENT_ID: 'mindgate',
-    SOCIAL_OIDC_CLIENT_SECRET: CLIENT_SECRET,
-    SOCIAL_OIDC_NAME: 'Example ID',
-  });
+  social = await startSocialTestPlatform();
+  ({ platform, authUrl, idpUrl } = social);
   owner = await obtainAccessToken(platform, { resource: platform.ctx.config.publicUrls.api });
 }, 120_000);
 
 afterAll(async () => {
-  await platform?.stop();
-  await new Promise<void>((resolve) => (idp ? idp.close(() => resolve()) : resolve()));
+  await social?.stop();
 });
 
 const login = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
