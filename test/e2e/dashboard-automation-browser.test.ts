@@ -107,6 +107,7 @@ describe.skipIf(!chromiumPath)('the automation areas of the dashboard in a brows
     const editor = page.getByLabel('Document (JSON)');
     const document = {
       name: 'Checkout latency <i>triage</i>',
+      description: 'When checkout p99 rises.',
       instructions: 'Look at the deploys of {{ inputs.service }}.',
       inputs: [{ name: 'service', type: 'string', required: true }],
       steps: [{ id: 'deploys', kind: 'tool_call', server: 'deploys', tool: 'list_deploys', arguments: {} }],
@@ -123,6 +124,9 @@ describe.skipIf(!chromiumPath)('the automation areas of the dashboard in a brows
     await page.getByRole('status').filter({ hasText: 'The document is valid.' }).waitFor();
     await page.getByRole('button', { name: 'Save as a new version' }).click();
     await page.getByRole('status').filter({ hasText: 'Version 2 saved.' }).waitFor();
+    // What was saved is the member's text (checking once reloaded the playbook, which put the
+    // stored document back under the member's edits).
+    await expect.poll(() => page.locator('p.content').textContent()).toBe(document.instructions);
     const versions = page.getByRole('table', { name: /^Versions of/ });
     await expect.poll(() => versions.locator('tbody tr').count()).toBe(2);
 

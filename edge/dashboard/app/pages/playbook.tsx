@@ -43,9 +43,13 @@ function EditDocument({ path, playbook, etag, saved }: { path: string; playbook:
   const [publish, setPublish] = useState(false);
   const [checked, setChecked] = useState<Validation>();
   const action = useAction(saved);
-  useEffect(() => setText(JSON.stringify(playbook.document, null, 2)), [playbook]);
+  // Checking changes nothing, so it reloads nothing; the text is the stored document again only
+  // when there is a new version (saved here or elsewhere), never under the member's edits.
+  const checking = useAction(() => {});
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the text follows the version, not every reload
+  useEffect(() => setText(JSON.stringify(playbook.document, null, 2)), [playbook.id, playbook.latest_version]);
   const check = () =>
-    void action.run(async () => {
+    void checking.run(async () => {
       const base = `/organizations/${organization.organization_id}/playbooks/validate`;
       const { data } = await api.call<Validation>('POST', base, { body: new RawBody(text, 'application/json') });
       setChecked(data);
@@ -72,16 +76,16 @@ function EditDocument({ path, playbook, etag, saved }: { path: string; playbook:
           <input type="checkbox" checked={publish} onChange={(e) => setPublish(e.currentTarget.checked)} /> Publish the new version
         </label>
         <p class="actions">
-          <button type="button" onClick={check} disabled={action.busy}>
+          <button type="button" onClick={check} disabled={action.busy || checking.busy}>
             Check the document
           </button>
-          <button type="submit" disabled={action.busy}>
+          <button type="submit" disabled={action.busy || checking.busy}>
             Save as a new version
           </button>
         </p>
       </form>
       {checked && <Problems checked={checked} />}
-      <ProblemAlert problem={action.problem} />
+      <ProblemAlert problem={checking.problem ?? action.problem} />
       <p role="status">{action.notice}</p>
     </details>
   );
