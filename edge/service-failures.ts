@@ -1,8 +1,9 @@
 // Failures between the edge and a service that are nobody's request's fault: the service's process
 // died or restarted mid-call, its address does not answer, or it refused the edge's internal
 // credential. connect-node reports a cut connection as ABORTED or INTERNAL with the socket's text
-// ("read ECONNRESET"); here each becomes UNAVAILABLE (retryable) with a plain message, marked so
-// every surface can say what happened, and an idempotent read is tried once more first.
+// ("read ECONNRESET"), or as CANCELED when the socket closed cleanly under the call (a call its own
+// caller cancelled stays CANCELED); here each becomes UNAVAILABLE (retryable) with a plain message,
+// marked so every surface can say what happened, and an idempotent read is tried once more first.
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { ServiceName } from '../services/common/config.ts';
 import type { Logger } from '../services/common/log.ts';
@@ -73,12 +74,21 @@ export function isTransportFailure(err: ConnectError): boolean {
   return false;
 }
 
+/**
+ * A stream the edge did not cancel, reset with CANCEL: how node's HTTP/2 client closes the streams
+ * of a session whose peer went away (a service process killed mid-call), when the socket closed
+ * cleanly rather than with a reset.
+ */
+function isCancelledUnasked(err: ConnectError, signal: AbortSignal): boolean {
+  return err.code === Code.Canceled && !signal.aborted && /^http\/2 stream closed with error code CANCEL\b/.test(err.rawMessage);
+}
+
 function marked(message: string, mark: EdgeFailure): ConnectError {
   return new ConnectError(message, Code.Unavailable, { [EDGE_FAILURE_KEY]: mark });
 }
 
 /** The failure the edge throws for `err`, or undefined when `err` is the service's own answer. */
-function classify(err: unknown, service: ServiceName): { failure: ConnectError; retry: boolean } | undefined {
+function classify(err: unknown, service: ServiceName, signal: AbortSignal): { failure: ConnectError; retry: boolean } | undefined {
   if (!(err instanceof ConnectError)) return undefined;
   if (err.code === Code.Unauthenticated && reasonOf(err) === REASONS.internalCredential) {
     const message =
@@ -86,7 +96,7 @@ function classify(err: unknown, service: ServiceName): { failure: ConnectError; 
       '(an operator must give every process the same INTERNAL_TOKEN); your own credentials are not the problem';
     return { failure: marked(message, 'credential-refused'), retry: false };
   }
-  if (isTransportFailure(err)) {
+  if (isTransportFailure(err) || isCancelledUnasked(err, signal)) {
     return { failure: marked(`the ${service} service is unavailable; retry shortly`, 'unreachable'), retry: true };
   }
   // A service that drains refuses new calls: another replica, or the restarted one, answers.
@@ -96,8 +106,8 @@ function classify(err: unknown, service: ServiceName): { failure: ConnectError; 
 /** Marks transport failures and credential refusals, and tries an idempotent read once more. */
 export function createServiceFailureInterceptor(service: ServiceName, logger: Logger): Interceptor {
   /** What the caller gets for `err`, logged once: the service's own answers pass unchanged. */
-  const settle = (err: unknown, rpc: string): unknown => {
-    const classified = classify(err, service);
+  const settle = (err: unknown, rpc: string, signal: AbortSignal): unknown => {
+    const classified = classify(err, service, signal);
     if (!classified) return err;
     const mark = edgeFailureOf(classified.failure);
     if (mark === 'credential-refused') logger.error({ service, rpc }, classified.failure.rawMessage);
@@ -110,14 +120,14 @@ export function createServiceFailureInterceptor(service: ServiceName, logger: Lo
     try {
       return await next(req);
     } catch (err) {
-      const retry = classify(err, service)?.retry && !req.stream && IDEMPOTENT_READS.has(rpc) && !req.signal.aborted;
-      if (!retry) throw settle(err, rpc);
+      const retry = classify(err, service, req.signal)?.retry && !req.stream && IDEMPOTENT_READS.has(rpc) && !req.signal.aborted;
+      if (!retry) throw settle(err, rpc, req.signal);
       logger.warn({ service, rpc, reason: (err as Error).message }, `${rpc} failed in transit; trying once more`);
     }
     try {
       return await next(req);
     } catch (again) {
-      throw settle(again, rpc);
+      throw settle(again, rpc, req.signal);
     }
   };
 }

@@ -175,6 +175,33 @@ describe('a connection cut under a call', () => {
     expect(proxy.connections).toBe(before + 1);
   }, 60_000);
 
+  it('a connection closed (not reset) under a read is the same transport failure, tried once more', async () => {
+    // node's HTTP/2 client ends the session's open streams with CANCEL then: not the caller's cancel.
+    const before = proxy.connections;
+    proxy.cutNextCall('close');
+    const res = await platform.ctx.clients.brain.getMemories({ organizationId: 'org-cut', namespace: Namespace.KNOWLEDGE, keys: ['k'] });
+    expect(res.memories.map((m) => m.title)).toEqual(['Kept']);
+    expect(proxy.connections).toBe(before + 1);
+    proxy.cutNextCall('close');
+    const err = await platform.ctx.clients.brain
+      .putMemory({ organizationId: 'org-cut', namespace: Namespace.KNOWLEDGE, key: 'c', title: 'C', content: 'Closed under.' })
+      .catch((e: unknown) => e);
+    expect((err as ConnectError).code).toBe(Code.Unavailable);
+    expect(edgeFailureOf(err)).toBe('unreachable');
+    expect((err as ConnectError).rawMessage).not.toMatch(SOCKET_TEXT);
+  }, 60_000);
+
+  it('a call its caller cancels stays cancelled, and is not tried again', async () => {
+    const controller = new AbortController();
+    const pending = platform.ctx.clients.brain
+      .getMemories({ organizationId: 'org-cut', namespace: Namespace.KNOWLEDGE, keys: ['k'] }, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    controller.abort();
+    const err = await pending;
+    expect((err as ConnectError).code).toBe(Code.Canceled);
+    expect(edgeFailureOf(err)).toBeUndefined();
+  }, 60_000);
+
   it('a write is not repeated: the caller gets UNAVAILABLE and decides', async () => {
     proxy.cutNextCall();
     const err = await platform.ctx.clients.brain

@@ -1,6 +1,7 @@
 // A loopback TCP proxy in front of a real service that can cut a connection the way a dying
 // process or a broken network does: on demand, the next bytes a client sends are dropped and its
-// connection is reset (RST), as a server killed between accepting a call and answering it.
+// connection is reset (RST) or closed (FIN), as a server killed between accepting a call and
+// answering it (a killed process's sockets end either way, by whether unread bytes were waiting).
 import net from 'node:net';
 
 export interface CuttingProxy {
@@ -8,14 +9,14 @@ export interface CuttingProxy {
   address: string;
   /** Connections accepted so far. */
   readonly connections: number;
-  /** Resets the connection that carries the next call. */
-  cutNextCall(): void;
+  /** Resets (default) or cleanly closes the connection that carries the next call. */
+  cutNextCall(how?: 'reset' | 'close'): void;
   close(): Promise<void>;
 }
 
 export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
   const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
-  let armed = false;
+  let armed: 'reset' | 'close' | undefined;
   let connections = 0;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -28,9 +29,11 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     }
     client.on('data', (chunk) => {
       if (armed) {
-        armed = false;
+        const how = armed;
+        armed = undefined;
         upstream.destroy();
-        client.resetAndDestroy();
+        if (how === 'reset') client.resetAndDestroy();
+        else client.destroy();
         return;
       }
       upstream.write(chunk);
@@ -45,8 +48,8 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     get connections() {
       return connections;
     },
-    cutNextCall() {
-      armed = true;
+    cutNextCall(how = 'reset') {
+      armed = how;
     },
     async close() {
       for (const socket of open) socket.destroy();
