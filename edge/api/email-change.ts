@@ -62,7 +62,8 @@ async function mailNewAddress(ctx: AppContext, change: CreateEmailChangeResponse
     });
     return;
   }
-  const link = `${ctx.config.publicUrls.auth}/verify-email?token=${change.token}`;
+  // `purpose` only words the page the link opens; what the token does is the service's to say.
+  const link = `${ctx.config.publicUrls.auth}/verify-email?token=${change.token}&purpose=change`;
   await ctx.mail.send({
     purpose: 'email-change',
     to: change.newEmail,

@@ -51,7 +51,7 @@ async function mailTo(to: string, subject: RegExp): Promise<ReceivedMail> {
 }
 
 function linkIn(mail: ReceivedMail): string | undefined {
-  return /(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]{43})/.exec(readable(mail))?.[1];
+  return /(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]{43}(?:&purpose=change)?)/.exec(readable(mail))?.[1];
 }
 
 /** Asks to move `owner`'s account to `email`; the link mailed to it. */
@@ -62,7 +62,7 @@ async function requestLink(owner: ObtainedToken, email: string): Promise<string>
   });
   expect(res.status).toBe(202);
   const link = linkIn(await mailTo(email, /Subject: Confirm your new e-mail address/));
-  expect(link).toBeDefined();
+  expect(link).toMatch(/&purpose=change$/);
   return link!;
 }
 
@@ -71,6 +71,10 @@ async function confirm(link: string) {
   const jar = new CookieJar();
   const page = await browse(jar, link);
   expect(page.status).toBe(200);
+  // The page says what the button does: an address change, or a sign-up's verification.
+  const change = link.endsWith('&purpose=change');
+  expect(page.body).toContain(change ? '<h1>Confirm your new e-mail address</h1>' : '<h1>Verify your e-mail address</h1>');
+  expect(page.body).toContain(change ? '>Use this address</button>' : '>Verify my address</button>');
   return browse(jar, `${auth}/verify-email`, { form: { csrf: formField(page.body, 'csrf'), token: formField(page.body, 'token') } });
 }
 

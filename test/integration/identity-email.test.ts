@@ -52,6 +52,7 @@ it('sends the verification link by SMTP at sign-up; the link verifies the addres
   const jar = new CookieJar();
   const page = await browse(jar, link);
   expect(page.status).toBe(200);
+  expect(page.body).toContain('<h1>Verify your e-mail address</h1>');
   // The GET only shows a button: nothing is verified until it is pressed.
   const verified = await browse(jar, `${platform.ctx.config.publicUrls.auth}/verify-email`, {
     form: { csrf: formField(page.body, 'csrf'), token: formField(page.body, 'token') },

@@ -50,12 +50,18 @@ function registerVerifyEmail(router: Router, kit: InteractionKit): void {
       return send(c.res, 400, messagePage('Link not valid', 'This verification link is malformed.', 'error'));
     }
     // A GET only shows a button, so that link scanners in mail systems cannot use up the link.
+    // The link of an address change says so (`purpose=change`): the words only, since what the
+    // token does is decided when the button is pressed.
+    const change = c.query.get('purpose') === 'change';
+    const [title, text, button] = change
+      ? ['Confirm your new e-mail address', 'Confirm that your account signs in with this address from now on.', 'Use this address']
+      : ['Verify your e-mail address', 'Confirm that this address is yours.', 'Verify my address'];
     send(
       c.res,
       200,
-      messagePage('Verify your e-mail address', 'Confirm that this address is yours.').replace(
+      messagePage(title, text).replace(
         '</main>',
-        `<form method="post" action="/verify-email"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}"><button type="submit">Verify my address</button></form></main>`,
+        `<form method="post" action="/verify-email"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}"><button type="submit">${button}</button></form></main>`,
       ),
     );
   });
