@@ -1,6 +1,7 @@
 // Social sign-in against a second oidc-provider instance acting as the social identity provider
 // (its development login and consent forms are answered over HTTP): the account is created on
-// first sign-in, onboarding names the organization at consent, and the token acts for it.
+// first sign-in, onboarding names the organization at consent, and the token acts for it (and,
+// the account having no password, cannot move it to another e-mail address: 409).
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { browse, CookieJar, formAction, pkcePair, registerClient, tokenRequest, type BrowserResponse } from '../support/oauth-client.ts';
@@ -76,6 +77,16 @@ it('signs a new user in with the social identity provider and onboards an organi
   const orgs = await fetch(`${api}/organizations`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
   const body = (await orgs.json()) as { organizations: { name: string; role: string; current: boolean }[] };
   expect(body.organizations).toEqual([expect.objectContaining({ name: 'Alice Labs', role: 'owner', current: true })]);
+
+  // An account without a password cannot move to another address until it sets one.
+  const change = await fetch(`${api}/users/me/email-change`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ new_email: 'alice.new@example.test', current_password: '' }),
+  });
+  expect(change.status).toBe(409);
+  expect(change.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(((await change.json()) as { type: string }).type).toBe('tag:mindgate.dev,2026:problem/password-required');
 });
 
 it('refuses a forged or replayed social callback', async () => {
