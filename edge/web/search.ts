@@ -4,7 +4,7 @@
 // restart or another replica does not embed them again. The fusion weights were measured on a
 // labeled set of queries (test/bench/web-search-eval.bench.ts); BM25 is the stronger signal.
 import { createHash } from 'node:crypto';
-import type { Embedder } from '../../services/common/embeddings/interface.ts';
+import { type Embedder, EmbedderClosedError } from '../../services/common/embeddings/interface.ts';
 import type { Logger } from '../../services/common/log.ts';
 import type { RecordCollection, RecordDoc } from '../../services/common/storage/records/interface.ts';
 import { createBm25Index, type Bm25Index } from './bm25.ts';
@@ -163,6 +163,10 @@ function dot(a: Float32Array, matrix: Float32Array, row: number, dim: number): n
   return s0 + s1 + s2 + s3;
 }
 
+/**
+ * The index of `posts`: hybrid, or lexical when embedding them fails. Rejects with
+ * EmbedderClosedError when the embedder is closed first (the platform stopping).
+ */
 export async function createSearchIndex(posts: Post[], options: SearchIndexOptions = {}): Promise<BlogSearchIndex> {
   const chunks = await embedChunks(posts, options);
   return new BlogSearch(posts, chunks, options);
@@ -200,6 +204,8 @@ async function embedChunks(posts: Post[], options: SearchIndexOptions): Promise<
     chunks.matrix = matrix;
     chunks.dim = dim;
   } catch (err) {
+    // Stopped before the blog was embedded: no index to build, and nothing failed.
+    if (err instanceof EmbedderClosedError) throw err;
     options.logger?.warn({ err }, 'embedding the blog failed: search is lexical only');
   }
   return chunks;

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, createOpenAiEmbedder } from '../../services/common/embeddings/index.ts';
-import type { Embedder } from '../../services/common/embeddings/interface.ts';
+import { type Embedder, EmbedderClosedError } from '../../services/common/embeddings/interface.ts';
+import { createLogger } from '../../services/common/log.ts';
 import { createSqliteRecordStore, type SqliteRecordStore } from '../../services/common/storage/records/sqlite.ts';
 import { loadContent } from '../../edge/web/content.ts';
 import { createBm25Index, stem, tokenize } from '../../edge/web/bm25.ts';
@@ -99,6 +100,16 @@ describe('embedding cache and fallback', () => {
     const { mode, hits } = await again.search('helm chart', { limit: 1 });
     expect(mode).toBe('lexical');
     expect(hits[0].post.slug).toBe('operating-mindgate');
+  });
+
+  it('builds no index, and warns of no failure, when the platform stops before the blog is embedded', async () => {
+    const closing = await createEmbedder({ provider: 'use-lite', threads: 1, model: 'use-lite-512' });
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+    const building = createSearchIndex(content.posts, { embedder: closing, logger });
+    await closing.close();
+    await expect(building).rejects.toBeInstanceOf(EmbedderClosedError);
+    expect(lines).toEqual([]);
   });
 
   it('answers by words alone when the embedding service is unreachable', async () => {

@@ -15,3 +15,11 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
   close(): Promise<void>;
 }
+
+/** What `embed` rejects with once `close` was called: the process is stopping, nothing failed. */
+export class EmbedderClosedError extends Error {
+  constructor(kind: string) {
+    super(`the ${kind} embedder is closed`);
+    this.name = 'EmbedderClosedError';
+  }
+}

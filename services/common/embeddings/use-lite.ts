@@ -19,7 +19,7 @@
 //   take an empty input), so every such text gets the same, valid vector.
 
 import { Worker } from 'node:worker_threads';
-import type { Embedder } from './interface.ts';
+import { type Embedder, EmbedderClosedError } from './interface.ts';
 import type { EmbedRequest, WorkerMessage } from './use-lite-worker.ts';
 
 export interface UseLiteEmbedderOptions {
@@ -123,7 +123,7 @@ class WorkerPool {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    if (this.closed) return Promise.reject(new Error('the USE-lite embedder is closed'));
+    if (this.closed) return Promise.reject(new EmbedderClosedError('USE-lite'));
     if (this.broken) return Promise.reject(this.broken);
     if (!Array.isArray(texts)) return Promise.reject(new TypeError('texts must be an array of strings'));
     const index = texts.findIndex((text) => typeof text !== 'string');
@@ -147,7 +147,7 @@ class WorkerPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const error = new Error('the USE-lite embedder was closed');
+    const error = new EmbedderClosedError('USE-lite');
     for (const job of [...this.queue]) this.fail(job, error);
     for (const slot of this.slots) for (const part of slot.running?.parts ?? []) this.fail(part.job, error);
     await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
