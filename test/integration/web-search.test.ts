@@ -106,9 +106,10 @@ describe('embedding cache and fallback', () => {
     const closing = await createEmbedder({ provider: 'use-lite', threads: 1, model: 'use-lite-512' });
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
-    const building = createSearchIndex(content.posts, { embedder: closing, logger });
+    // Its refusal is awaited from the start: it may come before close() returns.
+    const refused = expect(createSearchIndex(content.posts, { embedder: closing, logger })).rejects.toBeInstanceOf(EmbedderClosedError);
     await closing.close();
-    await expect(building).rejects.toBeInstanceOf(EmbedderClosedError);
+    await refused;
     expect(lines).toEqual([]);
   });
 
