@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { useSession } from '../session.tsx';
 import { ProblemAlert, useAction } from '../ui.tsx';
+import { CurrentPassword } from './profile-password.tsx';
 
 export function ChangeEmail() {
   const { api, me } = useSession();
@@ -44,16 +45,7 @@ export function ChangeEmail() {
             onInput={(e) => setNewEmail(e.currentTarget.value)}
           />
         </label>
-        <label>
-          Current password
-          <input
-            type="password"
-            required
-            autocomplete="current-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
+        <CurrentPassword value={password} set={setPassword} />
         <button type="submit" disabled={action.busy}>
           Send the link
         </button>

@@ -5,6 +5,16 @@ import { useState } from 'preact/hooks';
 import { useSession } from '../session.tsx';
 import { ProblemAlert, useAction } from '../ui.tsx';
 
+/** The account's current password, which changing the password or the e-mail address asks for. */
+export function CurrentPassword({ value, set }: { value: string; set: (value: string) => void }) {
+  return (
+    <label>
+      Current password
+      <input type="password" required autocomplete="current-password" value={value} onInput={(e) => set(e.currentTarget.value)} />
+    </label>
+  );
+}
+
 export function ChangePassword() {
   const { api, me, meEtag, reload } = useSession();
   const [current, setCurrent] = useState('');
@@ -25,18 +35,7 @@ export function ChangePassword() {
     <section aria-labelledby="profile-password">
       <h2 id="profile-password">{title}</h2>
       <form onSubmit={save} class="inline-form">
-        {me.has_password && (
-          <label>
-            Current password
-            <input
-              type="password"
-              required
-              autocomplete="current-password"
-              value={current}
-              onInput={(e) => setCurrent(e.currentTarget.value)}
-            />
-          </label>
-        )}
+        {me.has_password && <CurrentPassword value={current} set={setCurrent} />}
         <label>
           New password
           <input
