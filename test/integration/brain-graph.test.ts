@@ -157,6 +157,28 @@ describe('memories write the entity graph', () => {
     }
   });
 
+  it('recall_context answers without its graph part when billing cannot say whether the plan includes it', async () => {
+    const org = 'org-graph-recall-unbilled';
+    await brain.putMemory({
+      organizationId: org,
+      namespace: K,
+      key: 'deps/checkout',
+      content: 'Checkout depends on Payments API.',
+      entities: ['Checkout'],
+    });
+    const ctx = createBrainContext(platform.ctx.stores, createLogger({ level: 'silent' }));
+    const local = createClient(BrainService, createRouterTransport(brainRoutes(ctx)));
+    ctx.graph = () => graph;
+    const recalled = async () =>
+      (await local.recallContext({ organizationId: org, task: 'Who must hear before the Payments API is restarted?' })).memories.map(
+        (m) => `${m.memory?.key}:${m.reasons.includes('GRAPH') ? 'graph' : 'other'}`,
+      );
+    ctx.graphEntitled = async () => true;
+    expect(await recalled()).toContain('deps/checkout:graph');
+    ctx.graphEntitled = () => Promise.reject(new ConnectError('the billing service is unavailable', Code.Unavailable));
+    expect(await recalled()).not.toContain('deps/checkout:graph');
+  });
+
   it('refuses a malformed stated relationship before writing anything', async () => {
     const err = await brain
       .putMemory({ organizationId: 'org-graph-bad', namespace: K, key: 'k', content: 'x', relationships: [rel('A', '???', 'B')] })
